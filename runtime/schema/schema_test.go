@@ -1,0 +1,41 @@
+package schema_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/oncetable/oncetable/runtime/schema"
+)
+
+func TestIndexesHaveDistinctNamesAndKeys(t *testing.T) {
+	names := map[string]bool{}
+	attrs := map[string]string{schema.PartitionKey: "table", schema.SortKey: "table"}
+	for _, ix := range schema.Indexes() {
+		if names[ix.Name] {
+			t.Errorf("index name %q used twice", ix.Name)
+		}
+		names[ix.Name] = true
+		for _, a := range []string{ix.PartitionKey, ix.SortKey} {
+			if owner, ok := attrs[a]; ok {
+				t.Errorf("key attribute %q of %s already belongs to %s", a, ix.Name, owner)
+			}
+			attrs[a] = ix.Name
+		}
+		if (ix.Projection == schema.ProjectInclude) != (len(ix.NonKeyAttributes) > 0) {
+			t.Errorf("%s: projection %s with %d non-key attributes", ix.Name, ix.Projection, len(ix.NonKeyAttributes))
+		}
+	}
+	if len(names) != 3 {
+		t.Errorf("got %d indexes, want 3", len(names))
+	}
+}
+
+func ExampleIndexes() {
+	for _, ix := range schema.Indexes() {
+		fmt.Println(ix.Name, ix.PartitionKey, ix.SortKey, ix.Projection)
+	}
+	// Output:
+	// GSI1 GSI1PK GSI1SK ALL
+	// Unprocessed UnprocessedPK UnprocessedSK INCLUDE
+	// Featured FeaturedPK FeaturedSK ALL
+}
