@@ -1,0 +1,130 @@
+package attr
+
+import (
+	"strings"
+
+	"github.com/cockroachdb/apd/v3"
+)
+
+// DynamoDB's number limits: 38 significant digits, magnitudes from 1E-130
+// up to (but excluding) 1E+126.
+const (
+	MaxDigits    = 38
+	minExponent  = -130 // smallest magnitude is 1E-130
+	maxMagnitude = 126  // magnitude must stay below 1E+126
+)
+
+// arith is exact enough for any sum or difference of two DynamoDB numbers:
+// their digits span at most 126+130+1 places.
+var arith = apd.Context{Precision: 300, MaxExponent: apd.MaxExponent, MinExponent: apd.MinExponent, Traps: apd.DefaultTraps}
+
+// The messages DynamoDB returns for numbers it cannot store.
+const (
+	msgNotNumber      = "A value provided cannot be converted into a number"
+	msgOverflow       = "Number overflow. Attempting to store a number with magnitude larger than supported range"
+	msgUnderflow      = "Number underflow. Attempting to store a number with magnitude smaller than supported range"
+	msgTooManyDigits  = "Attempting to store more than 38 significant digits in a Number"
+	msgEmptyNumberArg = "The parameter cannot be converted to a numeric value"
+)
+
+// ParseNumber parses decimal text (optionally signed, with an optional
+// exponent) and checks it against DynamoDB's precision and range.
+func ParseNumber(text string) (*apd.Decimal, error) {
+	t := strings.TrimSpace(text)
+	if t == "" {
+		return nil, &ValidationError{Message: msgEmptyNumberArg}
+	}
+	for _, r := range t {
+		if !(r >= '0' && r <= '9' || r == '.' || r == '-' || r == '+' || r == 'e' || r == 'E') {
+			return nil, &ValidationError{Message: msgNotNumber}
+		}
+	}
+	d, _, err := apd.NewFromString(t)
+	if err != nil || d.Form != apd.Finite {
+		return nil, &ValidationError{Message: msgNotNumber}
+	}
+	if err := checkRange(d); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// checkRange reduces d in place and validates precision and magnitude.
+func checkRange(d *apd.Decimal) error {
+	d.Reduce(d)
+	if d.IsZero() {
+		d.Negative = false
+		d.Exponent = 0
+		return nil
+	}
+	digits := d.NumDigits()
+	if digits > MaxDigits {
+		return &ValidationError{Message: msgTooManyDigits}
+	}
+	// The value is coefficient * 10^exp with `digits` digits, so its
+	// magnitude lies in [10^(exp+digits-1), 10^(exp+digits)).
+	top := int64(d.Exponent) + digits
+	if top > maxMagnitude {
+		return &ValidationError{Message: msgOverflow}
+	}
+	if top-1 < minExponent {
+		return &ValidationError{Message: msgUnderflow}
+	}
+	return nil
+}
+
+// CanonicalNumber returns the form the engine stores and returns for a
+// number: no leading or trailing zeros, no exponent, "0" for zero.
+func CanonicalNumber(text string) (string, error) {
+	d, err := ParseNumber(text)
+	if err != nil {
+		return "", err
+	}
+	return formatNumber(d), nil
+}
+
+func formatNumber(d *apd.Decimal) string { return d.Text('f') }
+
+// Decimal returns the number held by an N value (or an NS member).
+func Decimal(canonical string) *apd.Decimal {
+	d, _, err := apd.NewFromString(canonical)
+	if err != nil {
+		// Stored numbers were validated on the way in.
+		panic("attr: invalid stored number " + canonical)
+	}
+	return d
+}
+
+func compareNumbers(a, b string) int {
+	if a == b {
+		return 0
+	}
+	return Decimal(a).Cmp(Decimal(b))
+}
+
+// CompareNumbers orders two canonical decimal texts numerically.
+func CompareNumbers(a, b string) int { return compareNumbers(a, b) }
+
+// AddNumbers returns a+b for two N values, exactly, or the error DynamoDB
+// gives when the result cannot be stored.
+func AddNumbers(a, b Value) (Value, error) { return arithmetic(a, b, false) }
+
+// SubNumbers returns a-b for two N values.
+func SubNumbers(a, b Value) (Value, error) { return arithmetic(a, b, true) }
+
+func arithmetic(a, b Value, subtract bool) (Value, error) {
+	var r apd.Decimal
+	var err error
+	if subtract {
+		_, err = arith.Sub(&r, Decimal(a.S), Decimal(b.S))
+	} else {
+		_, err = arith.Add(&r, Decimal(a.S), Decimal(b.S))
+	}
+	if err != nil {
+		return Value{}, &ValidationError{Message: msgOverflow}
+	}
+	if err := checkRange(&r); err != nil {
+		return Value{}, err
+	}
+	return Value{T: N, S: formatNumber(&r)}, nil
+}
