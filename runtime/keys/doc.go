@@ -1,0 +1,27 @@
+// Package keys builds the primary and index keys of every oncetable entity
+// and validates the ids that go into them.
+//
+// Every id that reaches a key passes [ValidateID]: non-empty, at most 128
+// bytes of UTF-8, and free of the '#' delimiter, '/', and control
+// characters. So no id can forge a key in another entity's key space
+// ("u1#LEDGER#..." is rejected rather than stored).
+//
+// Key layout (PK / SK):
+//
+//	USER#<userId>   PROFILE                         user profile, balance, orderCount
+//	USER#<userId>   PROFILE#ADDR#<addressId>        address
+//	USER#<userId>   ORDER#<createdAt>#<orderId>     order summary (user's orders)
+//	USER#<userId>   LEDGER#<at>#<entryId>           ledger entry
+//	USER#<userId>   IDEM#<sha256>                   idempotency record (credits, debits, orders)
+//	ORDER#<orderId> ORDER#<orderId>                 order
+//	ORDER#<orderId> ITEM#<line>                     order item
+//	ORDER#<orderId> PAYMENT#<paymentId>             payment
+//	ORDER#<orderId> IDEM#<sha256>                   idempotency record (charges, settles)
+//	PROD#<productId> PROD#<productId>               product
+//
+// Timestamps in keys are UTC RFC 3339 with nine fractional digits, so their
+// byte order is their time order. The package is pure: it does no I/O.
+//
+// It is not for item layouts (see runtime/store) or index names (see
+// runtime/schema).
+package keys

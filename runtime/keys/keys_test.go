@@ -1,0 +1,117 @@
+package keys_test
+
+import (
+	"errors"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/oncetable/oncetable/runtime/keys"
+)
+
+func TestValidateID(t *testing.T) {
+	tests := []struct {
+		name string
+		id   string
+		ok   bool
+	}{
+		{"simple", "u1", true},
+		{"dashes and dots", "user-42.eu_west", true},
+		{"unicode", "jürgen", true},
+		{"max length", strings.Repeat("a", 128), true},
+		{"empty", "", false},
+		{"too long", strings.Repeat("a", 129), false},
+		{"hash delimiter", "u1#LEDGER", false},
+		{"slash", "u1/x", false},
+		{"newline", "u1\n", false},
+		{"nul", "u\x001", false},
+		{"del", "u\x7f1", false},
+		{"space", "u 1", false},
+		{"invalid utf8", "u\xff", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := keys.ValidateID("userId", tt.id)
+			if (err == nil) != tt.ok {
+				t.Fatalf("ValidateID(%q) = %v, want ok=%v", tt.id, err, tt.ok)
+			}
+			if err != nil {
+				var ie *keys.InvalidIDError
+				if !errors.As(err, &ie) || !errors.Is(err, keys.ErrInvalidID) || ie.Kind != "userId" {
+					t.Errorf("error %v does not match *InvalidIDError{Kind: userId}", err)
+				}
+			}
+		})
+	}
+}
+
+func TestBuilders(t *testing.T) {
+	at := time.Date(2026, 11, 29, 20, 1, 2, 3, time.FixedZone("x", 3600))
+	must := func(k keys.Key, err error) keys.Key {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	tests := []struct {
+		got  keys.Key
+		want keys.Key
+	}{
+		{must(keys.User("u1")), keys.Key{PK: "USER#u1", SK: "PROFILE"}},
+		{must(keys.Address("u1", "home")), keys.Key{PK: "USER#u1", SK: "PROFILE#ADDR#home"}},
+		{must(keys.UserOrder("u1", at, "o1")), keys.Key{PK: "USER#u1", SK: "ORDER#2026-11-29T19:01:02.000000003Z#o1"}},
+		{must(keys.Ledger("u1", at, "e1")), keys.Key{PK: "USER#u1", SK: "LEDGER#2026-11-29T19:01:02.000000003Z#e1"}},
+		{must(keys.Order("o1")), keys.Key{PK: "ORDER#o1", SK: "ORDER#o1"}},
+		{must(keys.OrderItem("o1", 7)), keys.Key{PK: "ORDER#o1", SK: "ITEM#007"}},
+		{must(keys.Payment("o1", "p1")), keys.Key{PK: "ORDER#o1", SK: "PAYMENT#p1"}},
+		{must(keys.Product("p1")), keys.Key{PK: "PROD#p1", SK: "PROD#p1"}},
+		{must(keys.Idempotency("USER#u1", "abc")), keys.Key{PK: "USER#u1", SK: "IDEM#abc"}},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("got %+v, want %+v", tt.got, tt.want)
+		}
+	}
+	for name, f := range map[string]func() error{
+		"user":    func() error { _, err := keys.User("a#b"); return err },
+		"address": func() error { _, err := keys.Address("u", "a/b"); return err },
+		"order":   func() error { _, err := keys.Order(""); return err },
+		"payment": func() error { _, err := keys.Payment("o", "p#x"); return err },
+		"line":    func() error { _, err := keys.OrderItem("o", 0); return err },
+		"product": func() error { _, err := keys.Product("p\t"); return err },
+		"idem":    func() error { _, err := keys.Idempotency("USER#u", "a#b"); return err },
+	} {
+		if err := f(); !errors.Is(err, keys.ErrInvalidID) {
+			t.Errorf("%s: error = %v, want ErrInvalidID", name, err)
+		}
+	}
+}
+
+// Key order must equal time order: the user's-orders and ledger queries rely on it.
+func TestTimestampOrder(t *testing.T) {
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var ts []string
+	for _, d := range []time.Duration{0, time.Nanosecond, 9 * time.Millisecond, time.Second, 10 * time.Hour} {
+		ts = append(ts, keys.Timestamp(base.Add(d)))
+	}
+	if !sort.StringsAreSorted(ts) {
+		t.Errorf("timestamps not in byte order: %v", ts)
+	}
+}
+
+func TestNewIDSortsAndValidates(t *testing.T) {
+	a := keys.NewID("pay")
+	time.Sleep(2 * time.Millisecond)
+	b := keys.NewID("pay")
+	if !(a < b) {
+		t.Errorf("NewID not time ordered: %s >= %s", a, b)
+	}
+	if err := keys.ValidateID("paymentId", a); err != nil {
+		t.Errorf("NewID produced invalid id %q: %v", a, err)
+	}
+	if !strings.HasPrefix(a, "pay_") || len(a) != 4+26 {
+		t.Errorf("NewID = %q, want pay_ + 26 chars", a)
+	}
+}
