@@ -1,0 +1,161 @@
+package retry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+)
+
+// Kind classifies a transient failure.
+type Kind string
+
+// Kinds of transient failure.
+const (
+	Throttled  Kind = "throttled"
+	Conflict   Kind = "conflict"
+	ServerFail Kind = "server_error"
+)
+
+// ErrUnavailable is wrapped by [*UnavailableError].
+var ErrUnavailable = errors.New("retry: service temporarily unavailable")
+
+// UnavailableError is a transient failure that outlived its retries.
+type UnavailableError struct {
+	Kind       Kind
+	Attempts   int
+	RetryAfter time.Duration
+	Cause      error
+}
+
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("%v after %d attempts (%s): %v", ErrUnavailable, e.Attempts, e.Kind, e.Cause)
+}
+
+func (e *UnavailableError) Unwrap() []error { return []error{ErrUnavailable, e.Cause} }
+
+// Policy bounds the retries. The zero value means the defaults below.
+type Policy struct {
+	// MaxAttempts counts the first call; default 5.
+	MaxAttempts int
+	// Base is the first backoff ceiling; default 10ms. It doubles per attempt.
+	Base time.Duration
+	// Cap is the largest backoff ceiling; default 200ms.
+	Cap time.Duration
+	// RetryAfter is the hint returned once retries are exhausted; default 1s.
+	RetryAfter time.Duration
+	// OnRetry, if set, is called before each retry (for metrics).
+	OnRetry func(kind Kind, attempt int)
+}
+
+func (p Policy) withDefaults() Policy {
+	if p.MaxAttempts <= 0 {
+		p.MaxAttempts = 5
+	}
+	if p.Base <= 0 {
+		p.Base = 10 * time.Millisecond
+	}
+	if p.Cap <= 0 {
+		p.Cap = 200 * time.Millisecond
+	}
+	if p.RetryAfter <= 0 {
+		p.RetryAfter = time.Second
+	}
+	return p
+}
+
+// Backoff returns the full-jitter delay before retry number attempt (1-based).
+func (p Policy) Backoff(attempt int) time.Duration {
+	p = p.withDefaults()
+	ceil := p.Base << min(attempt-1, 20)
+	if ceil > p.Cap || ceil <= 0 {
+		ceil = p.Cap
+	}
+	return time.Duration(rand.Int64N(int64(ceil)) + 1)
+}
+
+// Classify reports whether err is transient and of which kind.
+func Classify(err error) (Kind, bool) {
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		transient := false
+		for _, r := range tce.CancellationReasons {
+			switch code(r.Code) {
+			case "None", "":
+			case "TransactionConflict":
+				transient = true
+			case "ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded":
+				return Throttled, true
+			default:
+				return "", false
+			}
+		}
+		if transient {
+			return Conflict, true
+		}
+		return "", false
+	}
+	var tip *types.TransactionInProgressException
+	if errors.As(err, &tip) {
+		return Conflict, true
+	}
+	var api smithy.APIError
+	if errors.As(err, &api) {
+		switch api.ErrorCode() {
+		case "ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded":
+			return Throttled, true
+		case "TransactionConflictException":
+			return Conflict, true
+		case "InternalServerError", "ServiceUnavailable", "InternalFailure":
+			return ServerFail, true
+		}
+		if api.ErrorFault() == smithy.FaultServer {
+			return ServerFail, true
+		}
+	}
+	return "", false
+}
+
+func code(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// Do calls fn until it succeeds, fails for a non-transient reason, the
+// context ends, or the attempts are used up. fn receives the attempt number
+// (0 first).
+func Do(ctx context.Context, p Policy, fn func(attempt int) error) error {
+	p = p.withDefaults()
+	var err error
+	var kind Kind
+	for attempt := 0; attempt < p.MaxAttempts; attempt++ {
+		if attempt > 0 {
+			if p.OnRetry != nil {
+				p.OnRetry(kind, attempt)
+			}
+			t := time.NewTimer(p.Backoff(attempt))
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return &UnavailableError{Kind: kind, Attempts: attempt, RetryAfter: p.RetryAfter, Cause: err}
+			case <-t.C:
+			}
+		}
+		err = fn(attempt)
+		if err == nil {
+			return nil
+		}
+		var transient bool
+		kind, transient = Classify(err)
+		if !transient {
+			return err
+		}
+	}
+	return &UnavailableError{Kind: kind, Attempts: p.MaxAttempts, RetryAfter: p.RetryAfter, Cause: err}
+}

@@ -1,0 +1,91 @@
+package retry_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/oncetable/oncetable/runtime/retry"
+)
+
+func canceled(codes ...string) error {
+	var rs []types.CancellationReason
+	for _, c := range codes {
+		rs = append(rs, types.CancellationReason{Code: aws.String(c)})
+	}
+	return &types.TransactionCanceledException{Message: aws.String("canceled"), CancellationReasons: rs}
+}
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		name      string
+		err       error
+		kind      retry.Kind
+		transient bool
+	}{
+		{"conflict", canceled("None", "TransactionConflict"), retry.Conflict, true},
+		{"condition failed", canceled("ConditionalCheckFailed", "None"), "", false},
+		{"condition and conflict", canceled("ConditionalCheckFailed", "TransactionConflict"), "", false},
+		{"throttled in transaction", canceled("None", "ThrottlingError"), retry.Throttled, true},
+		{"throughput", &types.ProvisionedThroughputExceededException{Message: aws.String("x")}, retry.Throttled, true},
+		{"request limit", &types.RequestLimitExceeded{Message: aws.String("x")}, retry.Throttled, true},
+		{"in progress", &types.TransactionInProgressException{Message: aws.String("x")}, retry.Conflict, true},
+		{"internal", &types.InternalServerError{Message: aws.String("x")}, retry.ServerFail, true},
+		{"validation", errors.New("plain"), "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kind, transient := retry.Classify(tt.err)
+			if kind != tt.kind || transient != tt.transient {
+				t.Errorf("Classify = %q, %v; want %q, %v", kind, transient, tt.kind, tt.transient)
+			}
+		})
+	}
+}
+
+func TestDo(t *testing.T) {
+	var retried []retry.Kind
+	p := retry.Policy{MaxAttempts: 3, Base: time.Microsecond, Cap: time.Millisecond, RetryAfter: 2 * time.Second,
+		OnRetry: func(k retry.Kind, _ int) { retried = append(retried, k) }}
+
+	calls := 0
+	err := retry.Do(context.Background(), p, func(int) error {
+		calls++
+		if calls < 3 {
+			return canceled("TransactionConflict")
+		}
+		return nil
+	})
+	if err != nil || calls != 3 || len(retried) != 2 {
+		t.Errorf("eventual success: err=%v calls=%d retried=%v", err, calls, retried)
+	}
+
+	calls = 0
+	err = retry.Do(context.Background(), p, func(int) error {
+		calls++
+		return &types.ProvisionedThroughputExceededException{Message: aws.String("slow down")}
+	})
+	var ue *retry.UnavailableError
+	if !errors.As(err, &ue) || ue.Kind != retry.Throttled || ue.RetryAfter != 2*time.Second || calls != 3 || !errors.Is(err, retry.ErrUnavailable) {
+		t.Errorf("exhausted: err=%v calls=%d", err, calls)
+	}
+
+	business := canceled("ConditionalCheckFailed")
+	calls = 0
+	if err := retry.Do(context.Background(), p, func(int) error { calls++; return business }); err != business || calls != 1 {
+		t.Errorf("business failure: err=%v calls=%d, want the error once", err, calls)
+	}
+}
+
+func TestBackoffIsCapped(t *testing.T) {
+	p := retry.Policy{Base: 10 * time.Millisecond, Cap: 50 * time.Millisecond}
+	for attempt := 1; attempt < 40; attempt++ {
+		if d := p.Backoff(attempt); d <= 0 || d > 50*time.Millisecond {
+			t.Fatalf("Backoff(%d) = %v, want (0, 50ms]", attempt, d)
+		}
+	}
+}
