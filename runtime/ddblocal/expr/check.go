@@ -1,0 +1,92 @@
+package expr
+
+// Operand counts of the functions DynamoDB knows.
+var (
+	conditionFuncs = map[string]int{
+		"attribute_exists": 1, "attribute_not_exists": 1, "attribute_type": 2,
+		"begins_with": 2, "contains": 2, "size": 1,
+	}
+	updateFuncs = map[string]int{"if_not_exists": 2, "list_append": 2}
+)
+
+// pathFirst lists the functions whose first operand must be a document path.
+var pathFirst = map[string]bool{
+	"attribute_exists": true, "attribute_not_exists": true, "attribute_type": true,
+	"size": true, "if_not_exists": true,
+}
+
+// checkCall validates a function call's name, context and operands. asCond is
+// true where the call stands as a condition, false where it is an operand.
+func checkCall(p *parser, c *Call, update, asCond bool) {
+	n, ok := conditionFuncs[c.Name]
+	nu, okUpdate := updateFuncs[c.Name]
+	switch {
+	case !ok && !okUpdate:
+		p.stop(errorf("Invalid function name; function: %s", c.Name))
+	case update && !okUpdate:
+		p.stop(errorf("The function is not allowed in an update expression; function: %s", c.Name))
+	case !update && !ok:
+		p.stop(errorf("The function is not allowed in a condition expression; function: %s", c.Name))
+	}
+	if update {
+		n = nu
+	} else if asCond == (c.Name == "size") {
+		// size yields a number, the others a truth value.
+		p.stop(errorf("The function is not allowed to be used this way in an expression; function: %s", c.Name))
+	}
+	if len(c.Args) != n {
+		p.stop(errorf("Incorrect number of operands for operator or function; operator or function: %s, number of operands: %d", c.Name, len(c.Args)))
+	}
+	if _, isPath := c.Args[0].(Path); pathFirst[c.Name] && !isPath {
+		p.stop(errorf("Operator or function requires a document path; operator or function: %s", c.Name))
+	}
+	for _, a := range c.Args {
+		checkOperand(p, a, update)
+	}
+}
+
+func checkOperand(p *parser, o Operand, update bool) {
+	switch o := o.(type) {
+	case *Call:
+		checkCall(p, o, update, false)
+	case *Arith:
+		checkOperand(p, o.Left, update)
+		checkOperand(p, o.Right, update)
+	}
+}
+
+func checkCond(p *parser, c Cond) {
+	switch c := c.(type) {
+	case *Call:
+		checkCall(p, c, false, true)
+	case *Compare:
+		checkOperand(p, c.Left, false)
+		checkOperand(p, c.Right, false)
+	case *Between:
+		checkOperand(p, c.Operand, false)
+		checkOperand(p, c.Low, false)
+		checkOperand(p, c.High, false)
+	case *In:
+		checkOperand(p, c.Operand, false)
+		for _, o := range c.List {
+			checkOperand(p, o, false)
+		}
+		if len(c.List) > MaxInOperands {
+			p.stop(errorf("The IN operator is provided with too many operands; number of operands: %d", len(c.List)))
+		}
+	case *Not:
+		checkCond(p, c.X)
+	case *And:
+		checkCond(p, c.Left)
+		checkCond(p, c.Right)
+	case *Or:
+		checkCond(p, c.Left)
+		checkCond(p, c.Right)
+	}
+}
+
+func checkUpdate(p *parser, u *Update) {
+	for _, a := range u.Set {
+		checkOperand(p, a.Value, true)
+	}
+}
