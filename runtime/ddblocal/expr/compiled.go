@@ -1,0 +1,58 @@
+package expr
+
+import "github.com/oncetable/oncetable/runtime/ddblocal/attr"
+
+// Check evaluates the ConditionExpression against the current item (nil
+// when there is none). Without a ConditionExpression it is true.
+func (c *Compiled) Check(item attr.Item) (bool, error) {
+	if c.Condition == nil {
+		return true, nil
+	}
+	return c.Condition.Eval(item, c.Names, c.Values)
+}
+
+// Match evaluates the FilterExpression. Without one every item matches.
+func (c *Compiled) Match(item attr.Item) (bool, error) {
+	if c.Filter == nil {
+		return true, nil
+	}
+	ok, err := c.Filter.Eval(item, c.Names, c.Values)
+	return ok, err
+}
+
+// Apply applies the UpdateExpression and returns the new item; item itself
+// is not modified. Without an UpdateExpression it returns item.
+func (c *Compiled) Apply(item attr.Item) (attr.Item, error) {
+	if c.Update == nil {
+		return item, nil
+	}
+	next, _, err := c.Update.Apply(item, c.Names, c.Values)
+	return next, err
+}
+
+// Project applies the ProjectionExpression; without one it returns item.
+func (c *Compiled) Project(item attr.Item) attr.Item {
+	if c.Projection == nil {
+		return item
+	}
+	return c.Projection.Apply(item, c.Names)
+}
+
+// UpdatedPaths lists the resolved target paths of every SET, REMOVE, ADD
+// and DELETE action, in that order; nil without an UpdateExpression.
+func (c *Compiled) UpdatedPaths() []Path {
+	if c.Update == nil {
+		return nil
+	}
+	var out []Path
+	for _, p := range c.Update.targets() {
+		if rp, err := resolvePath(p, c.Names); err == nil {
+			out = append(out, rp)
+		}
+	}
+	return out
+}
+
+// ProjectPaths is Project under the name the engine uses for ReturnValues
+// UPDATED_OLD and UPDATED_NEW.
+func ProjectPaths(item attr.Item, paths []Path) attr.Item { return Project(item, paths) }
