@@ -72,6 +72,15 @@ func Compile(in Input) (*Compiled, error) {
 	r := &resolver{names: in.Names, values: in.Values, usedNames: map[string]bool{}, usedValues: map[string]bool{}}
 	var err error
 	// DynamoDB reports the first invalid expression in this order.
+	if in.Update != nil {
+		r.kind = "UpdateExpression"
+		if c.Update, err = ParseUpdate(*in.Update); err != nil {
+			return nil, asValidation(err, r.kind)
+		}
+		if err := r.update(c.Update); err != nil {
+			return nil, err.Validation(r.kind)
+		}
+	}
 	if in.KeyCondition != nil {
 		r.kind = "KeyConditionExpression"
 		if c.KeyCondition, err = ParseKeyCondition(*in.KeyCondition); err != nil {
@@ -95,15 +104,6 @@ func Compile(in Input) (*Compiled, error) {
 		}
 		if err := r.cond((*e.dst).Root); err != nil {
 			return nil, err.Validation(e.kind)
-		}
-	}
-	if in.Update != nil {
-		r.kind = "UpdateExpression"
-		if c.Update, err = ParseUpdate(*in.Update); err != nil {
-			return nil, asValidation(err, r.kind)
-		}
-		if err := r.update(c.Update); err != nil {
-			return nil, err.Validation(r.kind)
 		}
 	}
 	if in.Projection != nil {

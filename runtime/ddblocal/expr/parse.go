@@ -71,7 +71,8 @@ func (p *parser) fail() {
 	if at+1 < len(p.toks) {
 		to = p.toks[at+1].end
 	}
-	panic(syntaxErr{errorf("Syntax error; token: %q, near: %q", t.text, p.src[from:to])})
+	near := strings.TrimRight(p.src[from:to], " \t\r\n")
+	panic(syntaxErr{errorf("Syntax error; token: %q, near: %q", t.text, near)})
 }
 
 // stop aborts parsing with a non-syntax error.
@@ -186,8 +187,8 @@ func (p *parser) checkParens() {
 		if !p.toks[i].is("(") || !p.toks[i+1].is("(") || p.match[i] < 0 || p.match[i+1] != p.match[i]-1 {
 			continue
 		}
-		if i > 0 && (p.toks[i-1].kind == tIdent) {
-			continue // function call or IN list
+		if prev := p.toks[max(i-1, 0)]; i > 0 && prev.kind == tIdent && (!isKeyword(prev, false) || prev.is("IN")) {
+			continue // a function's or an IN list's own parentheses
 		}
 		p.stop(errorf("The expression has redundant parentheses;"))
 	}
