@@ -1,0 +1,119 @@
+package ddblocal
+
+import "github.com/oncetable/oncetable/runtime/ddblocal/attr"
+
+// consumed accumulates the capacity one request uses on one table, in the
+// units DynamoDB reports: one write unit per started KB written, one read
+// unit per started 4 KB read (half for eventually consistent reads).
+type consumed struct {
+	table   string
+	read    float64
+	write   float64
+	gsis    map[string]float64
+	lsis    map[string]float64
+	indexRW map[string]bool // index name -> counted as write
+}
+
+func (c *consumed) addWrite(t *table, r writeResult, factor float64) {
+	c.table = t.name
+	c.write += r.table * factor
+	for name, u := range r.indexes {
+		c.addIndex(t, name, u*factor, true)
+	}
+}
+
+func (c *consumed) addIndex(t *table, name string, units float64, write bool) {
+	ix := t.index(name)
+	if ix == nil {
+		return
+	}
+	m := &c.gsis
+	if ix.local {
+		m = &c.lsis
+	}
+	if *m == nil {
+		*m = map[string]float64{}
+	}
+	(*m)[name] += units
+	if c.indexRW == nil {
+		c.indexRW = map[string]bool{}
+	}
+	c.indexRW[name] = write
+}
+
+func capacityUnits(units float64, write bool) map[string]any {
+	m := map[string]any{"CapacityUnits": units}
+	if write {
+		m["WriteCapacityUnits"] = units
+	} else {
+		m["ReadCapacityUnits"] = units
+	}
+	return m
+}
+
+// report returns the ConsumedCapacity object for mode TOTAL or INDEXES, or
+// nil for NONE.
+func (c *consumed) report(mode string) map[string]any {
+	if mode != "TOTAL" && mode != "INDEXES" {
+		return nil
+	}
+	total := c.read + c.write
+	for _, u := range c.gsis {
+		total += u
+	}
+	for _, u := range c.lsis {
+		total += u
+	}
+	out := map[string]any{"TableName": c.table, "CapacityUnits": total}
+	if c.write > 0 || (c.read == 0 && len(c.indexRW) == 0) {
+		if c.read == 0 {
+			out["WriteCapacityUnits"] = total
+		}
+	}
+	if c.read > 0 && c.write == 0 {
+		out["ReadCapacityUnits"] = total
+	}
+	if mode == "INDEXES" {
+		if c.read > 0 {
+			out["Table"] = capacityUnits(c.read+c.write, c.write > 0)
+		} else {
+			out["Table"] = capacityUnits(c.write, true)
+		}
+		if len(c.gsis) > 0 {
+			g := map[string]any{}
+			for n, u := range c.gsis {
+				g[n] = capacityUnits(u, c.indexRW[n])
+			}
+			out["GlobalSecondaryIndexes"] = g
+		}
+		if len(c.lsis) > 0 {
+			l := map[string]any{}
+			for n, u := range c.lsis {
+				l[n] = capacityUnits(u, c.indexRW[n])
+			}
+			out["LocalSecondaryIndexes"] = l
+		}
+	}
+	return out
+}
+
+func checkReturnConsumedCapacity(mode string) error {
+	switch mode {
+	case "", "NONE", "TOTAL", "INDEXES":
+		return nil
+	}
+	return validationf("1 validation error detected: Value '%s' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]", mode)
+}
+
+// maxItemSize is DynamoDB's 400 KB item limit.
+const maxItemSize = 400 * 1024
+
+func checkItemSize(it attr.Item, update bool) error {
+	if attr.ItemSize(it) > maxItemSize {
+		if update {
+			return validationf("Item size to update has exceeded the maximum allowed size")
+		}
+		return validationf("Item size has exceeded the maximum allowed size")
+	}
+	return nil
+}

@@ -1,0 +1,97 @@
+package ddblocal
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"syscall"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// Client returns a DynamoDB client wired to this engine in process: its
+// HTTP client calls Handler directly, without sockets. It uses region
+// us-east-1 and static credentials; optFns may change anything, the
+// retryer included.
+func (e *Engine) Client(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	opts := dynamodb.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String("http://ddblocal.invalid"),
+		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{AccessKeyID: "ddblocal", SecretAccessKey: "ddblocal", Source: "ddblocal"}, nil
+		}),
+		HTTPClient: &http.Client{Transport: e.RoundTripper()},
+	}
+	return dynamodb.New(opts, optFns...)
+}
+
+// RoundTripper returns an http.RoundTripper that serves every request with
+// Handler in the calling goroutine.
+func (e *Engine) RoundTripper() http.RoundTripper { return roundTripper{h: e.Handler()} }
+
+type roundTripper struct{ h http.Handler }
+
+// errConnectionReset is what a client sees when "apply, then lose the
+// response" resets the connection; the SDK retries it as it would a real
+// reset.
+var errConnectionReset = &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
+
+func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := req.Context().Err(); err != nil {
+		return nil, err
+	}
+	rec := &recorder{header: http.Header{}, status: http.StatusOK}
+	rt.h.ServeHTTP(rec, req)
+	if req.Body != nil {
+		_ = req.Body.Close()
+	}
+	if rec.dropped {
+		return nil, errConnectionReset
+	}
+	if err := req.Context().Err(); err != nil {
+		return nil, err
+	}
+	return &http.Response{
+		Status:        http.StatusText(rec.status),
+		StatusCode:    rec.status,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        rec.header,
+		Body:          io.NopCloser(bytes.NewReader(rec.body.Bytes())),
+		ContentLength: int64(rec.body.Len()),
+		Request:       req,
+	}, nil
+}
+
+// recorder is a minimal http.ResponseWriter for in-process calls.
+type recorder struct {
+	header  http.Header
+	status  int
+	wrote   bool
+	body    bytes.Buffer
+	dropped bool
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+
+func (r *recorder) WriteHeader(status int) {
+	if !r.wrote {
+		r.status, r.wrote = status, true
+	}
+}
+
+func (r *recorder) Write(p []byte) (int, error) {
+	r.wrote = true
+	return r.body.Write(p)
+}
+
+func (r *recorder) drop() { r.dropped = true }
+
+// IsConnectionReset reports whether err is the in-process connection reset
+// injected by a lost-response fault.
+func IsConnectionReset(err error) bool { return errors.Is(err, syscall.ECONNRESET) }

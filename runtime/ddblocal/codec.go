@@ -1,0 +1,13 @@
+package ddblocal
+
+import "github.com/oncetable/oncetable/runtime/ddblocal/attr"
+
+func encodeItem(it attr.Item) []byte { return attr.EncodeItem(nil, it) }
+
+func decodeItem(raw []byte) (attr.Item, error) {
+	it, err := attr.DecodeItem(raw)
+	if err != nil {
+		return nil, newError(CodeInternalServerError, "stored item is corrupt: %v", err)
+	}
+	return it, nil
+}

@@ -1,0 +1,161 @@
+package ddblocal
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Options configures an Engine. The zero value is a usable in-memory engine.
+type Options struct {
+	// Clock returns the current time. It decides when TTL items expire and
+	// how long a ClientRequestToken is remembered. Default: time.Now.
+	Clock func() time.Time
+
+	// Dir, when not empty, keeps tables in a bbolt file (ddblocal.db) in
+	// this directory so that data survives a restart. Default: "" (memory).
+	Dir string
+
+	// TTLSweepInterval is how often the background sweeper deletes expired
+	// items. Zero means the default of one second; a negative value turns
+	// the sweeper off (SweepTTL still works).
+	TTLSweepInterval time.Duration
+
+	// Faults applies to every table that has no faults of its own.
+	// Default: none.
+	Faults Faults
+
+	// Region appears in table ARNs. Default: "us-east-1".
+	Region string
+
+	// AccountID appears in table ARNs. Default: "000000000000".
+	AccountID string
+
+	// IdempotencyWindow is how long a ClientRequestToken is remembered.
+	// Default: 10 minutes, as in DynamoDB.
+	IdempotencyWindow time.Duration
+}
+
+// Engine is an embedded DynamoDB-compatible database. It is safe for
+// concurrent use.
+type Engine struct {
+	opts Options
+
+	mu     sync.RWMutex // guards tables
+	tables map[string]*table
+
+	tokens  *tokenCache
+	faults  *faultInjector
+	db      *bolt.DB
+	stop    chan struct{}
+	stopped sync.WaitGroup
+	closed  sync.Once
+	reqSeq  uint64
+}
+
+// New returns an engine. It panics only if Options.Dir is set and the data
+// file cannot be opened; use Open to get that error instead.
+func New(opts ...func(*Options)) *Engine {
+	e, err := Open(opts...)
+	if err != nil {
+		panic(err)
+	}
+	return e
+}
+
+// Open is New that reports a failure to open or load the data directory.
+func Open(opts ...func(*Options)) (*Engine, error) {
+	var o Options
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	if o.TTLSweepInterval == 0 {
+		o.TTLSweepInterval = time.Second
+	}
+	if o.Region == "" {
+		o.Region = "us-east-1"
+	}
+	if o.AccountID == "" {
+		o.AccountID = "000000000000"
+	}
+	if o.IdempotencyWindow == 0 {
+		o.IdempotencyWindow = 10 * time.Minute
+	}
+	e := &Engine{
+		opts:   o,
+		tables: map[string]*table{},
+		tokens: newTokenCache(),
+		faults: newFaultInjector(o.Faults),
+		stop:   make(chan struct{}),
+	}
+	if o.Dir != "" {
+		if err := e.openStore(o.Dir); err != nil {
+			return nil, fmt.Errorf("ddblocal: open %s: %w", o.Dir, err)
+		}
+	}
+	if o.TTLSweepInterval > 0 {
+		e.stopped.Add(1)
+		go e.sweepLoop(o.TTLSweepInterval)
+	}
+	return e, nil
+}
+
+// Close stops the TTL sweeper and closes the data file. The engine must not
+// be used afterwards.
+func (e *Engine) Close() error {
+	var err error
+	e.closed.Do(func() {
+		close(e.stop)
+		e.stopped.Wait()
+		if e.db != nil {
+			err = e.db.Close()
+		}
+	})
+	return err
+}
+
+func (e *Engine) now() time.Time { return e.opts.Clock() }
+
+func (e *Engine) sweepLoop(every time.Duration) {
+	defer e.stopped.Done()
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-e.stop:
+			return
+		case <-tick.C:
+			e.SweepTTL(context.Background())
+		}
+	}
+}
+
+// table returns the named table or ResourceNotFoundException.
+func (e *Engine) table(name string) (*table, error) {
+	e.mu.RLock()
+	t := e.tables[name]
+	e.mu.RUnlock()
+	if t == nil {
+		return nil, tableNotFound()
+	}
+	return t, nil
+}
+
+// tableNames returns the sorted names of all tables.
+func (e *Engine) tableNames() []string {
+	e.mu.RLock()
+	names := make([]string, 0, len(e.tables))
+	for n := range e.tables {
+		names = append(names, n)
+	}
+	e.mu.RUnlock()
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,61 @@
+package ddblocal
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// Error codes the engine returns, named as DynamoDB names them.
+const (
+	CodeValidation                    = "ValidationException"
+	CodeSerialization                 = "SerializationException"
+	CodeUnknownOperation              = "UnknownOperationException"
+	CodeResourceNotFound              = "ResourceNotFoundException"
+	CodeResourceInUse                 = "ResourceInUseException"
+	CodeConditionalCheckFailed        = "ConditionalCheckFailedException"
+	CodeTransactionCanceled           = "TransactionCanceledException"
+	CodeTransactionConflict           = "TransactionConflictException"
+	CodeTransactionInProgress         = "TransactionInProgressException"
+	CodeIdempotentParameterMismatch   = "IdempotentParameterMismatchException"
+	CodeProvisionedThroughputExceeded = "ProvisionedThroughputExceededException"
+	CodeThrottling                    = "ThrottlingException"
+	CodeLimitExceeded                 = "LimitExceededException"
+	CodeInternalServerError           = "InternalServerError"
+)
+
+// errorTypePrefix qualifies every error code in the wire __type field.
+const errorTypePrefix = "com.amazonaws.dynamodb.v20120810#"
+
+// APIError is an error the engine reports to the client as a DynamoDB error
+// body. Handlers return it; the protocol layer encodes it.
+type APIError struct {
+	Code    string
+	Message string
+	Status  int
+	// Extra carries additional top-level fields of the error body, such as
+	// Item on a ConditionalCheckFailedException or CancellationReasons on a
+	// TransactionCanceledException.
+	Extra map[string]any
+}
+
+func (e *APIError) Error() string { return e.Code + ": " + e.Message }
+
+func newError(code, format string, args ...any) *APIError {
+	status := http.StatusBadRequest
+	if code == CodeInternalServerError {
+		status = http.StatusInternalServerError
+	}
+	msg := format
+	if len(args) > 0 {
+		msg = fmt.Sprintf(format, args...)
+	}
+	return &APIError{Code: code, Message: msg, Status: status}
+}
+
+func validationf(format string, args ...any) *APIError {
+	return newError(CodeValidation, format, args...)
+}
+
+func tableNotFound() *APIError {
+	return newError(CodeResourceNotFound, "Requested resource not found")
+}

@@ -1,0 +1,176 @@
+package ddblocal
+
+import (
+	"errors"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
+	"github.com/oncetable/oncetable/runtime/ddblocal/expr"
+)
+
+// exprSources are the expressions of one request (nil when absent).
+type exprSources struct {
+	condition       *string
+	filter          *string
+	keyCondition    *string
+	update          *string
+	projection      *string
+	attributesToGet []string
+}
+
+// compiled wraps a request's compiled expressions.
+type compiled struct {
+	c               *expr.Compiled
+	attributesToGet []string
+}
+
+// compile parses and validates a request's expressions together.
+func compile(p exprParams, src exprSources) (*compiled, error) {
+	if src.projection != nil && src.attributesToGet != nil {
+		return nil, validationf("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributesToGet} Expression parameters: {ProjectionExpression}")
+	}
+	in := expr.Input{
+		Condition:    src.condition,
+		Filter:       src.filter,
+		KeyCondition: src.keyCondition,
+		Update:       src.update,
+		Projection:   src.projection,
+	}
+	if p.ExpressionAttributeNames != nil {
+		in.Names = expr.Names(p.ExpressionAttributeNames)
+	}
+	if p.ExpressionAttributeValues != nil {
+		in.Values = expr.Values(p.ExpressionAttributeValues)
+	}
+	c, err := expr.Compile(in)
+	if err != nil {
+		return nil, asAPIError(err)
+	}
+	return &compiled{c: c, attributesToGet: src.attributesToGet}, nil
+}
+
+// asAPIError turns the validation errors of attr and expr into
+// ValidationException.
+func asAPIError(err error) error {
+	var ve *attr.ValidationError
+	if errors.As(err, &ve) {
+		return validationf("%s", ve.Message)
+	}
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	return newError(CodeInternalServerError, "%v", err)
+}
+
+// check evaluates the ConditionExpression against the current item (nil
+// when absent) and returns ConditionalCheckFailedException when it is false.
+func (x *compiled) check(old attr.Item) error {
+	if x.c.Condition == nil {
+		return nil
+	}
+	ok, err := x.c.Check(old)
+	if err != nil {
+		return asAPIError(err)
+	}
+	if !ok {
+		return newError(CodeConditionalCheckFailed, "The conditional request failed")
+	}
+	return nil
+}
+
+// match evaluates the FilterExpression.
+func (x *compiled) match(it attr.Item) (bool, error) {
+	if x.c.Filter == nil {
+		return true, nil
+	}
+	ok, err := x.c.Match(it)
+	if err != nil {
+		return false, asAPIError(err)
+	}
+	return ok, nil
+}
+
+// update applies the UpdateExpression to base, which it may modify.
+func (x *compiled) update(base attr.Item) (attr.Item, error) {
+	if x.c.Update == nil {
+		return base, nil
+	}
+	next, err := x.c.Apply(base)
+	if err != nil {
+		return nil, asAPIError(err)
+	}
+	return next, nil
+}
+
+// project applies the ProjectionExpression (or AttributesToGet).
+func (x *compiled) project(it attr.Item) attr.Item {
+	if x.attributesToGet != nil {
+		out := attr.Item{}
+		for _, n := range x.attributesToGet {
+			if v, ok := it[n]; ok {
+				out[n] = v
+			}
+		}
+		return out
+	}
+	if x.c.Projection == nil {
+		return it
+	}
+	return x.c.Project(it)
+}
+
+func (x *compiled) hasProjection() bool { return x.c.Projection != nil || x.attributesToGet != nil }
+
+// checkUpdateKeys rejects an update expression that touches a key
+// attribute of the table.
+func (x *compiled) checkUpdateKeys(t *table) error {
+	if x.c.Update == nil {
+		return nil
+	}
+	for _, p := range x.c.UpdatedPaths() {
+		if len(p) == 0 || p[0].IsIndex {
+			continue
+		}
+		for _, k := range t.keys.names() {
+			if p[0].Name == k {
+				return validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", k)
+			}
+		}
+	}
+	return nil
+}
+
+// returnValues builds UpdateItem's Attributes for ReturnValues.
+func (x *compiled) returnValues(mode string, old, next attr.Item) attr.Item {
+	var src attr.Item
+	switch mode {
+	case "ALL_OLD":
+		return old
+	case "ALL_NEW":
+		return next
+	case "UPDATED_OLD":
+		src = old
+	case "UPDATED_NEW":
+		src = next
+	default:
+		return nil
+	}
+	if src == nil || x.c.Update == nil {
+		return nil
+	}
+	out := expr.ProjectPaths(src, x.c.UpdatedPaths())
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// keyQuery resolves the KeyConditionExpression against a key schema.
+func (x *compiled) keyQuery(ks keySchema) (*expr.KeyQuery, error) {
+	schema := expr.KeySchema{PartitionKey: ks.hash.name, PartitionType: ks.hash.typ, SortKey: ks.rng.name, SortType: ks.rng.typ}
+	q, err := x.c.KeyCondition.Resolve(x.c.Names, x.c.Values, schema)
+	if err != nil {
+		return nil, asAPIError(err)
+	}
+	return q, nil
+}

@@ -1,0 +1,253 @@
+package ddblocal
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
+)
+
+// Batch limits, as DynamoDB documents them.
+const (
+	maxBatchWrite    = 25
+	maxBatchGet      = 100
+	maxBatchGetBytes = 16 << 20
+)
+
+type keysAndAttributes struct {
+	Keys                     []attr.Item
+	ProjectionExpression     *string           `json:",omitempty"`
+	ExpressionAttributeNames map[string]string `json:",omitempty"`
+	AttributesToGet          []string          `json:",omitempty"`
+	ConsistentRead           bool              `json:",omitempty"`
+}
+
+type batchGetItemInput struct {
+	RequestItems           map[string]*keysAndAttributes
+	ReturnConsumedCapacity string
+}
+
+func (in *batchGetItemInput) tableNames() []string { return sortedKeys(in.RequestItems) }
+
+func (e *Engine) batchGetItem(_ context.Context, in *batchGetItemInput) (any, error) {
+	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	if len(in.RequestItems) == 0 {
+		return nil, validationf("1 validation error detected: Value null at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
+	}
+	total := 0
+	type plan struct {
+		t    *table
+		x    *compiled
+		keys [][]byte
+	}
+	plans := map[string]*plan{}
+	for _, name := range sortedKeys(in.RequestItems) {
+		ka := in.RequestItems[name]
+		if ka == nil || len(ka.Keys) == 0 {
+			return nil, validationf("1 validation error detected: Value null at 'requestItems.%s.member.keys' failed to satisfy constraint: Member must have length greater than or equal to 1", name)
+		}
+		total += len(ka.Keys)
+		if total > maxBatchGet {
+			return nil, validationf("Too many items requested for the BatchGetItem call")
+		}
+		t, err := e.table(name)
+		if err != nil {
+			return nil, err
+		}
+		x, err := compile(exprParams{ExpressionAttributeNames: ka.ExpressionAttributeNames}, exprSources{projection: ka.ProjectionExpression, attributesToGet: ka.AttributesToGet})
+		if err != nil {
+			return nil, err
+		}
+		p := &plan{t: t, x: x}
+		seen := map[string]bool{}
+		for _, k := range ka.Keys {
+			key, err := t.keyOf(k)
+			if err != nil {
+				return nil, err
+			}
+			if seen[string(key)] {
+				return nil, validationf("Provided list of item keys contains duplicates")
+			}
+			seen[string(key)] = true
+			p.keys = append(p.keys, key)
+		}
+		plans[name] = p
+	}
+	responses := map[string][]attr.Item{}
+	unprocessed := map[string]*keysAndAttributes{}
+	usage := map[string]*consumed{}
+	requested, throttled := 0, 0
+	respBytes := 0
+	for _, name := range sortedKeys(plans) {
+		p := plans[name]
+		ka := in.RequestItems[name]
+		cc := &consumed{table: name}
+		usage[name] = cc
+		items := []attr.Item{}
+		p.t.mu.RLock()
+		for i, key := range p.keys {
+			requested++
+			skip, thr := e.faults.batchItem(name)
+			if thr {
+				throttled++
+			}
+			if skip || respBytes >= maxBatchGetBytes {
+				u := unprocessed[name]
+				if u == nil {
+					u = &keysAndAttributes{ProjectionExpression: ka.ProjectionExpression, ExpressionAttributeNames: ka.ExpressionAttributeNames, AttributesToGet: ka.AttributesToGet, ConsistentRead: ka.ConsistentRead}
+					unprocessed[name] = u
+				}
+				u.Keys = append(u.Keys, ka.Keys[i])
+				continue
+			}
+			it, err := p.t.get(key)
+			if err != nil {
+				p.t.mu.RUnlock()
+				return nil, err
+			}
+			size := 0
+			if it != nil {
+				size = attr.ItemSize(it)
+				respBytes += size
+				items = append(items, p.x.project(it))
+			}
+			cc.read += readUnits(size, ka.ConsistentRead)
+		}
+		p.t.mu.RUnlock()
+		responses[name] = items
+	}
+	if throttled == requested {
+		return nil, e.faults.throttleErrorFor(sortedKeys(plans)[0])
+	}
+	out := map[string]any{"Responses": responses, "UnprocessedKeys": unprocessed}
+	if r := reportAll(usage, in.ReturnConsumedCapacity); r != nil {
+		out["ConsumedCapacity"] = r
+	}
+	return out, nil
+}
+
+type writeRequest struct {
+	PutRequest    *struct{ Item attr.Item } `json:",omitempty"`
+	DeleteRequest *struct{ Key attr.Item }  `json:",omitempty"`
+}
+
+type batchWriteItemInput struct {
+	RequestItems                map[string][]writeRequest
+	ReturnConsumedCapacity      string
+	ReturnItemCollectionMetrics string
+}
+
+func (in *batchWriteItemInput) tableNames() []string { return sortedKeys(in.RequestItems) }
+
+func (e *Engine) batchWriteItem(_ context.Context, in *batchWriteItemInput) (any, error) {
+	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	if len(in.RequestItems) == 0 {
+		return nil, validationf("1 validation error detected: Value null at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
+	}
+	type write struct {
+		req  writeRequest
+		key  []byte
+		item attr.Item // nil for a delete
+	}
+	plans := map[string][]write{}
+	tables := map[string]*table{}
+	total := 0
+	for _, name := range sortedKeys(in.RequestItems) {
+		reqs := in.RequestItems[name]
+		total += len(reqs)
+		if len(reqs) == 0 || total > maxBatchWrite {
+			raw, _ := json.Marshal(in.RequestItems)
+			return nil, validationf("1 validation error detected: Value '%s' at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]", truncate(string(raw), 200))
+		}
+		t, err := e.table(name)
+		if err != nil {
+			return nil, err
+		}
+		tables[name] = t
+		seen := map[string]bool{}
+		for _, r := range reqs {
+			w := write{req: r}
+			switch {
+			case r.PutRequest != nil && r.DeleteRequest == nil:
+				if r.PutRequest.Item == nil {
+					return nil, validationf("1 validation error detected: Value null at 'requestItems.%s.member.putRequest.item' failed to satisfy constraint: Member must not be null", name)
+				}
+				if w.key, err = t.itemKey(r.PutRequest.Item); err != nil {
+					return nil, err
+				}
+				if err := t.checkIndexKeys(r.PutRequest.Item); err != nil {
+					return nil, err
+				}
+				if err := checkItemSize(r.PutRequest.Item, false); err != nil {
+					return nil, err
+				}
+				w.item = r.PutRequest.Item
+			case r.DeleteRequest != nil && r.PutRequest == nil:
+				if w.key, err = t.keyOf(r.DeleteRequest.Key); err != nil {
+					return nil, err
+				}
+			default:
+				return nil, validationf("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes")
+			}
+			if seen[string(w.key)] {
+				return nil, validationf("Provided list of item keys contains duplicates")
+			}
+			seen[string(w.key)] = true
+			plans[name] = append(plans[name], w)
+		}
+	}
+	unprocessed := map[string][]writeRequest{}
+	usage := map[string]*consumed{}
+	throttled := 0
+	now := e.now()
+	for _, name := range sortedKeys(plans) {
+		t := tables[name]
+		cc := &consumed{table: name}
+		usage[name] = cc
+		delay := e.faults.gsiDelay(name)
+		t.mu.Lock()
+		for _, w := range plans[name] {
+			if skip, thr := e.faults.batchItem(name); skip {
+				if thr {
+					throttled++
+				}
+				unprocessed[name] = append(unprocessed[name], w.req)
+				continue
+			}
+			old, err := t.get(w.key)
+			if err != nil {
+				t.mu.Unlock()
+				return nil, err
+			}
+			if w.item == nil && old == nil {
+				cc.write++
+				continue
+			}
+			cc.addWrite(t, t.write(w.key, old, w.item, delay, now), 1)
+		}
+		err := e.flush(t)
+		t.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+	}
+	if throttled == total {
+		return nil, e.faults.throttleErrorFor(sortedKeys(plans)[0])
+	}
+	out := map[string]any{"UnprocessedItems": unprocessed}
+	if r := reportAll(usage, in.ReturnConsumedCapacity); r != nil {
+		out["ConsumedCapacity"] = r
+	}
+	return out, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}

@@ -1,0 +1,341 @@
+package ddblocal
+
+import (
+	"context"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
+)
+
+// exprParams are the expression parameters shared by item operations.
+type exprParams struct {
+	ExpressionAttributeNames  map[string]string
+	ExpressionAttributeValues map[string]attr.Value
+}
+
+type putItemInput struct {
+	TableName                           string
+	Item                                attr.Item
+	ConditionExpression                 *string
+	ReturnValues                        string
+	ReturnConsumedCapacity              string
+	ReturnItemCollectionMetrics         string
+	ReturnValuesOnConditionCheckFailure string
+	exprParams
+}
+
+func (in *putItemInput) tableNames() []string { return []string{in.TableName} }
+
+func checkOnFailure(v string) error {
+	switch v {
+	case "", "NONE", "ALL_OLD":
+		return nil
+	}
+	return validationf("1 validation error detected: Value '%s' at 'returnValuesOnConditionCheckFailure' failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, NONE]", v)
+}
+
+func checkReturnValues(v string, allowed ...string) error {
+	if v == "" || v == "NONE" {
+		return nil
+	}
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	switch v {
+	case "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW":
+		return validationf("Return values set to invalid value")
+	}
+	return validationf("1 validation error detected: Value '%s' at 'returnValues' failed to satisfy constraint: Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]", v)
+}
+
+// conditionFailed builds the ConditionalCheckFailedException, with the
+// item when ReturnValuesOnConditionCheckFailure is ALL_OLD.
+func conditionFailed(onFailure string, old attr.Item) *APIError {
+	err := newError(CodeConditionalCheckFailed, "The conditional request failed")
+	if onFailure == "ALL_OLD" && old != nil {
+		err.Extra = map[string]any{"Item": old}
+	}
+	return err
+}
+
+func (e *Engine) putItem(_ context.Context, in *putItemInput) (any, error) {
+	if err := checkReturnValues(in.ReturnValues, "ALL_OLD"); err != nil {
+		return nil, err
+	}
+	if err := checkOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
+		return nil, err
+	}
+	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	t, err := e.table(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if in.Item == nil {
+		return nil, validationf("1 validation error detected: Value null at 'item' failed to satisfy constraint: Member must not be null")
+	}
+	x, err := compile(in.exprParams, exprSources{condition: in.ConditionExpression})
+	if err != nil {
+		return nil, err
+	}
+	key, err := t.itemKey(in.Item)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.checkIndexKeys(in.Item); err != nil {
+		return nil, err
+	}
+	if err := checkItemSize(in.Item, false); err != nil {
+		return nil, err
+	}
+	delay := e.faults.gsiDelay(t.name)
+	now := e.now()
+	var cc consumed
+	t.mu.Lock()
+	old, err := t.get(key)
+	if err == nil {
+		err = x.check(old)
+	}
+	if err != nil {
+		t.mu.Unlock()
+		return nil, withFailureItem(err, in.ReturnValuesOnConditionCheckFailure, old)
+	}
+	cc.addWrite(t, t.write(key, old, in.Item, delay, now), 1)
+	err = e.flush(t)
+	t.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{}
+	if in.ReturnValues == "ALL_OLD" && old != nil {
+		out["Attributes"] = old
+	}
+	if r := cc.report(in.ReturnConsumedCapacity); r != nil {
+		out["ConsumedCapacity"] = r
+	}
+	return out, nil
+}
+
+// withFailureItem attaches the old item to a failed condition.
+func withFailureItem(err error, onFailure string, old attr.Item) error {
+	if ae, ok := err.(*APIError); ok && ae.Code == CodeConditionalCheckFailed {
+		return conditionFailed(onFailure, old)
+	}
+	return err
+}
+
+type getItemInput struct {
+	TableName              string
+	Key                    attr.Item
+	ConsistentRead         bool
+	ProjectionExpression   *string
+	AttributesToGet        []string
+	ReturnConsumedCapacity string
+	exprParams
+}
+
+func (in *getItemInput) tableNames() []string { return []string{in.TableName} }
+
+func (e *Engine) getItem(_ context.Context, in *getItemInput) (any, error) {
+	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	t, err := e.table(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if in.Key == nil {
+		return nil, validationf("1 validation error detected: Value null at 'key' failed to satisfy constraint: Member must not be null")
+	}
+	x, err := compile(in.exprParams, exprSources{projection: in.ProjectionExpression, attributesToGet: in.AttributesToGet})
+	if err != nil {
+		return nil, err
+	}
+	key, err := t.keyOf(in.Key)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.RLock()
+	it, err := t.get(key)
+	t.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{}
+	size := 0
+	if it != nil {
+		size = attr.ItemSize(it)
+		out["Item"] = x.project(it)
+	}
+	cc := consumed{table: t.name, read: readUnits(size, in.ConsistentRead)}
+	if r := cc.report(in.ReturnConsumedCapacity); r != nil {
+		out["ConsumedCapacity"] = r
+	}
+	return out, nil
+}
+
+type deleteItemInput struct {
+	TableName                           string
+	Key                                 attr.Item
+	ConditionExpression                 *string
+	ReturnValues                        string
+	ReturnConsumedCapacity              string
+	ReturnItemCollectionMetrics         string
+	ReturnValuesOnConditionCheckFailure string
+	exprParams
+}
+
+func (in *deleteItemInput) tableNames() []string { return []string{in.TableName} }
+
+func (e *Engine) deleteItem(_ context.Context, in *deleteItemInput) (any, error) {
+	if err := checkReturnValues(in.ReturnValues, "ALL_OLD"); err != nil {
+		return nil, err
+	}
+	if err := checkOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
+		return nil, err
+	}
+	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	t, err := e.table(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if in.Key == nil {
+		return nil, validationf("1 validation error detected: Value null at 'key' failed to satisfy constraint: Member must not be null")
+	}
+	x, err := compile(in.exprParams, exprSources{condition: in.ConditionExpression})
+	if err != nil {
+		return nil, err
+	}
+	key, err := t.keyOf(in.Key)
+	if err != nil {
+		return nil, err
+	}
+	delay := e.faults.gsiDelay(t.name)
+	now := e.now()
+	cc := consumed{table: t.name}
+	t.mu.Lock()
+	old, err := t.get(key)
+	if err == nil {
+		err = x.check(old)
+	}
+	if err != nil {
+		t.mu.Unlock()
+		return nil, withFailureItem(err, in.ReturnValuesOnConditionCheckFailure, old)
+	}
+	if old != nil {
+		cc.addWrite(t, t.write(key, old, nil, delay, now), 1)
+		err = e.flush(t)
+	} else {
+		cc.write = 1
+	}
+	t.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{}
+	if in.ReturnValues == "ALL_OLD" && old != nil {
+		out["Attributes"] = old
+	}
+	if r := cc.report(in.ReturnConsumedCapacity); r != nil {
+		out["ConsumedCapacity"] = r
+	}
+	return out, nil
+}
+
+type updateItemInput struct {
+	TableName                           string
+	Key                                 attr.Item
+	UpdateExpression                    *string
+	ConditionExpression                 *string
+	ReturnValues                        string
+	ReturnConsumedCapacity              string
+	ReturnItemCollectionMetrics         string
+	ReturnValuesOnConditionCheckFailure string
+	exprParams
+}
+
+func (in *updateItemInput) tableNames() []string { return []string{in.TableName} }
+
+func (e *Engine) updateItem(_ context.Context, in *updateItemInput) (any, error) {
+	if err := checkReturnValues(in.ReturnValues, "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"); err != nil {
+		return nil, err
+	}
+	if err := checkOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
+		return nil, err
+	}
+	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	t, err := e.table(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if in.Key == nil {
+		return nil, validationf("1 validation error detected: Value null at 'key' failed to satisfy constraint: Member must not be null")
+	}
+	x, err := compile(in.exprParams, exprSources{condition: in.ConditionExpression, update: in.UpdateExpression})
+	if err != nil {
+		return nil, err
+	}
+	key, err := t.keyOf(in.Key)
+	if err != nil {
+		return nil, err
+	}
+	if err := x.checkUpdateKeys(t); err != nil {
+		return nil, err
+	}
+	delay := e.faults.gsiDelay(t.name)
+	now := e.now()
+	cc := consumed{table: t.name}
+	t.mu.Lock()
+	old, next, err := e.applyUpdate(t, key, in.Key, x)
+	if err != nil {
+		t.mu.Unlock()
+		return nil, withFailureItem(err, in.ReturnValuesOnConditionCheckFailure, old)
+	}
+	cc.addWrite(t, t.write(key, old, next, delay, now), 1)
+	err = e.flush(t)
+	t.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{}
+	if a := x.returnValues(in.ReturnValues, old, next); a != nil {
+		out["Attributes"] = a
+	}
+	if r := cc.report(in.ReturnConsumedCapacity); r != nil {
+		out["ConsumedCapacity"] = r
+	}
+	return out, nil
+}
+
+// applyUpdate reads the item, checks the condition and computes the updated
+// item, validated. The caller holds t.mu for writing.
+func (e *Engine) applyUpdate(t *table, key []byte, keyItem attr.Item, x *compiled) (old, next attr.Item, err error) {
+	old, err = t.get(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := x.check(old); err != nil {
+		return old, nil, err
+	}
+	base := old.Clone()
+	if base == nil {
+		base = keyItem.Clone()
+	}
+	next, err = x.update(base)
+	if err != nil {
+		return old, nil, err
+	}
+	if err := t.checkIndexKeys(next); err != nil {
+		return old, nil, err
+	}
+	if err := checkItemSize(next, true); err != nil {
+		return old, nil, err
+	}
+	return old, next, nil
+}

@@ -1,0 +1,446 @@
+package ddblocal
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
+)
+
+// Transaction limits, as DynamoDB documents them.
+const (
+	maxTransactItems = 100
+	maxTransactBytes = 4 * 1024 * 1024
+)
+
+type txAction struct {
+	TableName                           string
+	Key                                 attr.Item             `json:",omitempty"`
+	Item                                attr.Item             `json:",omitempty"`
+	ConditionExpression                 *string               `json:",omitempty"`
+	UpdateExpression                    *string               `json:",omitempty"`
+	ReturnValuesOnConditionCheckFailure string                `json:",omitempty"`
+	ExpressionAttributeNames            map[string]string     `json:",omitempty"`
+	ExpressionAttributeValues           map[string]attr.Value `json:",omitempty"`
+}
+
+type transactWriteItem struct {
+	ConditionCheck *txAction `json:",omitempty"`
+	Put            *txAction `json:",omitempty"`
+	Delete         *txAction `json:",omitempty"`
+	Update         *txAction `json:",omitempty"`
+}
+
+type transactWriteItemsInput struct {
+	TransactItems               []transactWriteItem
+	ReturnConsumedCapacity      string
+	ReturnItemCollectionMetrics string
+	ClientRequestToken          *string
+}
+
+func (in *transactWriteItemsInput) tableNames() []string {
+	var names []string
+	for _, ti := range in.TransactItems {
+		for _, a := range []*txAction{ti.ConditionCheck, ti.Put, ti.Delete, ti.Update} {
+			if a != nil {
+				names = append(names, a.TableName)
+			}
+		}
+	}
+	return names
+}
+
+// txOp is one validated action of a transaction.
+type txOp struct {
+	kind  string // ConditionCheck, Put, Delete, Update
+	act   *txAction
+	t     *table
+	key   []byte
+	x     *compiled
+	old   attr.Item
+	next  attr.Item
+	write bool
+}
+
+// cancellationReason is one entry of CancellationReasons.
+type cancellationReason struct {
+	Code    string
+	Message string    `json:",omitempty"`
+	Item    attr.Item `json:",omitempty"`
+}
+
+func transactionCanceled(reasons []cancellationReason) *APIError {
+	codes := make([]string, len(reasons))
+	for i, r := range reasons {
+		codes[i] = r.Code
+	}
+	err := newError(CodeTransactionCanceled, "Transaction cancelled, please refer cancellation reasons for specific reasons [%s]", strings.Join(codes, ", "))
+	err.Extra = map[string]any{"CancellationReasons": reasons}
+	return err
+}
+
+func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInput) (any, error) {
+	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	if in.TransactItems == nil {
+		return nil, validationf("1 validation error detected: Value null at 'transactItems' failed to satisfy constraint: Member must not be null")
+	}
+	n := len(in.TransactItems)
+	if n == 0 || n > maxTransactItems {
+		bound := "less than or equal to 100"
+		if n == 0 {
+			bound = "greater than or equal to 1"
+		}
+		return nil, validationf("1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length %s", bound)
+	}
+	if in.ClientRequestToken != nil && (len(*in.ClientRequestToken) < 1 || len(*in.ClientRequestToken) > 36) {
+		return nil, validationf("1 validation error detected: Value '%s' at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36", *in.ClientRequestToken)
+	}
+	ops := make([]*txOp, 0, n)
+	seen := map[string]bool{}
+	size := 0
+	for _, ti := range in.TransactItems {
+		op, err := e.prepareTxOp(ti)
+		if err != nil {
+			return nil, err
+		}
+		id := op.t.name + "\x00" + string(op.key)
+		if seen[id] {
+			return nil, validationf("Transaction request cannot include multiple operations on one item")
+		}
+		seen[id] = true
+		if op.act.Item != nil {
+			size += attr.ItemSize(op.act.Item)
+		} else {
+			size += attr.ItemSize(op.act.Key)
+		}
+		ops = append(ops, op)
+	}
+	if size > maxTransactBytes {
+		return nil, validationf("Transaction request cannot be larger than 4 MB")
+	}
+
+	var digest [sha256.Size]byte
+	if in.ClientRequestToken != nil {
+		raw, err := json.Marshal(in.TransactItems)
+		if err != nil {
+			return nil, newError(CodeInternalServerError, "%v", err)
+		}
+		digest = sha256.Sum256(raw)
+	}
+
+	tables := lockTables(ops, true)
+	defer unlockTables(tables, true)
+	now := e.now()
+	if in.ClientRequestToken != nil {
+		out, found, mismatch := e.tokens.lookup(*in.ClientRequestToken, digest, now, e.opts.IdempotencyWindow)
+		if mismatch {
+			return nil, newError(CodeIdempotentParameterMismatch, "Request parameters do not match the previous request with the same client token")
+		}
+		if found {
+			return out, nil
+		}
+	}
+	if i := e.faults.transactionConflict(in.tableNames(), len(ops)); i >= 0 {
+		reasons := make([]cancellationReason, len(ops))
+		for j := range reasons {
+			reasons[j] = cancellationReason{Code: "None"}
+		}
+		reasons[i] = cancellationReason{Code: "TransactionConflict", Message: "Transaction is ongoing for the item"}
+		return nil, transactionCanceled(reasons)
+	}
+
+	reasons := make([]cancellationReason, len(ops))
+	failed := false
+	for i, op := range ops {
+		reasons[i] = cancellationReason{Code: "None"}
+		if err := op.evaluate(e); err != nil {
+			failed = true
+			ae, _ := asAPIError(err).(*APIError)
+			switch {
+			case ae != nil && ae.Code == CodeConditionalCheckFailed:
+				reasons[i] = cancellationReason{Code: "ConditionalCheckFailed", Message: "The conditional request failed"}
+				if op.act.ReturnValuesOnConditionCheckFailure == "ALL_OLD" && op.old != nil {
+					reasons[i].Item = op.old
+				}
+			case ae != nil && ae.Code == CodeValidation:
+				reasons[i] = cancellationReason{Code: "ValidationError", Message: ae.Message}
+			default:
+				return nil, err
+			}
+		}
+	}
+	if failed {
+		return nil, transactionCanceled(reasons)
+	}
+
+	usage := map[string]*consumed{}
+	for _, op := range ops {
+		cc := usage[op.t.name]
+		if cc == nil {
+			cc = &consumed{table: op.t.name}
+			usage[op.t.name] = cc
+		}
+		if !op.write {
+			cc.write += 2 * writeUnits(attr.ItemSize(op.old))
+			continue
+		}
+		delay := e.faults.gsiDelay(op.t.name)
+		cc.addWrite(op.t, op.t.write(op.key, op.old, op.next, delay, now), 2)
+	}
+	for _, t := range tables {
+		if err := e.flush(t); err != nil {
+			return nil, err
+		}
+	}
+	out := map[string]any{}
+	if r := reportAll(usage, in.ReturnConsumedCapacity); r != nil {
+		out["ConsumedCapacity"] = r
+	}
+	if in.ClientRequestToken != nil {
+		e.tokens.store(*in.ClientRequestToken, digest, now, e.opts.IdempotencyWindow, out)
+	}
+	return out, nil
+}
+
+// reportAll lists the consumed capacity of every table, by name.
+func reportAll(usage map[string]*consumed, mode string) []map[string]any {
+	if mode != "TOTAL" && mode != "INDEXES" {
+		return nil
+	}
+	out := []map[string]any{}
+	for _, name := range sortedKeys(usage) {
+		out = append(out, usage[name].report(mode))
+	}
+	return out
+}
+
+// prepareTxOp validates one TransactItems entry without reading data.
+func (e *Engine) prepareTxOp(ti transactWriteItem) (*txOp, error) {
+	op := &txOp{}
+	count := 0
+	for kind, a := range map[string]*txAction{"ConditionCheck": ti.ConditionCheck, "Put": ti.Put, "Delete": ti.Delete, "Update": ti.Update} {
+		if a != nil {
+			op.kind, op.act = kind, a
+			count++
+		}
+	}
+	if count != 1 {
+		return nil, validationf("TransactItems can only contain one of Check, Put, Update or Delete")
+	}
+	a := op.act
+	if err := checkOnFailure(a.ReturnValuesOnConditionCheckFailure); err != nil {
+		return nil, err
+	}
+	t, err := e.table(a.TableName)
+	if err != nil {
+		return nil, err
+	}
+	op.t = t
+	params := exprParams{ExpressionAttributeNames: a.ExpressionAttributeNames, ExpressionAttributeValues: a.ExpressionAttributeValues}
+	src := exprSources{condition: a.ConditionExpression}
+	switch op.kind {
+	case "ConditionCheck":
+		if a.ConditionExpression == nil {
+			return nil, validationf("1 validation error detected: Value null at 'transactItems.1.member.conditionCheck.conditionExpression' failed to satisfy constraint: Member must not be null")
+		}
+	case "Update":
+		if a.UpdateExpression == nil {
+			return nil, validationf("1 validation error detected: Value null at 'transactItems.1.member.update.updateExpression' failed to satisfy constraint: Member must not be null")
+		}
+		src.update = a.UpdateExpression
+	}
+	if op.x, err = compile(params, src); err != nil {
+		return nil, err
+	}
+	if op.kind == "Put" {
+		if a.Item == nil {
+			return nil, validationf("1 validation error detected: Value null at 'transactItems.1.member.put.item' failed to satisfy constraint: Member must not be null")
+		}
+		if op.key, err = t.itemKey(a.Item); err != nil {
+			return nil, err
+		}
+		if err := t.checkIndexKeys(a.Item); err != nil {
+			return nil, err
+		}
+		if err := checkItemSize(a.Item, false); err != nil {
+			return nil, err
+		}
+		return op, nil
+	}
+	if a.Key == nil {
+		return nil, validationf("1 validation error detected: Value null at 'transactItems.1.member.key' failed to satisfy constraint: Member must not be null")
+	}
+	if op.key, err = t.keyOf(a.Key); err != nil {
+		return nil, err
+	}
+	if op.kind == "Update" {
+		if err := op.x.checkUpdateKeys(t); err != nil {
+			return nil, err
+		}
+	}
+	return op, nil
+}
+
+// evaluate reads the item, checks the condition and computes the new item.
+// The caller holds the table's write lock.
+func (op *txOp) evaluate(e *Engine) error {
+	switch op.kind {
+	case "Update":
+		old, next, err := e.applyUpdate(op.t, op.key, op.act.Key, op.x)
+		op.old, op.next, op.write = old, next, true
+		return err
+	default:
+		old, err := op.t.get(op.key)
+		if err != nil {
+			return err
+		}
+		op.old = old
+		if err := op.x.check(old); err != nil {
+			return err
+		}
+		switch op.kind {
+		case "Put":
+			op.next, op.write = op.act.Item, true
+		case "Delete":
+			op.write = old != nil
+		}
+		return nil
+	}
+}
+
+// lockTables locks the distinct tables of ops in name order, so that
+// concurrent transactions cannot deadlock.
+func lockTables(ops []*txOp, write bool) []*table {
+	byName := map[string]*table{}
+	for _, op := range ops {
+		byName[op.t.name] = op.t
+	}
+	names := sortedKeys(byName)
+	sort.Strings(names)
+	tables := make([]*table, len(names))
+	for i, n := range names {
+		tables[i] = byName[n]
+		if write {
+			tables[i].mu.Lock()
+		} else {
+			tables[i].mu.RLock()
+		}
+	}
+	return tables
+}
+
+func unlockTables(tables []*table, write bool) {
+	for i := len(tables) - 1; i >= 0; i-- {
+		if write {
+			tables[i].mu.Unlock()
+		} else {
+			tables[i].mu.RUnlock()
+		}
+	}
+}
+
+type transactGetItemsInput struct {
+	TransactItems []struct {
+		Get *struct {
+			TableName                string
+			Key                      attr.Item
+			ProjectionExpression     *string
+			ExpressionAttributeNames map[string]string
+		}
+	}
+	ReturnConsumedCapacity string
+}
+
+func (in *transactGetItemsInput) tableNames() []string {
+	var names []string
+	for _, ti := range in.TransactItems {
+		if ti.Get != nil {
+			names = append(names, ti.Get.TableName)
+		}
+	}
+	return names
+}
+
+func (e *Engine) transactGetItems(_ context.Context, in *transactGetItemsInput) (any, error) {
+	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	n := len(in.TransactItems)
+	if n == 0 || n > maxTransactItems {
+		bound := "less than or equal to 100"
+		if n == 0 {
+			bound = "greater than or equal to 1"
+		}
+		return nil, validationf("1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length %s", bound)
+	}
+	ops := make([]*txOp, n)
+	seen := map[string]bool{}
+	for i, ti := range in.TransactItems {
+		if ti.Get == nil {
+			return nil, validationf("1 validation error detected: Value null at 'transactItems.%d.member.get' failed to satisfy constraint: Member must not be null", i+1)
+		}
+		g := ti.Get
+		t, err := e.table(g.TableName)
+		if err != nil {
+			return nil, err
+		}
+		x, err := compile(exprParams{ExpressionAttributeNames: g.ExpressionAttributeNames}, exprSources{projection: g.ProjectionExpression})
+		if err != nil {
+			return nil, err
+		}
+		key, err := t.keyOf(g.Key)
+		if err != nil {
+			return nil, err
+		}
+		id := t.name + "\x00" + string(key)
+		if seen[id] {
+			return nil, validationf("Transaction request cannot include multiple operations on one item")
+		}
+		seen[id] = true
+		ops[i] = &txOp{kind: "Get", t: t, key: key, x: x}
+	}
+	if i := e.faults.transactionConflict(in.tableNames(), n); i >= 0 {
+		reasons := make([]cancellationReason, n)
+		for j := range reasons {
+			reasons[j] = cancellationReason{Code: "None"}
+		}
+		reasons[i] = cancellationReason{Code: "TransactionConflict", Message: "Transaction is ongoing for the item"}
+		return nil, transactionCanceled(reasons)
+	}
+	tables := lockTables(ops, false)
+	responses := make([]map[string]any, n)
+	usage := map[string]*consumed{}
+	var err error
+	for i, op := range ops {
+		var it attr.Item
+		if it, err = op.t.get(op.key); err != nil {
+			break
+		}
+		cc := usage[op.t.name]
+		if cc == nil {
+			cc = &consumed{table: op.t.name}
+			usage[op.t.name] = cc
+		}
+		responses[i] = map[string]any{}
+		size := 0
+		if it != nil {
+			size = attr.ItemSize(it)
+			responses[i]["Item"] = op.x.project(it)
+		}
+		cc.read += 2 * readUnits(size, true)
+	}
+	unlockTables(tables, false)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{"Responses": responses}
+	if r := reportAll(usage, in.ReturnConsumedCapacity); r != nil {
+		out["ConsumedCapacity"] = r
+	}
+	return out, nil
+}

@@ -1,0 +1,225 @@
+package ddblocal
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
+)
+
+const targetPrefix = "DynamoDB_20120810."
+
+// op is one DynamoDB operation: it decodes its input and runs it.
+type op struct {
+	// write marks operations whose response "apply, then lose the
+	// response" may drop.
+	write bool
+	run   func(ctx context.Context, e *Engine, body []byte) (out any, tables []string, err error)
+}
+
+// request is implemented by every operation input; it names the tables
+// the request touches so that per-table faults apply.
+type request interface{ tableNames() []string }
+
+// handle adapts a typed operation to op.run: it decodes the JSON body into
+// In, applies the faults of the tables involved, and runs f.
+func handle[In any, PIn interface {
+	*In
+	request
+}](kind faultKind, f func(e *Engine, ctx context.Context, in *In) (any, error)) func(context.Context, *Engine, []byte) (any, []string, error) {
+	return func(ctx context.Context, e *Engine, body []byte) (any, []string, error) {
+		in := new(In)
+		if err := decodeRequest(body, in); err != nil {
+			return nil, nil, err
+		}
+		tables := PIn(in).tableNames()
+		if err := e.faults.before(ctx, kind, tables); err != nil {
+			return nil, tables, err
+		}
+		out, err := f(e, ctx, in)
+		return out, tables, err
+	}
+}
+
+func decodeRequest(body []byte, in any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		body = []byte("{}")
+	}
+	if err := json.Unmarshal(body, in); err != nil {
+		var ve *attr.ValidationError
+		if errors.As(err, &ve) {
+			return validationf("%s", ve.Message)
+		}
+		var ue *json.UnmarshalTypeError
+		if errors.As(err, &ue) {
+			return newError(CodeSerialization, "Unexpected value type in payload")
+		}
+		return newError(CodeSerialization, "Start of structure or map found where not expected")
+	}
+	return nil
+}
+
+var operations map[string]op
+
+func init() {
+	operations = map[string]op{
+		"CreateTable":               {run: handle(faultControl, (*Engine).createTable)},
+		"DescribeTable":             {run: handle(faultControl, (*Engine).describeTable)},
+		"ListTables":                {run: handle(faultControl, (*Engine).listTables)},
+		"DeleteTable":               {run: handle(faultControl, (*Engine).deleteTable)},
+		"UpdateTable":               {run: handle(faultControl, (*Engine).updateTable)},
+		"UpdateTimeToLive":          {run: handle(faultControl, (*Engine).updateTimeToLive)},
+		"DescribeTimeToLive":        {run: handle(faultControl, (*Engine).describeTimeToLive)},
+		"UpdateContinuousBackups":   {run: handle(faultControl, (*Engine).updateContinuousBackups)},
+		"DescribeContinuousBackups": {run: handle(faultControl, (*Engine).describeContinuousBackups)},
+		"DescribeEndpoints":         {run: handle(faultControl, (*Engine).describeEndpoints)},
+		"DescribeLimits":            {run: handle(faultControl, (*Engine).describeLimits)},
+		"PutItem":                   {write: true, run: handle(faultWrite, (*Engine).putItem)},
+		"GetItem":                   {run: handle(faultRead, (*Engine).getItem)},
+		"UpdateItem":                {write: true, run: handle(faultWrite, (*Engine).updateItem)},
+		"DeleteItem":                {write: true, run: handle(faultWrite, (*Engine).deleteItem)},
+		"Query":                     {run: handle(faultRead, (*Engine).query)},
+		"Scan":                      {run: handle(faultRead, (*Engine).scan)},
+		"BatchGetItem":              {run: handle(faultBatch, (*Engine).batchGetItem)},
+		"BatchWriteItem":            {write: true, run: handle(faultBatch, (*Engine).batchWriteItem)},
+		"TransactWriteItems":        {write: true, run: handle(faultTransact, (*Engine).transactWriteItems)},
+		"TransactGetItems":          {run: handle(faultTransactRead, (*Engine).transactGetItems)},
+	}
+}
+
+// Handler returns the engine as an http.Handler speaking DynamoDB's JSON 1.0
+// protocol. Serve it on a TCP address, or use Client for in-process access.
+func (e *Engine) Handler() http.Handler { return http.HandlerFunc(e.serveHTTP) }
+
+func (e *Engine) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	reqID := e.requestID()
+	w.Header().Set("x-amzn-RequestId", reqID)
+	if r.Method != http.MethodPost {
+		if r.Method == http.MethodGet && r.URL.Path == "/" {
+			// Health checks and curious browsers.
+			writeJSON(w, http.StatusOK, map[string]string{"service": "ddblocal"})
+			return
+		}
+		writeError(w, newError(CodeSerialization, "only POST is supported"))
+		return
+	}
+	target := r.Header.Get("X-Amz-Target")
+	name, ok := strings.CutPrefix(target, targetPrefix)
+	o, known := operations[name]
+	if !ok || !known {
+		writeError(w, newError(CodeUnknownOperation, "An unknown operation was requested."))
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeError(w, newError(CodeSerialization, "cannot read request body: %v", err))
+		return
+	}
+	out, tables, err := e.runOp(r.Context(), o, body)
+	if err != nil {
+		var ae *APIError
+		if !errors.As(err, &ae) {
+			ae = newError(CodeInternalServerError, "%v", err)
+		}
+		writeError(w, ae)
+		return
+	}
+	if o.write {
+		switch e.faults.loseResponse(tables) {
+		case loseAs500:
+			writeError(w, newError(CodeInternalServerError, "Internal server error"))
+			return
+		case loseAsReset:
+			resetConnection(w)
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// runOp runs an operation, turning a panic into an InternalServerError so
+// one bad request cannot take the engine down.
+func (e *Engine) runOp(ctx context.Context, o op, body []byte) (out any, tables []string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = newError(CodeInternalServerError, "internal error: %v", p)
+		}
+	}()
+	return o.run(ctx, e, body)
+}
+
+func (e *Engine) requestID() string {
+	n := atomic.AddUint64(&e.reqSeq, 1)
+	return fmt.Sprintf("DDBLOCAL%016X%08X", n, crc32.ChecksumIEEE([]byte(strconv.FormatUint(n, 10))))
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		body = errorBody(newError(CodeInternalServerError, "cannot encode response: %v", err))
+	}
+	writeBody(w, status, body)
+}
+
+func writeBody(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/x-amz-json-1.0")
+	h.Set("x-amz-crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10))
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+func errorBody(ae *APIError) []byte {
+	m := map[string]any{
+		"__type":  errorTypePrefix + ae.Code,
+		"message": ae.Message,
+	}
+	for k, v := range ae.Extra {
+		m[k] = v
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		b, _ = json.Marshal(map[string]any{"__type": errorTypePrefix + CodeInternalServerError, "message": err.Error()})
+	}
+	return b
+}
+
+func writeError(w http.ResponseWriter, ae *APIError) {
+	status := ae.Status
+	if status == 0 {
+		status = http.StatusBadRequest
+	}
+	writeBody(w, status, errorBody(ae))
+}
+
+// resetConnection drops the connection without a response: over TCP by
+// hijacking and closing it, in process by telling the round tripper.
+func resetConnection(w http.ResponseWriter) {
+	if d, ok := w.(dropper); ok {
+		d.drop()
+		return
+	}
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			if tc, ok := conn.(interface{ SetLinger(int) error }); ok {
+				_ = tc.SetLinger(0)
+			}
+			_ = conn.Close()
+			return
+		}
+	}
+	panic(http.ErrAbortHandler)
+}
+
+type dropper interface{ drop() }

@@ -1,0 +1,95 @@
+package ddblocal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/oncetable/oncetable/runtime/schema"
+)
+
+// CreateTableInput returns the CreateTable request for the oncetable table
+// described by runtime/schema: string keys PK and SK, on-demand billing,
+// and one global secondary index per schema.Indexes.
+func CreateTableInput(tableName string) *dynamodb.CreateTableInput {
+	defs := []types.AttributeDefinition{
+		{AttributeName: aws.String(schema.PartitionKey), AttributeType: types.ScalarAttributeTypeS},
+		{AttributeName: aws.String(schema.SortKey), AttributeType: types.ScalarAttributeTypeS},
+	}
+	var gsis []types.GlobalSecondaryIndex
+	for _, ix := range schema.Indexes() {
+		defs = append(defs,
+			types.AttributeDefinition{AttributeName: aws.String(ix.PartitionKey), AttributeType: types.ScalarAttributeTypeS},
+			types.AttributeDefinition{AttributeName: aws.String(ix.SortKey), AttributeType: types.ScalarAttributeTypeS})
+		p := &types.Projection{ProjectionType: types.ProjectionType(ix.Projection)}
+		if ix.Projection == schema.ProjectInclude {
+			p.NonKeyAttributes = append([]string(nil), ix.NonKeyAttributes...)
+		}
+		gsis = append(gsis, types.GlobalSecondaryIndex{
+			IndexName: aws.String(ix.Name),
+			KeySchema: []types.KeySchemaElement{
+				{AttributeName: aws.String(ix.PartitionKey), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String(ix.SortKey), KeyType: types.KeyTypeRange},
+			},
+			Projection: p,
+		})
+	}
+	return &dynamodb.CreateTableInput{
+		TableName:            aws.String(tableName),
+		AttributeDefinitions: defs,
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String(schema.PartitionKey), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(schema.SortKey), KeyType: types.KeyTypeRange},
+		},
+		GlobalSecondaryIndexes: gsis,
+		BillingMode:            types.BillingModePayPerRequest,
+	}
+}
+
+// EnsureTable creates the oncetable table when it does not exist, waits
+// until it is ACTIVE and enables TTL on schema.TTLAttribute when it is off.
+// It works against real DynamoDB as well as against the engine.
+func EnsureTable(ctx context.Context, client *dynamodb.Client, name string) error {
+	_, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	var notFound *types.ResourceNotFoundException
+	switch {
+	case errors.As(err, &notFound):
+		_, err = client.CreateTable(ctx, CreateTableInput(name))
+		var inUse *types.ResourceInUseException
+		if err != nil && !errors.As(err, &inUse) {
+			return fmt.Errorf("create table %s: %w", name, err)
+		}
+	case err != nil:
+		return fmt.Errorf("describe table %s: %w", name, err)
+	}
+	waiter := dynamodb.NewTableExistsWaiter(client, func(o *dynamodb.TableExistsWaiterOptions) {
+		o.MinDelay = 100 * time.Millisecond
+		o.MaxDelay = 5 * time.Second
+	})
+	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 5*time.Minute); err != nil {
+		return fmt.Errorf("wait for table %s: %w", name, err)
+	}
+	ttl, err := client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(name)})
+	if err != nil {
+		return fmt.Errorf("describe TTL of %s: %w", name, err)
+	}
+	if d := ttl.TimeToLiveDescription; d != nil && (d.TimeToLiveStatus == types.TimeToLiveStatusEnabled || d.TimeToLiveStatus == types.TimeToLiveStatusEnabling) {
+		return nil
+	}
+	_, err = client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+		TableName: aws.String(name),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{
+			AttributeName: aws.String(schema.TTLAttribute),
+			Enabled:       aws.Bool(true),
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("enable TTL on %s: %w", name, err)
+	}
+	return nil
+}

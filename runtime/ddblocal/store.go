@@ -1,0 +1,224 @@
+package ddblocal
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
+)
+
+// The persistent store keeps each table's definition in the "tables"
+// bucket and its items, encoded, in a bucket of its own. Indexes and the
+// TTL order are rebuilt in memory when the engine opens.
+var metaBucket = []byte("tables")
+
+func itemsBucket(name string) []byte { return []byte("items/" + name) }
+
+// DataFile is the name of the bbolt file in Options.Dir.
+const DataFile = "ddblocal.db"
+
+type storedIndex struct {
+	Name       string
+	Local      bool
+	Keys       []keySchemaElement
+	Projection projectionJSON
+	RCU, WCU   int64
+}
+
+type storedTable struct {
+	Name               string
+	ID                 string
+	ARN                string
+	Created            time.Time
+	Keys               []keySchemaElement
+	AttrDefs           []attributeDefinition
+	Billing            string
+	RCU, WCU           int64
+	DeletionProtection bool
+	Stream             *streamSpecification
+	Indexes            []storedIndex
+	TTLAttr            string
+	TTLEnabled         bool
+	PITR               bool
+	PITRSince          time.Time
+}
+
+func (e *Engine) openStore(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	db, err := bolt.Open(filepath.Join(dir, DataFile), 0o644, &bolt.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		return err
+	}
+	e.db = db
+	err = db.Update(func(tx *bolt.Tx) error {
+		meta, err := tx.CreateBucketIfNotExists(metaBucket)
+		if err != nil {
+			return err
+		}
+		return meta.ForEach(func(k, v []byte) error {
+			var st storedTable
+			if err := json.Unmarshal(v, &st); err != nil {
+				return fmt.Errorf("table %s: %w", k, err)
+			}
+			t, err := restoreTable(st)
+			if err != nil {
+				return fmt.Errorf("table %s: %w", k, err)
+			}
+			if b := tx.Bucket(itemsBucket(st.Name)); b != nil {
+				if err := b.ForEach(func(k, v []byte) error {
+					it, err := attr.DecodeItem(v)
+					if err != nil {
+						return err
+					}
+					key := append([]byte(nil), k...)
+					t.write(key, nil, it, 0, time.Time{})
+					return nil
+				}); err != nil {
+					return fmt.Errorf("table %s: %w", st.Name, err)
+				}
+			}
+			t.changes = nil
+			t.persist = true
+			e.tables[st.Name] = t
+			return nil
+		})
+	})
+	if err != nil {
+		_ = db.Close()
+		e.db = nil
+	}
+	return err
+}
+
+func restoreTable(st storedTable) (*table, error) {
+	defs := map[string]attr.Type{}
+	t := &table{
+		name: st.Name, id: st.ID, arn: st.ARN, created: st.Created,
+		billing: st.Billing, rcu: st.RCU, wcu: st.WCU,
+		deletionProtection: st.DeletionProtection, streamSpec: st.Stream,
+		items: newTree(), pitr: st.PITR, pitrSince: st.PITRSince,
+	}
+	for _, d := range st.AttrDefs {
+		typ, _ := attr.ParseType(d.AttributeType)
+		defs[d.AttributeName] = typ
+		t.attrDefs = append(t.attrDefs, attrDef{d.AttributeName, typ})
+	}
+	ks, err := parseKeySchema(st.Keys, defs, "keySchema")
+	if err != nil {
+		return nil, err
+	}
+	t.keys = ks
+	for _, si := range st.Indexes {
+		iks, err := parseKeySchema(si.Keys, defs, "keySchema")
+		if err != nil {
+			return nil, err
+		}
+		ix := &index{name: si.Name, local: si.Local, keys: iks, tree: newTree(), status: "ACTIVE", rcu: si.RCU, wcu: si.WCU,
+			proj: projection{typ: si.Projection.ProjectionType, nonKey: si.Projection.NonKeyAttributes}}
+		if ix.local {
+			t.lsis = append(t.lsis, ix)
+		} else {
+			t.gsis = append(t.gsis, ix)
+		}
+	}
+	if st.TTLEnabled {
+		t.ttlEnabled, t.ttlAttr, t.ttlTree = true, st.TTLAttr, btreeTTL()
+	}
+	return t, nil
+}
+
+// persistTable saves a table's definition.
+func (e *Engine) persistTable(t *table) error {
+	if e.db == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.persist = true
+	st := storedTable{
+		Name: t.name, ID: t.id, ARN: t.arn, Created: t.created, Keys: keySchemaJSON(t.keys),
+		Billing: t.billing, RCU: t.rcu, WCU: t.wcu, DeletionProtection: t.deletionProtection, Stream: t.streamSpec,
+		TTLAttr: t.ttlAttr, TTLEnabled: t.ttlEnabled, PITR: t.pitr, PITRSince: t.pitrSince,
+	}
+	for _, d := range t.attrDefs {
+		st.AttrDefs = append(st.AttrDefs, attributeDefinition{d.name, d.typ.String()})
+	}
+	for _, ix := range t.indexes() {
+		st.Indexes = append(st.Indexes, storedIndex{Name: ix.name, Local: ix.local, Keys: keySchemaJSON(ix.keys),
+			Projection: projectionJSON{ProjectionType: ix.proj.typ, NonKeyAttributes: ix.proj.nonKey}, RCU: ix.rcu, WCU: ix.wcu})
+	}
+	raw, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	err = e.db.Update(func(tx *bolt.Tx) error {
+		if _, err := tx.CreateBucketIfNotExists(itemsBucket(t.name)); err != nil {
+			return err
+		}
+		return tx.Bucket(metaBucket).Put([]byte(t.name), raw)
+	})
+	if err != nil {
+		return newError(CodeInternalServerError, "cannot save table %s: %v", t.name, err)
+	}
+	return nil
+}
+
+// flush writes the rows changed by the current operation to the store. The
+// caller holds t.mu for writing.
+func (e *Engine) flush(t *table) error {
+	if len(t.changes) == 0 {
+		return nil
+	}
+	changes := t.changes
+	t.changes = t.changes[:0]
+	if e.db == nil {
+		return nil
+	}
+	err := e.db.Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucketIfNotExists(itemsBucket(t.name))
+		if err != nil {
+			return err
+		}
+		for _, c := range changes {
+			if c.val == nil {
+				err = b.Delete(c.key)
+			} else {
+				err = b.Put(c.key, c.val)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return newError(CodeInternalServerError, "cannot save items of %s: %v", t.name, err)
+	}
+	return nil
+}
+
+func (e *Engine) dropStoredTable(name string) error {
+	if e.db == nil {
+		return nil
+	}
+	err := e.db.Update(func(tx *bolt.Tx) error {
+		if err := tx.Bucket(metaBucket).Delete([]byte(name)); err != nil {
+			return err
+		}
+		if tx.Bucket(itemsBucket(name)) != nil {
+			return tx.DeleteBucket(itemsBucket(name))
+		}
+		return nil
+	})
+	if err != nil {
+		return newError(CodeInternalServerError, "cannot delete table %s: %v", name, err)
+	}
+	return nil
+}

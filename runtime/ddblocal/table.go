@@ -1,0 +1,447 @@
+package ddblocal
+
+import (
+	"bytes"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/google/btree"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
+)
+
+// entry is one stored row: an encoded key and an encoded item.
+type entry struct {
+	key []byte
+	val []byte
+}
+
+func entryLess(a, b entry) bool { return bytes.Compare(a.key, b.key) < 0 }
+
+func newTree() *btree.BTreeG[entry] { return btree.NewG(32, entryLess) }
+
+func btreeTTL() *btree.BTreeG[ttlEntry] { return btree.NewG(32, ttlLess) }
+
+type keyAttr struct {
+	name string
+	typ  attr.Type
+}
+
+// keySchema is a partition key and an optional sort key (rng.name == "").
+type keySchema struct {
+	hash keyAttr
+	rng  keyAttr
+}
+
+func (k keySchema) names() []string {
+	if k.rng.name == "" {
+		return []string{k.hash.name}
+	}
+	return []string{k.hash.name, k.rng.name}
+}
+
+type projection struct {
+	typ    string // ALL, KEYS_ONLY or INCLUDE
+	nonKey []string
+}
+
+// index is a global or local secondary index. Its rows are keyed by the
+// index key followed by the table key, and hold the projected item.
+type index struct {
+	name   string
+	local  bool
+	keys   keySchema
+	proj   projection
+	tree   *btree.BTreeG[entry]
+	size   int64
+	rcu    int64
+	wcu    int64
+	status string
+
+	// pending holds index writes that a GSI propagation delay holds back,
+	// oldest first.
+	pending []indexOp
+}
+
+type indexOp struct {
+	at  time.Time
+	del []byte // row key to remove, or nil
+	put *entry // row to insert, or nil
+}
+
+type ttlEntry struct {
+	exp int64
+	key []byte
+}
+
+func ttlLess(a, b ttlEntry) bool {
+	if a.exp != b.exp {
+		return a.exp < b.exp
+	}
+	return bytes.Compare(a.key, b.key) < 0
+}
+
+type attrDef struct {
+	name string
+	typ  attr.Type
+}
+
+// table is one DynamoDB table. mu serialises writers (which gives
+// serializable isolation: every operation, transactions included, runs
+// entirely under the locks of the tables it touches).
+type table struct {
+	mu sync.RWMutex
+
+	name               string
+	id                 string
+	arn                string
+	created            time.Time
+	keys               keySchema
+	attrDefs           []attrDef
+	billing            string
+	rcu                int64
+	wcu                int64
+	deletionProtection bool
+	streamSpec         *streamSpecification
+
+	items *btree.BTreeG[entry]
+	size  int64
+	gsis  []*index
+	lsis  []*index
+
+	ttlAttr    string
+	ttlEnabled bool
+	ttlTree    *btree.BTreeG[ttlEntry]
+
+	pitr      bool
+	pitrSince time.Time
+
+	// persist is set when the engine keeps the table in its store; changes
+	// then collects the rows written by the current operation.
+	persist bool
+	changes []entry
+}
+
+func (t *table) indexes() []*index {
+	out := make([]*index, 0, len(t.gsis)+len(t.lsis))
+	out = append(out, t.gsis...)
+	return append(out, t.lsis...)
+}
+
+func (t *table) index(name string) *index {
+	for _, ix := range t.indexes() {
+		if ix.name == name {
+			return ix
+		}
+	}
+	return nil
+}
+
+// attrType returns the declared type of a key attribute.
+func (t *table) attrType(name string) attr.Type {
+	for _, d := range t.attrDefs {
+		if d.name == name {
+			return d.typ
+		}
+	}
+	return 0
+}
+
+// itemKey extracts and validates the table key of a full item (PutItem).
+func (t *table) itemKey(it attr.Item) ([]byte, error) {
+	var buf []byte
+	for _, ka := range []keyAttr{t.keys.hash, t.keys.rng} {
+		if ka.name == "" {
+			continue
+		}
+		v, ok := it[ka.name]
+		if !ok {
+			return nil, validationf("One or more parameter values were invalid: Missing the key %s in the item", ka.name)
+		}
+		if v.T != ka.typ {
+			return nil, validationf("One or more parameter values were invalid: Type mismatch for key %s expected: %s actual: %s", ka.name, ka.typ, v.T)
+		}
+		if err := checkKeyValue(ka.name, v); err != nil {
+			return nil, err
+		}
+		if err := checkKeySize(v, ka == t.keys.rng); err != nil {
+			return nil, err
+		}
+		buf = appendKey(buf, v)
+	}
+	return buf, nil
+}
+
+// keyOf validates a Key parameter (exactly the key attributes) and encodes it.
+func (t *table) keyOf(key attr.Item) ([]byte, error) {
+	names := t.keys.names()
+	if len(key) != len(names) {
+		return nil, validationf("The provided key element does not match the schema")
+	}
+	var buf []byte
+	for _, ka := range []keyAttr{t.keys.hash, t.keys.rng} {
+		if ka.name == "" {
+			continue
+		}
+		v, ok := key[ka.name]
+		if !ok || v.T != ka.typ {
+			return nil, validationf("The provided key element does not match the schema")
+		}
+		if err := checkKeyValue(ka.name, v); err != nil {
+			return nil, err
+		}
+		if err := checkKeySize(v, ka == t.keys.rng); err != nil {
+			return nil, err
+		}
+		buf = appendKey(buf, v)
+	}
+	return buf, nil
+}
+
+func checkKeyValue(name string, v attr.Value) error {
+	if v.S == "" {
+		if v.T == attr.B {
+			return validationf("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty binary value. Key: %s", name)
+		}
+		if v.T == attr.S {
+			return validationf("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: %s", name)
+		}
+	}
+	return nil
+}
+
+// checkKeySize applies DynamoDB's key length limits.
+func checkKeySize(v attr.Value, isRange bool) error {
+	if !isRange && len(v.S) > 2048 {
+		return validationf("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes")
+	}
+	if isRange && len(v.S) > 1024 {
+		return validationf("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
+	}
+	return nil
+}
+
+// keyItem returns only the table key attributes of it.
+func (t *table) keyItem(it attr.Item) attr.Item {
+	out := attr.Item{t.keys.hash.name: it[t.keys.hash.name]}
+	if t.keys.rng.name != "" {
+		out[t.keys.rng.name] = it[t.keys.rng.name]
+	}
+	return out
+}
+
+// indexKey returns the index row key for an item, or nil when the item
+// lacks an index key attribute (a sparse index leaves it out). A key
+// attribute of the wrong type is a ValidationException.
+func (ix *index) rowKey(it attr.Item, tableKey []byte) ([]byte, error) {
+	if it == nil {
+		return nil, nil
+	}
+	var buf []byte
+	for _, ka := range []keyAttr{ix.keys.hash, ix.keys.rng} {
+		if ka.name == "" {
+			continue
+		}
+		v, ok := it[ka.name]
+		if !ok {
+			return nil, nil
+		}
+		if v.T != ka.typ {
+			return nil, validationf("One or more parameter values were invalid: Type mismatch for Index Key %s Expected: %s Actual: %s IndexName: %s", ka.name, ka.typ, v.T, ix.name)
+		}
+		if v.S == "" && (v.T == attr.S || v.T == attr.B) {
+			return nil, validationf("One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: %s, IndexKey: %s", ix.name, ka.name)
+		}
+		buf = appendKey(buf, v)
+	}
+	return append(buf, tableKey...), nil
+}
+
+// project returns the attributes of it that the index stores.
+func (t *table) project(ix *index, it attr.Item) attr.Item {
+	if ix.proj.typ == "ALL" {
+		return it
+	}
+	out := t.keyItem(it)
+	for _, ka := range []keyAttr{ix.keys.hash, ix.keys.rng} {
+		if ka.name != "" {
+			out[ka.name] = it[ka.name]
+		}
+	}
+	if ix.proj.typ == "INCLUDE" {
+		for _, n := range ix.proj.nonKey {
+			if v, ok := it[n]; ok {
+				out[n] = v
+			}
+		}
+	}
+	return out
+}
+
+// checkIndexKeys validates the index key attributes of an item about to be
+// written.
+func (t *table) checkIndexKeys(it attr.Item) error {
+	for _, ix := range t.indexes() {
+		if _, err := ix.rowKey(it, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// getRaw returns the encoded item stored under key.
+func (t *table) getRaw(key []byte) ([]byte, bool) {
+	e, ok := t.items.Get(entry{key: key})
+	return e.val, ok
+}
+
+// get returns the decoded item stored under key, or nil.
+func (t *table) get(key []byte) (attr.Item, error) {
+	raw, ok := t.getRaw(key)
+	if !ok {
+		return nil, nil
+	}
+	return decodeItem(raw)
+}
+
+// writeResult reports the capacity a write consumed, in write units, for
+// the table and for each index it touched.
+type writeResult struct {
+	table   float64
+	indexes map[string]float64
+}
+
+// write replaces the item under key: old is the current item (nil when
+// absent) and next the new one (nil to delete). The caller holds t.mu and
+// has validated next. now is used for GSI propagation delay.
+func (t *table) write(key []byte, old, next attr.Item, gsiDelay time.Duration, now time.Time) writeResult {
+	res := writeResult{}
+	var nextRaw []byte
+	var oldSize, nextSize int
+	if old != nil {
+		oldSize = attr.ItemSize(old)
+	}
+	if next != nil {
+		nextRaw = encodeItem(next)
+		nextSize = attr.ItemSize(next)
+		t.items.ReplaceOrInsert(entry{key: key, val: nextRaw})
+	} else if old != nil {
+		t.items.Delete(entry{key: key})
+	}
+	t.size += int64(nextSize - oldSize)
+	res.table = writeUnits(max(oldSize, nextSize))
+	if t.persist {
+		t.changes = append(t.changes, entry{key: key, val: nextRaw})
+	}
+
+	for _, ix := range t.indexes() {
+		oldRow, _ := ix.rowKey(old, key)
+		nextRow, _ := ix.rowKey(next, key)
+		if oldRow == nil && nextRow == nil {
+			continue
+		}
+		var oldProj, nextProj attr.Item
+		if oldRow != nil {
+			oldProj = t.project(ix, old)
+		}
+		if nextRow != nil {
+			nextProj = t.project(ix, next)
+		}
+		sameRow := oldRow != nil && nextRow != nil && bytes.Equal(oldRow, nextRow)
+		if sameRow && attr.EqualItems(oldProj, nextProj) {
+			continue
+		}
+		units := 0.0
+		op := indexOp{}
+		if oldRow != nil && !sameRow {
+			op.del = oldRow
+			units += writeUnits(attr.ItemSize(oldProj))
+			ix.size -= int64(attr.ItemSize(oldProj))
+		}
+		if sameRow {
+			ix.size -= int64(attr.ItemSize(oldProj))
+		}
+		if nextRow != nil {
+			op.put = &entry{key: nextRow, val: encodeItem(nextProj)}
+			units += writeUnits(attr.ItemSize(nextProj))
+			ix.size += int64(attr.ItemSize(nextProj))
+		}
+		if res.indexes == nil {
+			res.indexes = map[string]float64{}
+		}
+		res.indexes[ix.name] += units
+		if !ix.local && (gsiDelay > 0 || len(ix.pending) > 0) {
+			op.at = now.Add(gsiDelay)
+			ix.pending = append(ix.pending, op)
+			continue
+		}
+		ix.apply(op)
+	}
+
+	if t.ttlAttr != "" {
+		if exp, ok := ttlOf(old, t.ttlAttr); ok {
+			t.ttlTree.Delete(ttlEntry{exp: exp, key: key})
+		}
+		if exp, ok := ttlOf(next, t.ttlAttr); ok {
+			t.ttlTree.ReplaceOrInsert(ttlEntry{exp: exp, key: key})
+		}
+	}
+	return res
+}
+
+func (ix *index) apply(op indexOp) {
+	if op.del != nil {
+		ix.tree.Delete(entry{key: op.del})
+	}
+	if op.put != nil {
+		ix.tree.ReplaceOrInsert(*op.put)
+	}
+}
+
+// drain applies the delayed index writes that are due at now. The caller
+// holds t.mu for writing.
+func (ix *index) drain(now time.Time) {
+	n := 0
+	for n < len(ix.pending) && !ix.pending[n].at.After(now) {
+		ix.apply(ix.pending[n])
+		n++
+	}
+	if n > 0 {
+		ix.pending = append(ix.pending[:0:0], ix.pending[n:]...)
+	}
+}
+
+// ttlOf returns the expiry of it in epoch seconds when its TTL attribute is
+// a number.
+func ttlOf(it attr.Item, name string) (int64, bool) {
+	if it == nil {
+		return 0, false
+	}
+	v, ok := it[name]
+	if !ok || v.T != attr.N {
+		return 0, false
+	}
+	d := attr.Decimal(v.S)
+	f, err := d.Float64()
+	if err != nil || f > math.MaxInt64/2 || f < math.MinInt64/2 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// writeUnits is the write capacity for an item of size bytes: one unit per
+// started kilobyte, at least one.
+func writeUnits(size int) float64 {
+	return math.Max(1, math.Ceil(float64(size)/1024))
+}
+
+// readUnits is the read capacity for size bytes read: one unit per started
+// 4 KB, at least one, half for an eventually consistent read.
+func readUnits(size int, consistent bool) float64 {
+	u := math.Max(1, math.Ceil(float64(size)/4096))
+	if !consistent {
+		u /= 2
+	}
+	return u
+}
