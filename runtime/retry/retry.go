@@ -82,20 +82,16 @@ func (p Policy) Backoff(attempt int) time.Duration {
 func Classify(err error) (Kind, bool) {
 	var tce *types.TransactionCanceledException
 	if errors.As(err, &tce) {
-		transient := false
+		// A conflict anywhere makes the whole outcome uncertain (a concurrent
+		// duplicate may be committing), so it is retried even when another
+		// item's condition failed: the next attempt gives a definite answer.
 		for _, r := range tce.CancellationReasons {
 			switch code(r.Code) {
-			case "None", "":
 			case "TransactionConflict":
-				transient = true
+				return Conflict, true
 			case "ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded":
 				return Throttled, true
-			default:
-				return "", false
 			}
-		}
-		if transient {
-			return Conflict, true
 		}
 		return "", false
 	}

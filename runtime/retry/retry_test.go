@@ -29,7 +29,7 @@ func TestClassify(t *testing.T) {
 	}{
 		{"conflict", canceled("None", "TransactionConflict"), retry.Conflict, true},
 		{"condition failed", canceled("ConditionalCheckFailed", "None"), "", false},
-		{"condition and conflict", canceled("ConditionalCheckFailed", "TransactionConflict"), "", false},
+		{"condition and conflict", canceled("ConditionalCheckFailed", "TransactionConflict"), retry.Conflict, true},
 		{"throttled in transaction", canceled("None", "ThrottlingError"), retry.Throttled, true},
 		{"throughput", &types.ProvisionedThroughputExceededException{Message: aws.String("x")}, retry.Throttled, true},
 		{"request limit", &types.RequestLimitExceeded{Message: aws.String("x")}, retry.Throttled, true},

@@ -1,0 +1,148 @@
+package payments
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/money"
+	"github.com/oncetable/oncetable/runtime/schema"
+	"github.com/oncetable/oncetable/runtime/store"
+)
+
+// CreditResult is the body of a credit.
+type CreditResult struct {
+	EntryID  string `json:"entryId"`
+	Amount   int64  `json:"amount"`
+	Currency string `json:"currency"`
+}
+
+// DebitResult is the body of a debit.
+type DebitResult struct {
+	DebitID  string `json:"debitId"`
+	Amount   int64  `json:"amount"`
+	Currency string `json:"currency"`
+}
+
+var (
+	balanceName  = expression.Name("balance")
+	currencyName = expression.Name("currency")
+	updatedName  = expression.Name(schema.UpdatedAt)
+)
+
+// Credit tops up a user's balance in one TransactWriteItems: the profile
+// Update (SET balance = balance + :amt, fixing the currency on the first
+// credit), a ledger entry and the idempotency record. Status 201.
+func (s *Service) Credit(ctx context.Context, idem Idem, userID string, amt money.Amount) (Response, error) {
+	uk, err := keys.User(userID)
+	if err != nil {
+		return Response{}, err
+	}
+	entryID := keys.NewID("cr")
+	build := func(now time.Time) ([]types.TransactWriteItem, int, any, error) {
+		ts := keys.Timestamp(now)
+		upd, err := store.Update(s.st.Table(), uk,
+			expression.Set(balanceName, expression.Plus(expression.IfNotExists(balanceName, expression.Value(0)), expression.Value(amt.Minor))).
+				Set(currencyName, expression.Value(string(amt.Currency))).
+				Set(updatedName, expression.Value(ts)),
+			store.Exists().
+				And(expression.Or(expression.AttributeNotExists(currencyName), currencyName.Equal(expression.Value(string(amt.Currency))))).
+				And(expression.Or(expression.AttributeNotExists(balanceName), balanceName.LessThanEqual(expression.Value(money.MaxMinor-amt.Minor)))))
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		entry, err := s.ledgerPut(userID, now, entryID, store.LedgerCredit, amt, "")
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		return []types.TransactWriteItem{upd, entry}, http.StatusCreated,
+			CreditResult{EntryID: entryID, Amount: amt.Minor, Currency: string(amt.Currency)}, nil
+	}
+	fail := func(reasons []types.CancellationReason) error {
+		if !store.ReasonFailed(reasons, 0) {
+			return nil
+		}
+		var u store.User
+		if len(reasons[0].Item) == 0 || attributevalue.UnmarshalMap(reasons[0].Item, &u) != nil {
+			return fmt.Errorf("user %q: %w", userID, ErrNotFound)
+		}
+		if u.Currency != "" && u.Currency != string(amt.Currency) {
+			return fmt.Errorf("balance of user %q is in %s, credit is in %s: %w", userID, u.Currency, amt.Currency, ErrCurrencyMismatch)
+		}
+		return fmt.Errorf("balance %s + %s: %w", money.Format(u.Balance, amt.Currency), amt, ErrBalanceLimit)
+	}
+	return s.run(ctx, FlowCredit, idem, uk.PK, []string{entryID}, build, fail)
+}
+
+// Debit takes amt from a user's balance only if the balance covers it: one
+// TransactWriteItems with the guarded Update (SET balance = balance - :amt,
+// condition balance >= :amt), a ledger entry and the idempotency record.
+// Concurrent debits therefore never drive the balance negative. Status 201.
+func (s *Service) Debit(ctx context.Context, idem Idem, userID string, amt money.Amount) (Response, error) {
+	uk, err := keys.User(userID)
+	if err != nil {
+		return Response{}, err
+	}
+	debitID := keys.NewID("db")
+	build := func(now time.Time) ([]types.TransactWriteItem, int, any, error) {
+		upd, err := s.guardedDebit(uk, amt, now)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		entry, err := s.ledgerPut(userID, now, debitID, store.LedgerDebit, amt, "")
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		return []types.TransactWriteItem{upd, entry}, http.StatusCreated,
+			DebitResult{DebitID: debitID, Amount: amt.Minor, Currency: string(amt.Currency)}, nil
+	}
+	fail := func(reasons []types.CancellationReason) error {
+		if store.ReasonFailed(reasons, 0) {
+			return debitFailure(userID, reasons[0].Item, amt)
+		}
+		return nil
+	}
+	return s.run(ctx, FlowDebit, idem, uk.PK, []string{debitID}, build, fail)
+}
+
+// guardedDebit is the profile Update shared by debit and settle.
+func (s *Service) guardedDebit(uk keys.Key, amt money.Amount, now time.Time) (types.TransactWriteItem, error) {
+	return store.Update(s.st.Table(), uk,
+		expression.Set(balanceName, balanceName.Minus(expression.Value(amt.Minor))).
+			Set(updatedName, expression.Value(keys.Timestamp(now))),
+		store.Exists().
+			And(currencyName.Equal(expression.Value(string(amt.Currency)))).
+			And(balanceName.GreaterThanEqual(expression.Value(amt.Minor))))
+}
+
+// debitFailure explains a failed guarded debit from the profile's ALL_OLD image.
+func debitFailure(userID string, old map[string]types.AttributeValue, amt money.Amount) error {
+	var u store.User
+	if len(old) == 0 || attributevalue.UnmarshalMap(old, &u) != nil {
+		return fmt.Errorf("user %q: %w", userID, ErrNotFound)
+	}
+	if u.Currency != string(amt.Currency) {
+		if u.Currency == "" {
+			return &InsufficientFundsError{Available: money.Amount{Currency: amt.Currency}, Requested: amt}
+		}
+		return fmt.Errorf("balance of user %q is in %s, debit is in %s: %w", userID, u.Currency, amt.Currency, ErrCurrencyMismatch)
+	}
+	return &InsufficientFundsError{Available: money.Amount{Minor: u.Balance, Currency: amt.Currency}, Requested: amt}
+}
+
+func (s *Service) ledgerPut(userID string, now time.Time, entryID, kind string, amt money.Amount, orderID string) (types.TransactWriteItem, error) {
+	k, err := keys.Ledger(userID, now, entryID)
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return store.PutNew(s.st.Table(), store.LedgerEntry{
+		PK: k.PK, SK: k.SK, EntityType: store.TypeLedgerEntry, EntryID: entryID, UserID: userID, Kind: kind,
+		Amount: amt.Minor, Currency: string(amt.Currency), OrderID: orderID, CreatedAt: keys.Timestamp(now),
+	})
+}

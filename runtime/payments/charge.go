@@ -1,0 +1,100 @@
+package payments
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/money"
+	"github.com/oncetable/oncetable/runtime/store"
+)
+
+// ChargeResult is the body of a charge.
+type ChargeResult struct {
+	PaymentID string `json:"paymentId"`
+	OrderID   string `json:"orderId"`
+	Status    string `json:"status"`
+	Amount    int64  `json:"amount"`
+	Currency  string `json:"currency"`
+}
+
+var (
+	statusName    = expression.Name("status")
+	totalName     = expression.Name("total")
+	paymentIDName = expression.Name("paymentId")
+)
+
+// payable is the condition that an order exists, is created, has no
+// payment yet, and totals amt.
+func payable(amt money.Amount) expression.ConditionBuilder {
+	return store.Exists().
+		And(statusName.Equal(expression.Value(store.OrderCreated))).
+		And(expression.AttributeNotExists(paymentIDName)).
+		And(totalName.Equal(expression.Value(amt.Minor))).
+		And(currencyName.Equal(expression.Value(string(amt.Currency))))
+}
+
+// Charge creates the one payment of an order, exactly once, in one
+// TransactWriteItems: an Update of the order (SET paymentId, condition
+// payable), the payment Put (attribute_not_exists; it carries the keys of
+// the sparse Unprocessed index) and the idempotency record. Status 201.
+func (s *Service) Charge(ctx context.Context, idem Idem, orderID string, amt money.Amount) (Response, error) {
+	ok, err := keys.Order(orderID)
+	if err != nil {
+		return Response{}, err
+	}
+	paymentID := keys.NewID("pay")
+	pk, err := keys.Payment(orderID, paymentID)
+	if err != nil {
+		return Response{}, err
+	}
+	build := func(now time.Time) ([]types.TransactWriteItem, int, any, error) {
+		ts := keys.Timestamp(now)
+		upd, err := store.Update(s.st.Table(), ok,
+			expression.Set(paymentIDName, expression.Value(paymentID)).Set(updatedName, expression.Value(ts)),
+			payable(amt))
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		put, err := store.PutNew(s.st.Table(), store.Payment{PK: pk.PK, SK: pk.SK, EntityType: store.TypePayment,
+			UnprocessedPK: keys.UnprocessedPartition, UnprocessedSK: keys.UnprocessedSK(now, paymentID),
+			PaymentID: paymentID, OrderID: orderID, Amount: amt.Minor, Currency: string(amt.Currency),
+			Status: store.PaymentCreated, CreatedAt: ts})
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		return []types.TransactWriteItem{upd, put}, http.StatusCreated, ChargeResult{PaymentID: paymentID,
+			OrderID: orderID, Status: store.PaymentCreated, Amount: amt.Minor, Currency: string(amt.Currency)}, nil
+	}
+	fail := func(reasons []types.CancellationReason) error {
+		if store.ReasonFailed(reasons, 0) {
+			return orderFailure(orderID, reasons[0].Item, &amt)
+		}
+		return nil
+	}
+	return s.run(ctx, FlowCharge, idem, ok.PK, []string{paymentID}, build, fail)
+}
+
+// orderFailure explains a failed payable condition from the order's ALL_OLD
+// image.
+func orderFailure(orderID string, old map[string]types.AttributeValue, amt *money.Amount) error {
+	var o store.Order
+	if len(old) == 0 || attributevalue.UnmarshalMap(old, &o) != nil {
+		return fmt.Errorf("order %q: %w", orderID, ErrNotFound)
+	}
+	if o.Status != store.OrderCreated || o.PaymentID != "" {
+		return fmt.Errorf("order %q is %s (payment %q): %w", orderID, o.Status, o.PaymentID, ErrAlreadyPaid)
+	}
+	expected := money.Amount{Minor: o.Total, Currency: money.Currency(o.Currency)}
+	got := expected
+	if amt != nil {
+		got = *amt
+	}
+	return &AmountMismatchError{Expected: expected, Got: got}
+}

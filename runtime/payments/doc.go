@@ -1,0 +1,31 @@
+// Package payments runs oncetable's money flows, each as one
+// TransactWriteItems that commits the effect together with its idempotency
+// record (runtime/idempotency):
+//
+//	credit        balance += amt, ledger entry, record                      201
+//	debit         balance -= amt if balance >= amt, ledger entry, record    201
+//	create order  order, items, user summary, orderCount+1, record          201
+//	charge        order gets its one paymentId, payment (Unprocessed), record 201
+//	settle        order created->paid, guarded debit of the total,
+//	              summary, ledger entry, record                             200
+//
+// The ClientRequestToken of each transaction is derived from the scoped key,
+// the fingerprint and the invocation's generated ids, so SDK retries of one
+// call are deduplicated by DynamoDB, while a second invocation with the same
+// key meets the record's condition and gets the stored response back inside
+// the cancellation reason (ReturnValuesOnConditionCheckFailure=ALL_OLD): one
+// request for a first call, one for a replay. Settle reads the order first
+// (see [Service.Settle]) and so costs two requests on a first call and one
+// on a replay.
+//
+// Failures are read item by item from CancellationReasons and returned as
+// the sentinels and typed errors of this package: [ErrNotFound],
+// [*InsufficientFundsError], [ErrAlreadyPaid], [*AmountMismatchError],
+// [ErrCurrencyMismatch], [ErrIdempotencyKeyReused]. TransactionConflict and
+// throttling are retried with capped jittered backoff (runtime/retry), then
+// surface as retry.ErrUnavailable. Business failures are not recorded: they
+// had no effect, so a retry with the same key may succeed later.
+//
+// It is not for HTTP: [Response] carries a status code and JSON body only
+// because the record stores them.
+package payments

@@ -1,0 +1,359 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/retry"
+	"github.com/oncetable/oncetable/runtime/schema"
+)
+
+func keyAV(k keys.Key) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		schema.PartitionKey: &types.AttributeValueMemberS{Value: k.PK},
+		schema.SortKey:      &types.AttributeValueMemberS{Value: k.SK},
+	}
+}
+
+// KeyAV is the attribute-value form of a primary key.
+func KeyAV(k keys.Key) map[string]types.AttributeValue { return keyAV(k) }
+
+func (s *Store) getItem(ctx context.Context, k keys.Key, out any, proj ...string) (bool, error) {
+	in := &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: keyAV(k), ConsistentRead: aws.Bool(true)}
+	if len(proj) > 0 {
+		pb := expression.NamesList(expression.Name(proj[0]))
+		for _, p := range proj[1:] {
+			pb = pb.AddNames(expression.Name(p))
+		}
+		expr, err := expression.NewBuilder().WithProjection(pb).Build()
+		if err != nil {
+			return false, err
+		}
+		in.ProjectionExpression, in.ExpressionAttributeNames = expr.Projection(), expr.Names()
+	}
+	var outp *dynamodb.GetItemOutput
+	err := retry.Do(ctx, s.retry, func(int) error {
+		var err error
+		outp, err = s.db.GetItem(ctx, in)
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	if len(outp.Item) == 0 {
+		return false, nil
+	}
+	return true, attributevalue.UnmarshalMap(outp.Item, out)
+}
+
+// User returns a user's profile (GetItem, strongly consistent).
+func (s *Store) User(ctx context.Context, userID string) (User, error) {
+	k, err := keys.User(userID)
+	if err != nil {
+		return User{}, err
+	}
+	var u User
+	ok, err := s.getItem(ctx, k, &u)
+	if err != nil {
+		return User{}, err
+	}
+	if !ok {
+		return User{}, notFound("user", userID)
+	}
+	return u, nil
+}
+
+// Balance is a user's balance.
+type Balance struct {
+	UserID   string `json:"userId"`
+	Balance  int64  `json:"balance"`
+	Currency string `json:"currency"`
+}
+
+// Balance reads a user's balance with a strongly consistent, projected
+// GetItem of the profile. Currency is empty until the first credit.
+func (s *Store) Balance(ctx context.Context, userID string) (Balance, error) {
+	k, err := keys.User(userID)
+	if err != nil {
+		return Balance{}, err
+	}
+	var u User
+	ok, err := s.getItem(ctx, k, &u, schema.PartitionKey, "balance", "currency")
+	if err != nil {
+		return Balance{}, err
+	}
+	if !ok {
+		return Balance{}, notFound("user", userID)
+	}
+	return Balance{UserID: userID, Balance: u.Balance, Currency: u.Currency}, nil
+}
+
+// UserView is a user with addresses and recent orders.
+type UserView struct {
+	User
+	Addresses    []Address   `json:"addresses"`
+	RecentOrders []UserOrder `json:"recentOrders"`
+}
+
+// UserView reads profile, addresses and the newest orders with one Query:
+// PK = USER#<id> AND SK >= "ORDER#", newest first. Descending, the partition
+// yields PROFILE#ADDR#* (at most MaxAddresses), then PROFILE, then
+// ORDER#<createdAt>#* newest first; ledger and idempotency records sort
+// below ORDER# and are never read.
+func (s *Store) UserView(ctx context.Context, userID string) (UserView, error) {
+	pk, err := keys.UserPartition(userID)
+	if err != nil {
+		return UserView{}, err
+	}
+	kc := expression.Key(schema.PartitionKey).Equal(expression.Value(pk)).
+		And(expression.Key(schema.SortKey).GreaterThanEqual(expression.Value(keys.UserOrderPrefix)))
+	expr, err := expression.NewBuilder().WithKeyCondition(kc).Build()
+	if err != nil {
+		return UserView{}, err
+	}
+	out, err := s.query(ctx, &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		KeyConditionExpression:    expr.KeyCondition(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+		ScanIndexForward:          aws.Bool(false),
+		ConsistentRead:            aws.Bool(true),
+		Limit:                     aws.Int32(MaxAddresses + 1 + RecentOrders),
+	})
+	if err != nil {
+		return UserView{}, err
+	}
+	v := UserView{Addresses: []Address{}, RecentOrders: []UserOrder{}}
+	found := false
+	for _, item := range out.Items {
+		sk := item[schema.SortKey].(*types.AttributeValueMemberS).Value
+		switch {
+		case sk == keys.ProfileSK:
+			found = true
+			err = attributevalue.UnmarshalMap(item, &v.User)
+		case strings.HasPrefix(sk, keys.AddressPrefix):
+			var a Address
+			err = attributevalue.UnmarshalMap(item, &a)
+			v.Addresses = append(v.Addresses, a)
+		case strings.HasPrefix(sk, keys.UserOrderPrefix) && len(v.RecentOrders) < RecentOrders:
+			var o UserOrder
+			err = attributevalue.UnmarshalMap(item, &o)
+			v.RecentOrders = append(v.RecentOrders, o)
+		}
+		if err != nil {
+			return UserView{}, err
+		}
+	}
+	if !found {
+		return UserView{}, notFound("user", userID)
+	}
+	return v, nil
+}
+
+func (s *Store) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+	var out *dynamodb.QueryOutput
+	err := retry.Do(ctx, s.retry, func(int) error {
+		var err error
+		out, err = s.db.Query(ctx, in)
+		return err
+	})
+	return out, err
+}
+
+// pageQuery describes one paginated access pattern.
+type pageQuery struct {
+	binding    string // names the query for cursor signing
+	index      string // "" for the table
+	pkAttr     string
+	pk         string
+	skPrefix   string // "" for the whole partition
+	forward    bool
+	consistent bool
+}
+
+func runPage[T any](ctx context.Context, s *Store, q pageQuery, limit int, cur string) (Page[T], error) {
+	if limit <= 0 {
+		limit = DefaultPageSize
+	}
+	if limit > MaxPageSize {
+		limit = MaxPageSize
+	}
+	start, err := s.cursor.Decode(q.binding, cur)
+	if err != nil {
+		return Page[T]{}, err
+	}
+	if start != nil {
+		if v, ok := start[q.pkAttr].(*types.AttributeValueMemberS); !ok || v.Value != q.pk {
+			return Page[T]{}, fmt.Errorf("%w: not from this query", ErrInvalidCursor)
+		}
+	}
+	kc := expression.Key(q.pkAttr).Equal(expression.Value(q.pk))
+	if q.skPrefix != "" {
+		kc = kc.And(expression.Key(schema.SortKey).BeginsWith(q.skPrefix))
+	}
+	expr, err := expression.NewBuilder().WithKeyCondition(kc).Build()
+	if err != nil {
+		return Page[T]{}, err
+	}
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		KeyConditionExpression:    expr.KeyCondition(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+		ScanIndexForward:          aws.Bool(q.forward),
+		Limit:                     aws.Int32(int32(limit)),
+		ExclusiveStartKey:         start,
+	}
+	if q.index != "" {
+		in.IndexName = aws.String(q.index)
+	} else {
+		in.ConsistentRead = aws.Bool(q.consistent)
+	}
+	out, err := s.query(ctx, in)
+	if err != nil {
+		return Page[T]{}, err
+	}
+	p := Page[T]{Items: make([]T, 0, len(out.Items))}
+	if err := attributevalue.UnmarshalListOfMaps(out.Items, &p.Items); err != nil {
+		return Page[T]{}, err
+	}
+	if p.NextCursor, err = s.cursor.Encode(q.binding, out.LastEvaluatedKey); err != nil {
+		return Page[T]{}, err
+	}
+	return p, nil
+}
+
+// Ledger pages a user's ledger newest first: Query PK = USER#<id> AND
+// begins_with(SK, "LEDGER#"), descending, strongly consistent.
+func (s *Store) Ledger(ctx context.Context, userID string, limit int, cur string) (Page[LedgerEntry], error) {
+	pk, err := keys.UserPartition(userID)
+	if err != nil {
+		return Page[LedgerEntry]{}, err
+	}
+	return runPage[LedgerEntry](ctx, s, pageQuery{binding: "ledger", pkAttr: schema.PartitionKey, pk: pk,
+		skPrefix: keys.LedgerPrefix, consistent: true}, limit, cur)
+}
+
+// UserOrders pages a user's orders newest first: Query PK = USER#<id> AND
+// begins_with(SK, "ORDER#"), descending, strongly consistent.
+func (s *Store) UserOrders(ctx context.Context, userID string, limit int, cur string) (Page[UserOrder], error) {
+	pk, err := keys.UserPartition(userID)
+	if err != nil {
+		return Page[UserOrder]{}, err
+	}
+	return runPage[UserOrder](ctx, s, pageQuery{binding: "userOrders", pkAttr: schema.PartitionKey, pk: pk,
+		skPrefix: keys.UserOrderPrefix, consistent: true}, limit, cur)
+}
+
+// OrdersByStatus pages orders in a status newest first: Query GSI1 with
+// GSI1PK = ORDERSTATUS#<status>, descending. Eventually consistent.
+func (s *Store) OrdersByStatus(ctx context.Context, status string, limit int, cur string) (Page[Order], error) {
+	pk := keys.OrderStatusPrefix + status
+	return runPage[Order](ctx, s, pageQuery{binding: "ordersByStatus", index: schema.GSI1.Name,
+		pkAttr: schema.GSI1.PartitionKey, pk: pk}, limit, cur)
+}
+
+// UnprocessedPayments pages the sparse Unprocessed index oldest first:
+// Query UnprocessedPK = PAYMENT#UNPROCESSED, ascending. Eventually
+// consistent; only projected attributes are returned.
+func (s *Store) UnprocessedPayments(ctx context.Context, limit int, cur string) (Page[Payment], error) {
+	return runPage[Payment](ctx, s, pageQuery{binding: "unprocessed", index: schema.Unprocessed.Name,
+		pkAttr: schema.Unprocessed.PartitionKey, pk: keys.UnprocessedPartition, forward: true}, limit, cur)
+}
+
+// FeaturedProducts pages the sparse Featured index by name: Query
+// FeaturedPK = PROD#FEATURED, ascending. Eventually consistent.
+func (s *Store) FeaturedProducts(ctx context.Context, limit int, cur string) (Page[Product], error) {
+	return runPage[Product](ctx, s, pageQuery{binding: "featured", index: schema.Featured.Name,
+		pkAttr: schema.Featured.PartitionKey, pk: keys.FeaturedPartition, forward: true}, limit, cur)
+}
+
+// Product reads a product (GetItem, strongly consistent).
+func (s *Store) Product(ctx context.Context, productID string) (Product, error) {
+	k, err := keys.Product(productID)
+	if err != nil {
+		return Product{}, err
+	}
+	var p Product
+	ok, err := s.getItem(ctx, k, &p)
+	if err != nil {
+		return Product{}, err
+	}
+	if !ok {
+		return Product{}, notFound("product", productID)
+	}
+	return p, nil
+}
+
+// OrderView is an order with its items and payments.
+type OrderView struct {
+	Order
+	Items    []OrderItem `json:"items"`
+	Payments []Payment   `json:"payments"`
+}
+
+// Order reads an order with its items and payments in one strongly
+// consistent Query: PK = ORDER#<id> AND SK >= "ITEM#" (ITEM#*, ORDER#<id>,
+// PAYMENT#*; the IDEM# records sort below and are not read).
+func (s *Store) Order(ctx context.Context, orderID string) (OrderView, error) {
+	k, err := keys.Order(orderID)
+	if err != nil {
+		return OrderView{}, err
+	}
+	kc := expression.Key(schema.PartitionKey).Equal(expression.Value(k.PK)).
+		And(expression.Key(schema.SortKey).GreaterThanEqual(expression.Value(keys.ItemPrefix)))
+	expr, err := expression.NewBuilder().WithKeyCondition(kc).Build()
+	if err != nil {
+		return OrderView{}, err
+	}
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		KeyConditionExpression:    expr.KeyCondition(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+		ConsistentRead:            aws.Bool(true),
+	}
+	v := OrderView{Items: []OrderItem{}, Payments: []Payment{}}
+	found := false
+	for {
+		out, err := s.query(ctx, in)
+		if err != nil {
+			return OrderView{}, err
+		}
+		for _, item := range out.Items {
+			sk := item[schema.SortKey].(*types.AttributeValueMemberS).Value
+			switch {
+			case sk == k.SK:
+				found = true
+				err = attributevalue.UnmarshalMap(item, &v.Order)
+			case strings.HasPrefix(sk, keys.ItemPrefix):
+				var it OrderItem
+				err = attributevalue.UnmarshalMap(item, &it)
+				v.Items = append(v.Items, it)
+			case strings.HasPrefix(sk, keys.PaymentPrefix):
+				var p Payment
+				err = attributevalue.UnmarshalMap(item, &p)
+				v.Payments = append(v.Payments, p)
+			}
+			if err != nil {
+				return OrderView{}, err
+			}
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			break
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+	if !found {
+		return OrderView{}, notFound("order", orderID)
+	}
+	return v, nil
+}

@@ -1,0 +1,145 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/oncetable/oncetable/runtime/cursor"
+	"github.com/oncetable/oncetable/runtime/retry"
+	"github.com/oncetable/oncetable/runtime/schema"
+)
+
+// DB is the part of *dynamodb.Client the runtime uses.
+type DB interface {
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+	BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
+	BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error)
+}
+
+var _ DB = (*dynamodb.Client)(nil)
+
+// Sentinel errors of the model. Storage code wraps them with %w and the
+// entity and id.
+var (
+	ErrNotFound      = errors.New("not found")
+	ErrAlreadyExists = errors.New("already exists")
+	ErrLimitReached  = errors.New("limit reached")
+	ErrInvalidCursor = cursor.ErrInvalid
+)
+
+// Options configures a [Store]. Every field has a safe default.
+type Options struct {
+	// Table is the table name. Default: schema.DefaultTableName.
+	Table string
+	// Clock returns the current time. Default: time.Now.
+	Clock func() time.Time
+	// Retry bounds retries of throttling and transaction conflicts.
+	// Default: retry.Policy{} (5 attempts, 10ms..200ms full jitter).
+	Retry retry.Policy
+	// CursorSecret signs pagination cursors. Default: a key derived from
+	// the table name, which makes cursors tamper-evident but forgeable by
+	// anyone who knows the table name; deployments set CURSOR_SECRET.
+	CursorSecret []byte
+}
+
+// Store reads and writes the oncetable entities in one table.
+type Store struct {
+	db     DB
+	table  string
+	now    func() time.Time
+	retry  retry.Policy
+	cursor *cursor.Codec
+}
+
+// New returns a store on db.
+func New(db DB, opts ...func(*Options)) *Store {
+	o := Options{}
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.Table == "" {
+		o.Table = schema.DefaultTableName
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	if len(o.CursorSecret) == 0 {
+		o.CursorSecret = []byte("oncetable-cursor/" + o.Table)
+	}
+	return &Store{db: db, table: o.Table, now: o.Clock, retry: o.Retry, cursor: cursor.New(o.CursorSecret)}
+}
+
+// Table is the table name.
+func (s *Store) Table() string { return s.table }
+
+// DB is the client the store uses.
+func (s *Store) DB() DB { return s.db }
+
+// Now is the store's clock.
+func (s *Store) Now() time.Time { return s.now() }
+
+// Retry is the store's retry policy.
+func (s *Store) Retry() retry.Policy { return s.retry }
+
+// Cursors is the store's cursor codec.
+func (s *Store) Cursors() *cursor.Codec { return s.cursor }
+
+// WithRetryHook returns a copy of p that also calls hook on each retry.
+func WithRetryHook(p retry.Policy, hook func(retry.Kind, int)) retry.Policy {
+	prev := p.OnRetry
+	p.OnRetry = func(k retry.Kind, n int) {
+		if prev != nil {
+			prev(k, n)
+		}
+		hook(k, n)
+	}
+	return p
+}
+
+// Page is one page of a paginated query.
+type Page[T any] struct {
+	Items      []T    `json:"items"`
+	NextCursor string `json:"nextCursor,omitempty"`
+}
+
+// Limits of a page.
+const (
+	DefaultPageSize = 20
+	MaxPageSize     = 100
+)
+
+// conditionFailed reports whether err is a ConditionalCheckFailedException
+// and returns the item that blocked the write, when one was asked for.
+func conditionFailed(err error) (map[string]types.AttributeValue, bool) {
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return ccf.Item, true
+	}
+	return nil, false
+}
+
+// CancellationReasons returns the per-item reasons of a cancelled
+// transaction, or nil.
+func CancellationReasons(err error) []types.CancellationReason {
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		return tce.CancellationReasons
+	}
+	return nil
+}
+
+// ReasonFailed reports whether reason i says the item's condition failed.
+func ReasonFailed(reasons []types.CancellationReason, i int) bool {
+	return i < len(reasons) && reasons[i].Code != nil && *reasons[i].Code == "ConditionalCheckFailed"
+}
+
+func notFound(entity, id string) error { return fmt.Errorf("%s %q: %w", entity, id, ErrNotFound) }
