@@ -1,0 +1,84 @@
+# oncetable's front door. Every target installs what it needs on a fresh
+# machine (npm ci for the pinned Node.js 22 and CDK CLI, go mod download) and
+# does nothing extra when nothing changed.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := test
+
+# jsii (the CDK's Go bindings) and the CDK CLI run on the project-local
+# Node.js from package.json, never on an older machine-wide one.
+export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
+# The CDK CLI must never wait on the network: no telemetry, no version check,
+# no notices (also off in cdk.json).
+export CDK_DISABLE_CLI_TELEMETRY := true
+export CDK_DISABLE_VERSION_CHECK := true
+
+ENV ?=
+CDK_OUT := cdk.out
+# Go files of the module (node_modules holds CDK init templates, not Go code).
+GO_FILES = $(shell find . -path ./node_modules -prune -o -path './.*' -prune -o -name '*.go' -print)
+STATICCHECK_VERSION := v0.8.2
+TOOLS := $(CURDIR)/.tools
+STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)
+NODE_STAMP := node_modules/.installed
+GO_STAMP := $(TOOLS)/.go-mod-downloaded
+CDK := npx --no-install cdk --no-notices
+
+.PHONY: run test synth diff deploy lint fmt deps clean require-env
+
+## deps: install Node.js 22 + CDK CLI (npm ci) and the Go modules
+deps: $(NODE_STAMP) $(GO_STAMP)
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+$(GO_STAMP): go.mod go.sum
+	@mkdir -p $(TOOLS)
+	go mod download
+	@touch $@
+
+$(STATICCHECK):
+	@mkdir -p $(TOOLS)
+	GOBIN=$(TOOLS) go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	@mv $(TOOLS)/staticcheck $@
+
+## run: the main job; for now, synthesize every environment and list the templates
+run: synth
+
+## synth: synthesize every environment (or ENV=name) into cdk.out/ and list the templates
+synth: deps
+	@rm -rf $(CDK_OUT)
+	@$(CDK) synth --quiet --output $(CDK_OUT) $(if $(ENV),-c env=$(ENV))
+	@echo "CloudFormation templates:"
+	@ls -1 $(CDK_OUT)/*.template.json | sed 's/^/  /'
+
+## diff ENV=name: compare one environment with what is deployed (needs AWS credentials)
+diff: deps require-env
+	$(CDK) diff -c env=$(ENV) OnceTable-$(ENV)
+
+## deploy ENV=name: deploy one environment (needs AWS credentials)
+deploy: deps require-env
+	$(CDK) deploy -c env=$(ENV) OnceTable-$(ENV)
+
+require-env:
+	@if [ -z "$(ENV)" ]; then echo "set ENV, for example: make $(MAKECMDGOALS) ENV=dev" >&2; exit 2; fi
+
+## lint: gofmt, go vet and staticcheck over the whole module
+lint: deps $(STATICCHECK)
+	@unformatted=$$(gofmt -l $(GO_FILES)); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed on:"; echo "$$unformatted"; exit 1; fi
+	go vet ./...
+	$(STATICCHECK) ./...
+
+## fmt: format every Go file
+fmt:
+	gofmt -w $(GO_FILES)
+
+## test: lint, then every test of the module with the race detector
+test: deps lint
+	go test -race -count=1 ./...
+
+clean:
+	rm -rf $(CDK_OUT) $(TOOLS)

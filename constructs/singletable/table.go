@@ -1,0 +1,195 @@
+package singletable
+
+import (
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/oncetable/oncetable/runtime/schema"
+)
+
+// TableProps configures the table. The zero value of each field is its
+// production default, so nil props and &TableProps{} are the same.
+type TableProps struct {
+	// TableName fixes the physical name. Default: CloudFormation names the
+	// table, and the name reaches code through schema.TableNameEnv.
+	TableName string
+
+	// PITRRecoveryPeriodDays is the point-in-time recovery window, 1 to 35
+	// days. Default: 35. PITR itself is always on.
+	PITRRecoveryPeriodDays int
+
+	// AllowDestroy sets the removal policy to DESTROY and turns deletion
+	// protection off, for throw-away environments. Default: false, which
+	// means RETAIN and deletion protection on.
+	AllowDestroy bool
+
+	// DisableDeletionProtection turns deletion protection off while keeping
+	// RETAIN. Default: false (protected).
+	DisableDeletionProtection bool
+
+	// EncryptionKey encrypts the table with this customer-managed KMS key.
+	// Default: nil, which means the AWS-owned key unless CustomerManagedKey.
+	EncryptionKey awskms.IKey
+
+	// CustomerManagedKey creates a customer-managed KMS key with rotation for
+	// the table when EncryptionKey is nil. Default: false (AWS-owned key).
+	CustomerManagedKey bool
+
+	// Provisioned switches from on-demand to provisioned capacity with auto
+	// scaling. Default: nil, which means on-demand.
+	Provisioned *ProvisionedCapacity
+
+	// ContributorInsights turns on CloudWatch Contributor Insights for the
+	// table and its indexes. Default: false.
+	ContributorInsights bool
+
+	// Stream turns on a DynamoDB stream with new and old images. Default:
+	// false.
+	Stream bool
+}
+
+// ProvisionedCapacity bounds auto scaling of reads and writes; the indexes
+// inherit the table's settings.
+type ProvisionedCapacity struct {
+	MinRead, MaxRead   int
+	MinWrite, MaxWrite int
+	// TargetUtilizationPercent defaults to 70.
+	TargetUtilizationPercent int
+}
+
+// Table is the single table.
+type Table struct {
+	constructs.Construct
+	// Table is the underlying TableV2: grant access and read metrics from it.
+	Table awsdynamodb.TableV2
+	// Key is the customer-managed key, or nil when the table uses the
+	// AWS-owned key.
+	Key awskms.IKey
+}
+
+// DefaultPITRRecoveryPeriodDays is the longest window DynamoDB offers.
+const DefaultPITRRecoveryPeriodDays = 35
+
+// NewTable adds the single table to scope.
+func NewTable(scope constructs.Construct, id string, props *TableProps) *Table {
+	if props == nil {
+		props = &TableProps{}
+	}
+	c := constructs.NewConstruct(scope, jsii.String(id))
+	t := &Table{Construct: c, Key: props.EncryptionKey}
+
+	days := props.PITRRecoveryPeriodDays
+	if days == 0 {
+		days = DefaultPITRRecoveryPeriodDays
+	}
+	removal := awscdk.RemovalPolicy_RETAIN
+	protect := !props.DisableDeletionProtection
+	if props.AllowDestroy {
+		removal, protect = awscdk.RemovalPolicy_DESTROY, false
+	}
+
+	encryption := awsdynamodb.TableEncryptionV2_DynamoOwnedKey()
+	if t.Key == nil && props.CustomerManagedKey {
+		t.Key = awskms.NewKey(c, jsii.String("Key"), &awskms.KeyProps{
+			Description:       jsii.String("Encrypts the oncetable single table"),
+			EnableKeyRotation: jsii.Bool(true),
+			RemovalPolicy:     removal,
+		})
+	}
+	if t.Key != nil {
+		encryption = awsdynamodb.TableEncryptionV2_CustomerManagedKey(t.Key, nil)
+	}
+
+	var stream awsdynamodb.StreamViewType
+	if props.Stream {
+		stream = awsdynamodb.StreamViewType_NEW_AND_OLD_IMAGES
+	}
+
+	var tableName *string
+	if props.TableName != "" {
+		tableName = jsii.String(props.TableName)
+	}
+
+	t.Table = awsdynamodb.NewTableV2(c, jsii.String("Table"), &awsdynamodb.TablePropsV2{
+		TableName:              tableName,
+		PartitionKey:           stringKey(schema.PartitionKey),
+		SortKey:                stringKey(schema.SortKey),
+		GlobalSecondaryIndexes: globalSecondaryIndexes(),
+		TimeToLiveAttribute:    jsii.String(schema.TTLAttribute),
+		Billing:                billing(props.Provisioned),
+		Encryption:             encryption,
+		DeletionProtection:     jsii.Bool(protect),
+		RemovalPolicy:          removal,
+		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
+			PointInTimeRecoveryEnabled: jsii.Bool(true),
+			RecoveryPeriodInDays:       jsii.Number(days),
+		},
+		ContributorInsightsSpecification: &awsdynamodb.ContributorInsightsSpecification{
+			Enabled: jsii.Bool(props.ContributorInsights),
+		},
+		DynamoStream: stream,
+	})
+	return t
+}
+
+// IndexNames lists the table's global secondary index names, in creation
+// order, for alarms and dashboards.
+func IndexNames() []string {
+	var names []string
+	for _, ix := range schema.Indexes() {
+		names = append(names, ix.Name)
+	}
+	return names
+}
+
+func stringKey(name string) *awsdynamodb.Attribute {
+	return &awsdynamodb.Attribute{Name: jsii.String(name), Type: awsdynamodb.AttributeType_STRING}
+}
+
+func globalSecondaryIndexes() *[]*awsdynamodb.GlobalSecondaryIndexPropsV2 {
+	var out []*awsdynamodb.GlobalSecondaryIndexPropsV2
+	for _, ix := range schema.Indexes() {
+		gsi := &awsdynamodb.GlobalSecondaryIndexPropsV2{
+			IndexName:    jsii.String(ix.Name),
+			PartitionKey: stringKey(ix.PartitionKey),
+			SortKey:      stringKey(ix.SortKey),
+		}
+		switch ix.Projection {
+		case schema.ProjectAll:
+			gsi.ProjectionType = awsdynamodb.ProjectionType_ALL
+		case schema.ProjectKeysOnly:
+			gsi.ProjectionType = awsdynamodb.ProjectionType_KEYS_ONLY
+		case schema.ProjectInclude:
+			gsi.ProjectionType = awsdynamodb.ProjectionType_INCLUDE
+			gsi.NonKeyAttributes = jsii.Strings(ix.NonKeyAttributes...)
+		default:
+			panic("singletable: runtime/schema index " + ix.Name + " has unknown projection " + string(ix.Projection))
+		}
+		out = append(out, gsi)
+	}
+	return &out
+}
+
+func billing(p *ProvisionedCapacity) awsdynamodb.Billing {
+	if p == nil {
+		return awsdynamodb.Billing_OnDemand(nil)
+	}
+	target := p.TargetUtilizationPercent
+	if target == 0 {
+		target = 70
+	}
+	scaled := func(lo, hi int) awsdynamodb.Capacity {
+		return awsdynamodb.Capacity_Autoscaled(&awsdynamodb.AutoscaledCapacityOptions{
+			MinCapacity:              jsii.Number(lo),
+			MaxCapacity:              jsii.Number(hi),
+			TargetUtilizationPercent: jsii.Number(target),
+		})
+	}
+	return awsdynamodb.Billing_Provisioned(&awsdynamodb.ThroughputProps{
+		ReadCapacity:  scaled(p.MinRead, p.MaxRead),
+		WriteCapacity: scaled(p.MinWrite, p.MaxWrite),
+	})
+}

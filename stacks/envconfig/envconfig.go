@@ -1,0 +1,399 @@
+package envconfig
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+)
+
+// ContextKey is the cdk.json context key that holds every environment.
+const ContextKey = "oncetable:environments"
+
+// SelectKey is the context key that selects one environment: cdk deploy -c env=prod.
+const SelectKey = "env"
+
+// Sentinel errors; match them with errors.Is, or the typed errors with errors.As.
+var (
+	ErrUnknownEnvironment = errors.New("unknown environment")
+	ErrInvalidConfig      = errors.New("invalid environment configuration")
+)
+
+// UnknownEnvironmentError names an environment that cdk.json does not define.
+type UnknownEnvironmentError struct {
+	Name  string
+	Known []string
+}
+
+func (e *UnknownEnvironmentError) Error() string {
+	return fmt.Sprintf("unknown environment %q (cdk.json %s defines: %s)", e.Name, ContextKey, strings.Join(e.Known, ", "))
+}
+
+// Unwrap makes errors.Is(err, ErrUnknownEnvironment) hold.
+func (e *UnknownEnvironmentError) Unwrap() error { return ErrUnknownEnvironment }
+
+// FieldError reports a missing or invalid value of one environment.
+type FieldError struct {
+	Env    string // environment name, such as "prod"
+	Field  string // JSON path inside the environment, such as "backup.vaultLock.mode"
+	Reason string
+}
+
+func (e *FieldError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("environment %q: %s", e.Env, e.Reason)
+	}
+	return fmt.Sprintf("environment %q: %s: %s", e.Env, e.Field, e.Reason)
+}
+
+// Unwrap makes errors.Is(err, ErrInvalidConfig) hold.
+func (e *FieldError) Unwrap() error { return ErrInvalidConfig }
+
+// RemovalPolicy says what CloudFormation does with stateful resources when
+// they leave the stack.
+type RemovalPolicy string
+
+// Removal policies.
+const (
+	Retain  RemovalPolicy = "retain"
+	Destroy RemovalPolicy = "destroy"
+)
+
+// CapacityMode is the table's billing mode.
+type CapacityMode string
+
+// Capacity modes.
+const (
+	OnDemand    CapacityMode = "on-demand"
+	Provisioned CapacityMode = "provisioned"
+)
+
+// LockMode is the AWS Backup Vault Lock mode.
+type LockMode string
+
+// Vault lock modes. Governance can be removed by privileged users; compliance
+// becomes immutable once its changeableFor cooling-off period has passed.
+const (
+	Governance LockMode = "governance"
+	Compliance LockMode = "compliance"
+)
+
+// Config is one environment's settings. JSON names are the cdk.json names.
+type Config struct {
+	// Name is the environment name (the key in cdk.json), filled by Parse.
+	Name string `json:"-"`
+	// Account is the AWS account ID; empty means the CLI's default credentials.
+	Account string `json:"account"`
+	// Region is required.
+	Region string `json:"region"`
+
+	RemovalPolicy          RemovalPolicy `json:"removalPolicy"`
+	DeletionProtection     bool          `json:"deletionProtection"`
+	PITRRecoveryPeriodDays int           `json:"pitrRecoveryPeriodDays"`
+	ContributorInsights    bool          `json:"contributorInsights"`
+	Stream                 bool          `json:"stream"`
+	// CustomerManagedKey encrypts the table with a KMS key the stack owns
+	// instead of the AWS-owned key.
+	CustomerManagedKey bool `json:"customerManagedKey"`
+
+	Capacity Capacity `json:"capacity"`
+	Backup   Backup   `json:"backup"`
+	Alarms   Alarms   `json:"alarms"`
+	Slack    Slack    `json:"slack"`
+}
+
+// Capacity is the table's capacity mode and, when provisioned, the auto
+// scaling bounds of reads and writes.
+type Capacity struct {
+	Mode              CapacityMode `json:"mode"`
+	MinRead           int          `json:"minRead"`
+	MaxRead           int          `json:"maxRead"`
+	MinWrite          int          `json:"minWrite"`
+	MaxWrite          int          `json:"maxWrite"`
+	TargetUtilization int          `json:"targetUtilizationPercent"`
+}
+
+// Backup is the AWS Backup plan. A retention of 0 turns its rule off.
+type Backup struct {
+	DailyRetentionDays   int       `json:"dailyRetentionDays"`
+	WeeklyRetentionDays  int       `json:"weeklyRetentionDays"`
+	MonthlyRetentionDays int       `json:"monthlyRetentionDays"`
+	VaultLock            VaultLock `json:"vaultLock"`
+	// CopyVaultARN, when set, copies every recovery point to that vault
+	// (usually in a second region) and keeps the copy CopyRetentionDays.
+	CopyVaultARN      string `json:"copyVaultArn"`
+	CopyRetentionDays int    `json:"copyRetentionDays"`
+}
+
+// VaultLock is the Vault Lock configuration of the backup vault.
+type VaultLock struct {
+	Mode             LockMode `json:"mode"`
+	MinRetentionDays int      `json:"minRetentionDays"`
+	MaxRetentionDays int      `json:"maxRetentionDays"`
+	// ChangeableForDays is the compliance-mode cooling-off period (>= 3);
+	// it must be 0 in governance mode.
+	ChangeableForDays int `json:"changeableForDays"`
+}
+
+// Alarms holds the alarm thresholds of the table.
+type Alarms struct {
+	// ThrottleEvents is the number of read or write throttle events in five
+	// minutes, per table or index, above which an alarm fires.
+	ThrottleEvents int `json:"throttleEvents"`
+	// SystemErrors is the number of DynamoDB 5xx errors in five minutes.
+	SystemErrors int `json:"systemErrors"`
+	// TransactionConflicts is the number of transaction conflicts in five minutes.
+	TransactionConflicts int `json:"transactionConflicts"`
+	// ReadUnitsPerSecond and WriteUnitsPerSecond are the capacity budget:
+	// average consumed units per second over fifteen minutes.
+	ReadUnitsPerSecond  int `json:"readUnitsPerSecond"`
+	WriteUnitsPerSecond int `json:"writeUnitsPerSecond"`
+}
+
+// Slack routes the alarm topic to a Slack channel through AWS Chatbot. Both
+// IDs empty means the topic alone; one without the other is an error.
+type Slack struct {
+	WorkspaceID string `json:"workspaceId"`
+	ChannelID   string `json:"channelId"`
+}
+
+// Parse decodes the value of the ContextKey context (a JSON object of
+// environment name to settings) and validates every environment.
+func Parse(data []byte) (map[string]Config, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("%w: context %s is not a JSON object of environments: %v", ErrInvalidConfig, ContextKey, err)
+	}
+	if len(raw) == 0 {
+		return nil, fmt.Errorf("%w: context %s defines no environment", ErrInvalidConfig, ContextKey)
+	}
+	out := make(map[string]Config, len(raw))
+	for name, body := range raw {
+		c, err := parseOne(name, body)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = c
+	}
+	return out, nil
+}
+
+// FromContext is Parse for a context value as the CDK returns it (decoded
+// JSON). A nil value means the context is missing.
+func FromContext(v any) (map[string]Config, error) {
+	if v == nil {
+		return nil, fmt.Errorf("%w: context %s is missing (run from the repository root, where cdk.json is)", ErrInvalidConfig, ContextKey)
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("%w: context %s: %v", ErrInvalidConfig, ContextKey, err)
+	}
+	return Parse(data)
+}
+
+// ReadCDKJSON reads the environments from a cdk.json file; tests and tools
+// that synthesize without the CDK CLI use it.
+func ReadCDKJSON(path string) (map[string]Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var file struct {
+		Context map[string]json.RawMessage `json:"context"`
+	}
+	if err := json.Unmarshal(data, &file); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalidConfig, path, err)
+	}
+	envs, ok := file.Context[ContextKey]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s has no context %s", ErrInvalidConfig, path, ContextKey)
+	}
+	return Parse(envs)
+}
+
+// Select returns the named environments: all of them, sorted by name, when
+// name is empty, otherwise just the one.
+func Select(all map[string]Config, name string) ([]Config, error) {
+	names := Names(all)
+	if name == "" {
+		out := make([]Config, 0, len(names))
+		for _, n := range names {
+			out = append(out, all[n])
+		}
+		return out, nil
+	}
+	c, ok := all[name]
+	if !ok {
+		return nil, &UnknownEnvironmentError{Name: name, Known: names}
+	}
+	return []Config{c}, nil
+}
+
+// Names lists the environment names in sorted order.
+func Names(all map[string]Config) []string {
+	names := make([]string, 0, len(all))
+	for n := range all {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// required lists the fields every environment must set explicitly, because
+// a zero value would silently weaken protection.
+var required = []string{
+	"region", "removalPolicy", "deletionProtection", "pitrRecoveryPeriodDays",
+	"capacity", "backup", "alarms",
+}
+
+func parseOne(name string, body json.RawMessage) (Config, error) {
+	var present map[string]json.RawMessage
+	if err := json.Unmarshal(body, &present); err != nil {
+		return Config{}, &FieldError{Env: name, Reason: "settings must be a JSON object"}
+	}
+	for _, f := range required {
+		if _, ok := present[f]; !ok {
+			return Config{}, &FieldError{Env: name, Field: f, Reason: "required value is missing"}
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	var c Config
+	if err := dec.Decode(&c); err != nil {
+		return Config{}, &FieldError{Env: name, Reason: strings.TrimPrefix(err.Error(), "json: ")}
+	}
+	c.Name = name
+	if err := c.validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+func (c Config) validate() error {
+	bad := func(field, format string, args ...any) error {
+		return &FieldError{Env: c.Name, Field: field, Reason: fmt.Sprintf(format, args...)}
+	}
+	if c.Region == "" {
+		return bad("region", "required value is empty")
+	}
+	if c.Account != "" && !isDigits(c.Account, 12) {
+		return bad("account", "%q is not a 12-digit AWS account ID", c.Account)
+	}
+	if c.RemovalPolicy != Retain && c.RemovalPolicy != Destroy {
+		return bad("removalPolicy", "%q is not %q or %q", c.RemovalPolicy, Retain, Destroy)
+	}
+	if c.PITRRecoveryPeriodDays < 1 || c.PITRRecoveryPeriodDays > 35 {
+		return bad("pitrRecoveryPeriodDays", "%d is outside 1..35", c.PITRRecoveryPeriodDays)
+	}
+	switch c.Capacity.Mode {
+	case OnDemand:
+		if c.Capacity != (Capacity{Mode: OnDemand}) {
+			return bad("capacity", "on-demand takes no read/write bounds")
+		}
+	case Provisioned:
+		cp := c.Capacity
+		if cp.MinRead < 1 || cp.MaxRead < cp.MinRead {
+			return bad("capacity", "provisioned needs 1 <= minRead <= maxRead, got %d..%d", cp.MinRead, cp.MaxRead)
+		}
+		if cp.MinWrite < 1 || cp.MaxWrite < cp.MinWrite {
+			return bad("capacity", "provisioned needs 1 <= minWrite <= maxWrite, got %d..%d", cp.MinWrite, cp.MaxWrite)
+		}
+		if cp.TargetUtilization < 20 || cp.TargetUtilization > 90 {
+			return bad("capacity.targetUtilizationPercent", "%d is outside 20..90", cp.TargetUtilization)
+		}
+	default:
+		return bad("capacity.mode", "%q is not %q or %q", c.Capacity.Mode, OnDemand, Provisioned)
+	}
+	if err := c.validateBackup(bad); err != nil {
+		return err
+	}
+	a := c.Alarms
+	for _, t := range []struct {
+		field string
+		v     int
+	}{
+		{"alarms.throttleEvents", a.ThrottleEvents},
+		{"alarms.systemErrors", a.SystemErrors},
+		{"alarms.transactionConflicts", a.TransactionConflicts},
+		{"alarms.readUnitsPerSecond", a.ReadUnitsPerSecond},
+		{"alarms.writeUnitsPerSecond", a.WriteUnitsPerSecond},
+	} {
+		if t.v < 1 {
+			return bad(t.field, "must be at least 1, got %d", t.v)
+		}
+	}
+	if (c.Slack.WorkspaceID == "") != (c.Slack.ChannelID == "") {
+		return bad("slack", "set both workspaceId and channelId, or neither")
+	}
+	return nil
+}
+
+func (c Config) validateBackup(bad func(field, format string, args ...any) error) error {
+	b := c.Backup
+	l := b.VaultLock
+	switch l.Mode {
+	case Governance:
+		if l.ChangeableForDays != 0 {
+			return bad("backup.vaultLock.changeableForDays", "governance mode takes no changeableForDays")
+		}
+	case Compliance:
+		if l.ChangeableForDays < 3 {
+			return bad("backup.vaultLock.changeableForDays", "compliance mode needs a cooling-off period of at least 3 days, got %d", l.ChangeableForDays)
+		}
+	default:
+		return bad("backup.vaultLock.mode", "%q is not %q or %q", l.Mode, Governance, Compliance)
+	}
+	if l.MinRetentionDays < 1 {
+		return bad("backup.vaultLock.minRetentionDays", "must be at least 1, got %d", l.MinRetentionDays)
+	}
+	if l.MaxRetentionDays < l.MinRetentionDays {
+		return bad("backup.vaultLock.maxRetentionDays", "%d is below minRetentionDays %d", l.MaxRetentionDays, l.MinRetentionDays)
+	}
+	rules := []struct {
+		field string
+		days  int
+	}{
+		{"backup.dailyRetentionDays", b.DailyRetentionDays},
+		{"backup.weeklyRetentionDays", b.WeeklyRetentionDays},
+		{"backup.monthlyRetentionDays", b.MonthlyRetentionDays},
+	}
+	if b.CopyVaultARN != "" {
+		if !strings.HasPrefix(b.CopyVaultARN, "arn:") || !strings.Contains(b.CopyVaultARN, ":backup-vault:") {
+			return bad("backup.copyVaultArn", "%q is not a backup vault ARN", b.CopyVaultARN)
+		}
+		if b.CopyRetentionDays < 1 {
+			return bad("backup.copyRetentionDays", "must be at least 1 when copyVaultArn is set")
+		}
+	} else if b.CopyRetentionDays != 0 {
+		return bad("backup.copyRetentionDays", "set without copyVaultArn")
+	}
+	active := 0
+	for _, r := range rules {
+		if r.days == 0 {
+			continue
+		}
+		active++
+		if r.days < l.MinRetentionDays || r.days > l.MaxRetentionDays {
+			return bad(r.field, "%d days is outside the vault lock's %d..%d, so AWS Backup would reject the job", r.days, l.MinRetentionDays, l.MaxRetentionDays)
+		}
+	}
+	if active == 0 {
+		return bad("backup", "at least one of dailyRetentionDays, weeklyRetentionDays, monthlyRetentionDays must be set")
+	}
+	return nil
+}
+
+func isDigits(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}

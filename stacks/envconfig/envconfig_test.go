@@ -1,0 +1,219 @@
+package envconfig_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/oncetable/oncetable/stacks/envconfig"
+)
+
+// valid is one complete environment; cases below change one value each.
+const valid = `{
+  "region": "eu-west-1",
+  "removalPolicy": "retain",
+  "deletionProtection": true,
+  "pitrRecoveryPeriodDays": 35,
+  "capacity": {"mode": "on-demand"},
+  "backup": {
+    "dailyRetentionDays": 35,
+    "weeklyRetentionDays": 91,
+    "vaultLock": {"mode": "compliance", "minRetentionDays": 7, "maxRetentionDays": 400, "changeableForDays": 3}
+  },
+  "alarms": {"throttleEvents": 5, "systemErrors": 1, "transactionConflicts": 25, "readUnitsPerSecond": 500, "writeUnitsPerSecond": 200}
+}`
+
+// with returns valid with values set at dotted paths, given as path, value
+// pairs; a nil value removes the path.
+func with(t *testing.T, pathValues ...any) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(valid), &m); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(pathValues); i += 2 {
+		keys := strings.Split(pathValues[i].(string), ".")
+		cur := m
+		for _, k := range keys[:len(keys)-1] {
+			next, ok := cur[k].(map[string]any)
+			if !ok {
+				next = map[string]any{}
+				cur[k] = next
+			}
+			cur = next
+		}
+		last := keys[len(keys)-1]
+		if v := pathValues[i+1]; v == nil {
+			delete(cur, last)
+		} else {
+			cur[last] = v
+		}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestParseRejectsBadEnvironments(t *testing.T) {
+	tests := []struct {
+		name      string
+		env       string
+		wantField string
+		wantIn    string
+	}{
+		{"missing region", with(t, "region", nil), "region", "required value is missing"},
+		{"empty region", with(t, "region", ""), "region", "empty"},
+		{"missing removal policy", with(t, "removalPolicy", nil), "removalPolicy", "missing"},
+		{"missing deletion protection", with(t, "deletionProtection", nil), "deletionProtection", "missing"},
+		{"missing backup", with(t, "backup", nil), "backup", "missing"},
+		{"missing alarms", with(t, "alarms", nil), "alarms", "missing"},
+		{"bad removal policy", with(t, "removalPolicy", "snapshot"), "removalPolicy", `"snapshot"`},
+		{"bad account", with(t, "account", "12345"), "account", "12-digit"},
+		{"pitr zero", with(t, "pitrRecoveryPeriodDays", 0), "pitrRecoveryPeriodDays", "outside 1..35"},
+		{"pitr 36", with(t, "pitrRecoveryPeriodDays", 36), "pitrRecoveryPeriodDays", "outside 1..35"},
+		{"unknown capacity mode", with(t, "capacity.mode", "serverless"), "capacity.mode", `"serverless"`},
+		{"on-demand with bounds", with(t, "capacity.maxRead", 10), "capacity", "no read/write bounds"},
+		{"provisioned without bounds", with(t, "capacity.mode", "provisioned"), "capacity", "minRead"},
+		{"unknown lock mode", with(t, "backup.vaultLock.mode", "strict"), "backup.vaultLock.mode", `"strict"`},
+		{"compliance without cooling-off", with(t, "backup.vaultLock.changeableForDays", 2), "backup.vaultLock.changeableForDays", "at least 3 days"},
+		{"governance with cooling-off", with(t, "backup.vaultLock.mode", "governance"), "backup.vaultLock.changeableForDays", "governance"},
+		{"retention below lock minimum", with(t, "backup.dailyRetentionDays", 3), "backup.dailyRetentionDays", "outside the vault lock's 7..400"},
+		{"retention above lock maximum", with(t, "backup.weeklyRetentionDays", 500), "backup.weeklyRetentionDays", "outside"},
+		{"no backup rule", with(t, "backup", map[string]any{"vaultLock": map[string]any{"mode": "governance", "minRetentionDays": 1, "maxRetentionDays": 35}}), "backup", "at least one"},
+		{"copy retention without vault", with(t, "backup.copyRetentionDays", 35), "backup.copyRetentionDays", "without copyVaultArn"},
+		{"copy vault not an ARN", with(t, "backup.copyVaultArn", "my-vault"), "backup.copyVaultArn", "not a backup vault ARN"},
+		{"zero throttle threshold", with(t, "alarms.throttleEvents", 0), "alarms.throttleEvents", "at least 1"},
+		{"slack workspace without channel", with(t, "slack.workspaceId", "T1"), "slack", "both"},
+		{"unknown field", with(t, "pitrDays", 3), "", `unknown field "pitrDays"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := envconfig.Parse([]byte(`{"prod":` + tt.env + `}`))
+			if !errors.Is(err, envconfig.ErrInvalidConfig) {
+				t.Fatalf("got error %v, want one wrapping ErrInvalidConfig", err)
+			}
+			var fe *envconfig.FieldError
+			if !errors.As(err, &fe) {
+				t.Fatalf("got %T %v, want *FieldError", err, err)
+			}
+			if fe.Env != "prod" || fe.Field != tt.wantField || !strings.Contains(fe.Reason, tt.wantIn) {
+				t.Errorf("got env %q field %q reason %q, want env prod field %q reason containing %q", fe.Env, fe.Field, fe.Reason, tt.wantField, tt.wantIn)
+			}
+		})
+	}
+}
+
+func TestParseAcceptsValidEnvironments(t *testing.T) {
+	tests := []struct {
+		name  string
+		env   string
+		check func(envconfig.Config) error
+	}{
+		{"compliance prod", valid, func(c envconfig.Config) error {
+			if c.Name != "prod" || c.Backup.VaultLock.Mode != envconfig.Compliance || c.Backup.VaultLock.ChangeableForDays != 3 {
+				return fmt.Errorf("got %+v", c)
+			}
+			return nil
+		}},
+		{"provisioned capacity", with(t, "capacity", map[string]any{"mode": "provisioned", "minRead": 5, "maxRead": 100, "minWrite": 1, "maxWrite": 1, "targetUtilizationPercent": 70}), func(c envconfig.Config) error {
+			want := envconfig.Capacity{Mode: envconfig.Provisioned, MinRead: 5, MaxRead: 100, MinWrite: 1, MaxWrite: 1, TargetUtilization: 70}
+			if c.Capacity != want {
+				return fmt.Errorf("got %+v, want %+v", c.Capacity, want)
+			}
+			return nil
+		}},
+		{"copy to second region", with(t, "backup.copyVaultArn", "arn:aws:backup:eu-central-1:111122223333:backup-vault:copy", "backup.copyRetentionDays", 35), func(c envconfig.Config) error {
+			if c.Backup.CopyRetentionDays != 35 || !strings.HasSuffix(c.Backup.CopyVaultARN, ":copy") {
+				return fmt.Errorf("got %+v", c.Backup)
+			}
+			return nil
+		}},
+		{"slack", with(t, "slack", map[string]any{"workspaceId": "T1", "channelId": "C1"}), func(c envconfig.Config) error {
+			if c.Slack.WorkspaceID != "T1" || c.Slack.ChannelID != "C1" {
+				return fmt.Errorf("got %+v", c.Slack)
+			}
+			return nil
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			all, err := envconfig.Parse([]byte(`{"prod":` + tt.env + `}`))
+			if err != nil {
+				t.Fatalf("got error %v, want none", err)
+			}
+			if err := tt.check(all["prod"]); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+func TestSelect(t *testing.T) {
+	all, err := envconfig.Parse([]byte(`{"prod":` + valid + `,"dev":` + with(t, "removalPolicy", "destroy") + `}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		select_ string
+		want    []string
+		wantErr error
+	}{
+		{"all sorted", "", []string{"dev", "prod"}, nil},
+		{"one", "prod", []string{"prod"}, nil},
+		{"unknown", "qa", nil, envconfig.ErrUnknownEnvironment},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := envconfig.Select(all, tt.select_)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("got error %v, want %v", err, tt.wantErr)
+			}
+			var names []string
+			for _, c := range got {
+				names = append(names, c.Name)
+			}
+			if fmt.Sprint(names) != fmt.Sprint(tt.want) {
+				t.Errorf("got %v, want %v", names, tt.want)
+			}
+		})
+	}
+	_, err = envconfig.Select(all, "qa")
+	var ue *envconfig.UnknownEnvironmentError
+	if !errors.As(err, &ue) || ue.Name != "qa" || fmt.Sprint(ue.Known) != "[dev prod]" {
+		t.Errorf("got %v, want *UnknownEnvironmentError for qa listing [dev prod]", err)
+	}
+}
+
+// The repository's own cdk.json must always parse: it is what synth uses.
+func TestRepositoryCDKJSON(t *testing.T) {
+	all, err := envconfig.ReadCDKJSON(filepath.Join("..", "..", "cdk.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := envconfig.Names(all); fmt.Sprint(got) != "[dev prod staging]" {
+		t.Fatalf("got environments %v, want [dev prod staging]", got)
+	}
+	prod := all["prod"]
+	if prod.RemovalPolicy != envconfig.Retain || !prod.DeletionProtection || prod.Backup.VaultLock.Mode != envconfig.Compliance {
+		t.Errorf("prod must retain, protect from deletion and use a compliance vault lock; got %+v", prod)
+	}
+}
+
+func TestFromContextMissing(t *testing.T) {
+	if _, err := envconfig.FromContext(nil); !errors.Is(err, envconfig.ErrInvalidConfig) {
+		t.Errorf("got %v, want ErrInvalidConfig", err)
+	}
+}
+
+func ExampleParse() {
+	_, err := envconfig.Parse([]byte(`{"qa": {"region": "eu-west-1"}}`))
+	fmt.Println(err)
+	// Output:
+	// environment "qa": removalPolicy: required value is missing
+}
