@@ -3,8 +3,6 @@ package ddblocal
 import (
 	"context"
 	"time"
-
-	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
 )
 
 // DynamoDB leaves alone items whose TTL lies more than five years in the
@@ -208,5 +206,3 @@ func (e *Engine) continuousBackups(t *table) map[string]any {
 	}
 	return map[string]any{"ContinuousBackupsStatus": "ENABLED", "PointInTimeRecoveryDescription": pitr}
 }
-
-var _ = attr.N
