@@ -74,7 +74,7 @@ func Compile(in Input) (*Compiled, error) {
 	// DynamoDB reports the first invalid expression in this order.
 	if in.Update != nil {
 		r.kind = "UpdateExpression"
-		if c.Update, err = ParseUpdate(*in.Update); err != nil {
+		if c.Update, err = cachedParse('U', *in.Update, ParseUpdate); err != nil {
 			return nil, asValidation(err, r.kind)
 		}
 		if err := r.update(c.Update); err != nil {
@@ -83,7 +83,7 @@ func Compile(in Input) (*Compiled, error) {
 	}
 	if in.KeyCondition != nil {
 		r.kind = "KeyConditionExpression"
-		if c.KeyCondition, err = ParseKeyCondition(*in.KeyCondition); err != nil {
+		if c.KeyCondition, err = cachedParse('K', *in.KeyCondition, ParseKeyCondition); err != nil {
 			return nil, asValidation(err, r.kind)
 		}
 		if err := r.cond(c.KeyCondition.Root); err != nil {
@@ -99,7 +99,7 @@ func Compile(in Input) (*Compiled, error) {
 			continue
 		}
 		r.kind = e.kind
-		if *e.dst, err = ParseCondition(*e.src); err != nil {
+		if *e.dst, err = cachedParse('C', *e.src, ParseCondition); err != nil {
 			return nil, asValidation(err, e.kind)
 		}
 		if err := r.cond((*e.dst).Root); err != nil {
@@ -108,7 +108,7 @@ func Compile(in Input) (*Compiled, error) {
 	}
 	if in.Projection != nil {
 		r.kind = "ProjectionExpression"
-		if c.Projection, err = ParseProjection(*in.Projection); err != nil {
+		if c.Projection, err = cachedParse('P', *in.Projection, ParseProjection); err != nil {
 			return nil, asValidation(err, r.kind)
 		}
 		if err := r.projection(c.Projection); err != nil {

@@ -1,0 +1,144 @@
+package expr
+
+import (
+	"testing"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
+)
+
+var testSchema = KeySchema{PartitionKey: "PK", PartitionType: attr.S, SortKey: "SK", SortType: attr.S}
+
+const keyValues = `{":pk":{"S":"p"},":a":{"S":"a"},":b":{"S":"b"},":n":{"N":"1"},":n2":{"N":"2"},":bin":{"B":"AQ=="}}`
+
+func TestKeyConditionResolve(t *testing.T) {
+	tests := []struct {
+		expr   string
+		names  Names
+		op     string // "" for no sort condition
+		match  []string
+		reject []string
+	}{
+		{"PK = :pk", nil, "", nil, nil},
+		{":pk = PK", nil, "", nil, nil},
+		{"#p = :pk", Names{"#p": "PK"}, "", nil, nil},
+		{"PK = :pk AND SK = :a", nil, "=", []string{"a"}, []string{"b", "aa"}},
+		{"SK = :a AND PK = :pk", nil, "=", []string{"a"}, []string{"b"}},
+		{"PK = :pk AND SK < :b", nil, "<", []string{"a", "ab"}, []string{"b", "c"}},
+		{"PK = :pk AND SK <= :b", nil, "<=", []string{"a", "b"}, []string{"ba", "c"}},
+		{"PK = :pk AND SK > :a", nil, ">", []string{"ab", "b"}, []string{"a", ""}},
+		{"PK = :pk AND SK >= :a", nil, ">=", []string{"a", "b"}, []string{""}},
+		{"PK = :pk AND :a < SK", nil, ">", []string{"b"}, []string{"a"}},
+		{"PK = :pk AND SK BETWEEN :a AND :b", nil, "BETWEEN", []string{"a", "az", "b"}, []string{"ba", "0"}},
+		{"PK = :pk AND begins_with(SK, :a)", nil, "begins_with", []string{"a", "abc"}, []string{"b", "ba"}},
+		{"(PK = :pk) AND (begins_with(#s, :a))", Names{"#s": "SK"}, "begins_with", []string{"a"}, []string{"b"}},
+	}
+	vals := values(t, keyValues)
+	for _, tt := range tests {
+		t.Run(tt.expr, func(t *testing.T) {
+			k, err := ParseKeyCondition(tt.expr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			roundTrip(t, ParseKeyCondition, tt.expr, k)
+			q, err := k.Resolve(tt.names, vals, testSchema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !attr.Equal(q.PartitionValue, attr.Str("p")) {
+				t.Errorf("partition value %v", q.PartitionValue)
+			}
+			if tt.op == "" {
+				if q.Sort != nil {
+					t.Errorf("Sort = %+v, want none", q.Sort)
+				}
+				return
+			}
+			if q.Sort == nil || q.Sort.Op != tt.op {
+				t.Fatalf("Sort = %+v, want op %s", q.Sort, tt.op)
+			}
+			for _, s := range tt.match {
+				if !q.Sort.Match(attr.Str(s)) {
+					t.Errorf("Match(%q) = false", s)
+				}
+			}
+			for _, s := range tt.reject {
+				if q.Sort.Match(attr.Str(s)) {
+					t.Errorf("Match(%q) = true", s)
+				}
+			}
+		})
+	}
+}
+
+func TestKeyConditionNumericAndBinary(t *testing.T) {
+	vals := values(t, keyValues)
+	k, _ := ParseKeyCondition("PK = :pk AND SK BETWEEN :n AND :n2")
+	q, err := k.Resolve(nil, vals, KeySchema{PartitionKey: "PK", PartitionType: attr.S, SortKey: "SK", SortType: attr.N})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s, want := range map[string]bool{"1": true, "1.5": true, "2": true, "10": false, "0.99": false} {
+		if got := q.Sort.Match(attr.MustNum(s)); got != want {
+			t.Errorf("N %s BETWEEN 1 AND 2 = %v, want %v", s, got, want)
+		}
+	}
+	k, _ = ParseKeyCondition("PK = :pk AND begins_with(SK, :bin)")
+	q, err = k.Resolve(nil, vals, KeySchema{PartitionKey: "PK", PartitionType: attr.S, SortKey: "SK", SortType: attr.B})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !q.Sort.Match(attr.Bin([]byte{1, 2})) || q.Sort.Match(attr.Bin([]byte{2})) {
+		t.Errorf("binary begins_with matched wrongly")
+	}
+}
+
+func TestKeyConditionErrors(t *testing.T) {
+	numSort := KeySchema{PartitionKey: "PK", PartitionType: attr.S, SortKey: "SK", SortType: attr.N}
+	hashOnly := KeySchema{PartitionKey: "PK", PartitionType: attr.S}
+	tests := []struct {
+		expr   string
+		schema KeySchema
+		want   string
+	}{
+		{"PK = :pk OR SK = :a", testSchema, "Invalid operator used in KeyConditionExpression: OR"},
+		{"NOT PK = :pk", testSchema, "Invalid operator used in KeyConditionExpression: NOT"},
+		{"PK IN (:pk)", testSchema, "Invalid operator used in KeyConditionExpression: IN"},
+		{"PK <> :pk", testSchema, "Invalid operator used in KeyConditionExpression: <>"},
+		{"PK = :pk AND attribute_exists(SK)", testSchema, "Invalid operator used in KeyConditionExpression: attribute_exists"},
+		{"PK = :pk AND contains(SK, :a)", testSchema, "Invalid operator used in KeyConditionExpression: contains"},
+		{"PK = :pk AND size(SK) = :n", testSchema, "Invalid operator used in KeyConditionExpression: size"},
+		{"SK = :a", testSchema, "Query condition missed key schema element: PK"},
+		{"PK < :pk", testSchema, "Query key condition not supported"},
+		{"begins_with(PK, :pk)", testSchema, "Query key condition not supported"},
+		{"PK = :pk AND PK = :pk", testSchema, "KeyConditionExpressions must only contain one condition per key"},
+		{"PK = :pk AND SK = :a AND SK = :b", testSchema, "KeyConditionExpressions must only contain one condition per key"},
+		{"PK = :pk AND foo = :a", testSchema, "Query condition missed key schema element: SK"},
+		{"foo = :a AND SK = :a", testSchema, "Query condition missed key schema element: PK"},
+		{"PK = :pk AND foo = :a", hashOnly, "Query key condition not supported"},
+		{"PK = :pk AND SK.x = :a", testSchema, "Query key condition not supported"},
+		{"PK = :pk AND SK = PK", testSchema, "Query key condition not supported"},
+		{"PK = :n", testSchema, "One or more parameter values were invalid: Condition parameter type does not match schema type"},
+		{"PK = :pk AND SK = :n", testSchema, "One or more parameter values were invalid: Condition parameter type does not match schema type"},
+		{"PK = :pk AND SK BETWEEN :n AND :n2", testSchema, "One or more parameter values were invalid: Condition parameter type does not match schema type"},
+		{"PK = :pk AND begins_with(SK, :n)", numSort, "Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: N"},
+		{"PK = :nope", testSchema, "Invalid KeyConditionExpression: An expression attribute value used in expression is not defined; attribute value: :nope"},
+		{"#nope = :pk", testSchema, "Invalid KeyConditionExpression: An expression attribute name used in the document path is not defined; attribute name: #nope"},
+	}
+	vals := values(t, keyValues)
+	for _, tt := range tests {
+		t.Run(tt.expr, func(t *testing.T) {
+			k, err := ParseKeyCondition(tt.expr)
+			if err == nil {
+				_, err = k.Resolve(nil, vals, tt.schema)
+			} else {
+				err = err.(*Error).Validation("KeyConditionExpression")
+			}
+			if err == nil {
+				t.Fatalf("no error, want %q", tt.want)
+			}
+			if got := validationMessage(t, err); got != tt.want {
+				t.Errorf("error\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
