@@ -1,0 +1,350 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/oncetable/oncetable/runtime/idempotency"
+	"github.com/oncetable/oncetable/runtime/obs"
+	"github.com/oncetable/oncetable/runtime/payments"
+	"github.com/oncetable/oncetable/runtime/retry"
+	"github.com/oncetable/oncetable/runtime/schema"
+	"github.com/oncetable/oncetable/runtime/store"
+)
+
+// Environment variables read by ConfigFromEnv.
+const (
+	IdempotencyExpiryEnv = "IDEMPOTENCY_EXPIRY" // Go duration, default 24h
+	CursorSecretEnv      = "CURSOR_SECRET"      // at least 32 bytes recommended
+)
+
+// Config is what a handler needs besides the DynamoDB client. Every field
+// has a safe default.
+type Config struct {
+	// Table is the table name. Default: schema.DefaultTableName.
+	Table string
+	// IdempotencyExpiry is how long a key blocks. Default: 24h.
+	IdempotencyExpiry time.Duration
+	// CursorSecret signs pagination cursors. Default: see store.Options.
+	CursorSecret []byte
+	// Clock is the time source. Default: time.Now.
+	Clock func() time.Time
+	// Retry bounds the retries of transient failures. Default: retry.Policy{}.
+	Retry retry.Policy
+	// Log receives the JSON log and EMF lines. Default: os.Stdout.
+	Log io.Writer
+}
+
+// ConfigFromEnv reads TABLE_NAME, IDEMPOTENCY_EXPIRY and CURSOR_SECRET.
+func ConfigFromEnv() (Config, error) {
+	c := Config{Table: os.Getenv(schema.TableNameEnv), CursorSecret: []byte(os.Getenv(CursorSecretEnv))}
+	if v := os.Getenv(IdempotencyExpiryEnv); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return Config{}, errors.New("httpapi: " + IdempotencyExpiryEnv + " must be a positive Go duration such as 24h")
+		}
+		c.IdempotencyExpiry = d
+	}
+	return c, nil
+}
+
+// API serves the oncetable routes over API Gateway HTTP API v2 events.
+type API struct {
+	st      *store.Store
+	svc     *payments.Service
+	log     *slog.Logger
+	metrics *obs.Metrics
+	routes  []route
+}
+
+// New builds the API on db once; handlers reuse it across invocations.
+func New(db store.DB, cfg Config) *API {
+	a := &API{log: obs.NewLogger(cfg.Log), metrics: obs.NewMetrics(cfg.Log)}
+	a.st = store.New(db, func(o *store.Options) {
+		o.Table, o.Clock, o.Retry, o.CursorSecret = cfg.Table, cfg.Clock, cfg.Retry, cfg.CursorSecret
+	})
+	a.svc = payments.New(a.st, func(o *payments.Options) {
+		o.IdempotencyExpiry = cfg.IdempotencyExpiry
+		o.OnRetry = func(flow string, k retry.Kind) {
+			switch k {
+			case retry.Throttled:
+				a.metrics.Fault(flow, obs.Throttled)
+			default:
+				a.metrics.Fault(flow, obs.ConflictRetried)
+			}
+		}
+	})
+	a.routes = a.table()
+	return a
+}
+
+// Store is the API's store (for tests and the local runner).
+func (a *API) Store() *store.Store { return a.st }
+
+// HandlerFunc is the Lambda handler signature for API Gateway HTTP API v2.
+type HandlerFunc func(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
+
+// Handle serves every route. It never returns an error: failures are
+// problem+json responses.
+func (a *API) Handle(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+	return a.serve(ctx, req, nil), nil
+}
+
+// Only returns a handler that serves just the named routes (a per-flow
+// Lambda); any other route is 404.
+func (a *API) Only(names ...string) HandlerFunc {
+	allow := map[string]bool{}
+	for _, n := range names {
+		allow[n] = true
+	}
+	return func(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		return a.serve(ctx, req, allow), nil
+	}
+}
+
+// call is one request being served.
+type call struct {
+	req     *events.APIGatewayV2HTTPRequest
+	params  map[string]string
+	route   *route
+	caller  string
+	keyHash string
+}
+
+func (a *API) serve(ctx context.Context, req events.APIGatewayV2HTTPRequest, allow map[string]bool) events.APIGatewayV2HTTPResponse {
+	start := time.Now()
+	c := &call{req: &req, caller: CallerIdentity(&req)}
+	method := req.RequestContext.HTTP.Method
+	path := req.RawPath
+	if path == "" {
+		path = req.RequestContext.HTTP.Path
+	}
+	resp, outcome, flow := a.dispatch(ctx, c, method, path, allow)
+	if resp.Headers == nil {
+		resp.Headers = map[string]string{}
+	}
+	if id := req.RequestContext.RequestID; id != "" {
+		resp.Headers["X-Request-Id"] = id
+	}
+	a.log.LogAttrs(ctx, slog.LevelInfo, "request",
+		slog.String("requestId", req.RequestContext.RequestID),
+		slog.String("method", method),
+		slog.String("path", path),
+		slog.String("route", routeName(c.route)),
+		slog.String("flow", flow),
+		slog.Int("status", resp.StatusCode),
+		slog.String("outcome", outcome),
+		slog.String("idempotencyKeyHash", c.keyHash),
+		slog.Int64("durationMs", time.Since(start).Milliseconds()),
+	)
+	a.count(flow, outcome)
+	return resp
+}
+
+func (a *API) count(flow, outcome string) {
+	if flow == "" {
+		flow = "api"
+	}
+	switch outcome {
+	case "created":
+		a.metrics.Business(flow, obs.Created)
+	case "replayed":
+		a.metrics.Business(flow, obs.Replayed)
+	case "insufficient_funds":
+		a.metrics.Business(flow, obs.InsufficientFunds)
+	case "key_reused":
+		a.metrics.Business(flow, obs.KeyReused)
+	case "ok":
+	case "unavailable":
+		a.metrics.Fault(flow, obs.Unavailable)
+	case "error":
+		a.metrics.Fault(flow, obs.Error)
+	default:
+		a.metrics.Business(flow, obs.Rejected)
+	}
+}
+
+func routeName(r *route) string {
+	if r == nil {
+		return ""
+	}
+	return r.name
+}
+
+func (a *API) dispatch(ctx context.Context, c *call, method, path string, allow map[string]bool) (events.APIGatewayV2HTTPResponse, string, string) {
+	r, params, err := a.match(method, path, c.req.RequestContext.Stage)
+	if err == nil && allow != nil && !allow[r.name] {
+		r, err = nil, ErrRouteNotFound
+	}
+	if err != nil {
+		resp, outcome := problemFor(err)
+		return resp, outcome, ""
+	}
+	c.route, c.params = r, params
+	resp, err := r.handle(ctx, c)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			err = &retry.UnavailableError{Kind: retry.ServerFail, Attempts: 1, RetryAfter: time.Second, Cause: err}
+		}
+		resp, outcome := problemFor(err)
+		if outcome == "error" {
+			a.log.ErrorContext(ctx, "unexpected error", slog.String("route", r.name), slog.String("error", err.Error()))
+		}
+		return resp, outcome, r.flow
+	}
+	outcome := "ok"
+	if r.flow != "" {
+		outcome = "created"
+		if resp.Headers["Idempotent-Replayed"] == "true" {
+			outcome = "replayed"
+		}
+	}
+	return resp, outcome, r.flow
+}
+
+// CallerIdentity is the scope of idempotency keys: the IAM principal
+// ("iam:<UserARN>") or the JWT subject ("jwt:<iss>|<sub>") from the request
+// context, or "anonymous" behind a route without an authorizer. The local
+// runner fills the IAM fields with a local identity.
+func CallerIdentity(req *events.APIGatewayV2HTTPRequest) string {
+	if az := req.RequestContext.Authorizer; az != nil {
+		if iam := az.IAM; iam != nil {
+			if iam.UserARN != "" {
+				return "iam:" + iam.UserARN
+			}
+			if iam.CallerID != "" {
+				return "iam:" + iam.AccountID + ":" + iam.CallerID
+			}
+		}
+		if jwt := az.JWT; jwt != nil {
+			if sub := jwt.Claims["sub"]; sub != "" {
+				return "jwt:" + jwt.Claims["iss"] + "|" + sub
+			}
+		}
+		if sub, ok := az.Lambda["sub"].(string); ok && sub != "" {
+			return "lambda:" + sub
+		}
+	}
+	return "anonymous"
+}
+
+// respond writes a JSON success response.
+func respond(status int, v any) (events.APIGatewayV2HTTPResponse, error) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return events.APIGatewayV2HTTPResponse{}, err
+	}
+	return events.APIGatewayV2HTTPResponse{StatusCode: status, Headers: map[string]string{"Content-Type": "application/json"}, Body: string(body)}, nil
+}
+
+// fromFlow writes a flow's stored or fresh response.
+func fromFlow(r payments.Response) events.APIGatewayV2HTTPResponse {
+	h := map[string]string{"Content-Type": "application/json"}
+	if r.Replayed {
+		h["Idempotent-Replayed"] = "true"
+	}
+	return events.APIGatewayV2HTTPResponse{StatusCode: r.Status, Headers: h, Body: string(r.Body)}
+}
+
+// idem validates the Idempotency-Key and fingerprints the request.
+func (c *call) idem(operation string, body []byte) (payments.Idem, error) {
+	key := header(c.req, "Idempotency-Key")
+	c.keyHash = obs.KeyHash(key)
+	if err := idempotency.ValidateKey(key); err != nil {
+		return payments.Idem{}, err
+	}
+	path := c.req.RawPath
+	if path == "" {
+		path = c.req.RequestContext.HTTP.Path
+	}
+	fp, err := idempotency.Fingerprint(c.req.RequestContext.HTTP.Method, path, body)
+	if err != nil {
+		return payments.Idem{}, err
+	}
+	return payments.Idem{Scope: idempotency.Scope{Caller: c.caller, Operation: operation}, Key: key, Fingerprint: fp}, nil
+}
+
+// route is one method + path pattern.
+type route struct {
+	name    string
+	method  string
+	pattern []string // literal segments or "{param}"
+	flow    string   // idempotent money flow, or ""
+	handle  func(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error)
+}
+
+func (a *API) match(method, path, stage string) (*route, map[string]string, error) {
+	segs, err := splitPath(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, params, allowed := a.find(method, segs)
+	if r == nil && len(allowed) == 0 && stage != "" && stage != "$default" && len(segs) > 0 && segs[0] == stage {
+		r, params, allowed = a.find(method, segs[1:])
+	}
+	switch {
+	case r != nil:
+		return r, params, nil
+	case len(allowed) > 0:
+		return nil, nil, &methodNotAllowedError{allow: strings.Join(allowed, ", ")}
+	default:
+		return nil, nil, ErrRouteNotFound
+	}
+}
+
+func (a *API) find(method string, segs []string) (*route, map[string]string, []string) {
+	var allowed []string
+	for i := range a.routes {
+		r := &a.routes[i]
+		params, ok := r.matches(segs)
+		if !ok {
+			continue
+		}
+		if r.method == method {
+			return r, params, nil
+		}
+		allowed = append(allowed, r.method)
+	}
+	return nil, nil, allowed
+}
+
+func (r *route) matches(segs []string) (map[string]string, bool) {
+	if len(segs) != len(r.pattern) {
+		return nil, false
+	}
+	params := map[string]string{}
+	for i, p := range r.pattern {
+		if strings.HasPrefix(p, "{") {
+			params[strings.Trim(p, "{}")] = segs[i]
+		} else if p != segs[i] {
+			return nil, false
+		}
+	}
+	return params, true
+}
+
+func splitPath(path string) ([]string, error) {
+	path = strings.Trim(path, "/")
+	if path == "" {
+		return nil, nil
+	}
+	raw := strings.Split(path, "/")
+	segs := make([]string, len(raw))
+	for i, s := range raw {
+		d, err := url.PathUnescape(s)
+		if err != nil {
+			return nil, ErrRouteNotFound
+		}
+		segs[i] = d
+	}
+	return segs, nil
+}

@@ -1,0 +1,154 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/events"
+)
+
+// MaxBodyBytes is the largest request body accepted.
+const MaxBodyBytes = 64 << 10
+
+// header returns a request header; API Gateway v2 lower-cases names, the
+// lookup tolerates any case.
+func header(req *events.APIGatewayV2HTTPRequest, name string) string {
+	if v, ok := req.Headers[strings.ToLower(name)]; ok {
+		return v
+	}
+	for k, v := range req.Headers {
+		if strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	return ""
+}
+
+// rawBody returns the request body, decoded from base64 when API Gateway
+// encoded it, and enforces MaxBodyBytes.
+func rawBody(req *events.APIGatewayV2HTTPRequest) ([]byte, error) {
+	body := []byte(req.Body)
+	if req.IsBase64Encoded {
+		if base64.StdEncoding.DecodedLen(len(req.Body)) > MaxBodyBytes+3 {
+			return nil, fmt.Errorf("%w: more than %d bytes", ErrBodyTooLarge, MaxBodyBytes)
+		}
+		var err error
+		if body, err = base64.StdEncoding.DecodeString(req.Body); err != nil {
+			return nil, fmt.Errorf("%w: body is not valid base64", ErrBadRequest)
+		}
+	}
+	if len(body) > MaxBodyBytes {
+		return nil, fmt.Errorf("%w: %d bytes, at most %d", ErrBodyTooLarge, len(body), MaxBodyBytes)
+	}
+	return body, nil
+}
+
+// checkContentType requires application/json (parameters such as charset
+// allowed) whenever there is a body.
+func checkContentType(req *events.APIGatewayV2HTTPRequest, body []byte) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	ct := header(req, "Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || mt != "application/json" {
+		return fmt.Errorf("%w: Content-Type %q, want application/json", ErrUnsupportedMedia, ct)
+	}
+	return nil
+}
+
+// decodeStrict decodes a JSON object body into v, rejecting duplicate keys
+// (at any depth), unknown fields, trailing data and non-object bodies.
+func decodeStrict(body []byte, v any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return fmt.Errorf("%w: a JSON object body is required", ErrBadRequest)
+	}
+	if err := checkDuplicates(body); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var ute *json.UnmarshalTypeError
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &ute):
+			return fmt.Errorf("%w: field %q: expected %s, got JSON %s", ErrBadRequest, ute.Field, ute.Type, ute.Value)
+		case errors.As(err, &se):
+			return fmt.Errorf("%w: malformed JSON at byte %d: %v", ErrBadRequest, se.Offset, se)
+		case strings.HasPrefix(err.Error(), "json: unknown field"):
+			return fmt.Errorf("%w: %s", ErrBadRequest, strings.TrimPrefix(err.Error(), "json: "))
+		default:
+			return fmt.Errorf("%w: %v", ErrBadRequest, err)
+		}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("%w: trailing data after the JSON object", ErrBadRequest)
+	}
+	return nil
+}
+
+// checkDuplicates walks the JSON token stream and fails on the first object
+// that names a key twice; encoding/json would silently keep the last one.
+func checkDuplicates(body []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	first, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("%w: malformed JSON: %v", ErrBadRequest, err)
+	}
+	if d, ok := first.(json.Delim); !ok || d != '{' {
+		return fmt.Errorf("%w: body must be a JSON object", ErrBadRequest)
+	}
+	return walkObject(dec, "")
+}
+
+func walkObject(dec *json.Decoder, path string) error {
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("%w: malformed JSON: %v", ErrBadRequest, err)
+		}
+		key, _ := t.(string)
+		if seen[key] {
+			return fmt.Errorf("%w: duplicate key %q", ErrBadRequest, path+key)
+		}
+		seen[key] = true
+		if err := walkValue(dec, path+key+"."); err != nil {
+			return err
+		}
+	}
+	_, err := dec.Token() // '}'
+	if err != nil {
+		return fmt.Errorf("%w: malformed JSON: %v", ErrBadRequest, err)
+	}
+	return nil
+}
+
+func walkValue(dec *json.Decoder, path string) error {
+	t, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("%w: malformed JSON: %v", ErrBadRequest, err)
+	}
+	switch t {
+	case json.Delim('{'):
+		return walkObject(dec, path)
+	case json.Delim('['):
+		for dec.More() {
+			if err := walkValue(dec, path); err != nil {
+				return err
+			}
+		}
+		if _, err := dec.Token(); err != nil {
+			return fmt.Errorf("%w: malformed JSON: %v", ErrBadRequest, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,125 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/oncetable/oncetable/runtime/cursor"
+	"github.com/oncetable/oncetable/runtime/idempotency"
+	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/money"
+	"github.com/oncetable/oncetable/runtime/payments"
+	"github.com/oncetable/oncetable/runtime/retry"
+	"github.com/oncetable/oncetable/runtime/store"
+)
+
+// ProblemTypeBase prefixes every problem type URI.
+const ProblemTypeBase = "urn:oncetable:problem:"
+
+// Problem is an RFC 9457 problem details body.
+type Problem struct {
+	Type   string `json:"type"`
+	Title  string `json:"title"`
+	Status int    `json:"status"`
+	Detail string `json:"detail"`
+	// Extension members.
+	Available *int64 `json:"available,omitempty"`
+	Requested *int64 `json:"requested,omitempty"`
+	Currency  string `json:"currency,omitempty"`
+	Expected  *int64 `json:"expected,omitempty"`
+}
+
+// HTTP-level errors of this package.
+var (
+	ErrBadRequest       = errors.New("bad request")
+	ErrBodyTooLarge     = errors.New("request body too large")
+	ErrUnsupportedMedia = errors.New("unsupported media type")
+	ErrRouteNotFound    = errors.New("no such route")
+	ErrMethodNotAllowed = errors.New("method not allowed")
+)
+
+// mapping is one row of the error -> problem table.
+type mapping struct {
+	err     error
+	status  int
+	slug    string
+	title   string
+	outcome string
+}
+
+// problems is THE error -> problem+json table, most specific first.
+var problems = []mapping{
+	{idempotency.ErrKeyReused, http.StatusUnprocessableEntity, "idempotency-key-reused", "Idempotency-Key reused with a different request", "key_reused"},
+	{idempotency.ErrKeyMissing, http.StatusBadRequest, "idempotency-key-missing", "Idempotency-Key header required", "invalid"},
+	{idempotency.ErrKeyInvalid, http.StatusBadRequest, "idempotency-key-invalid", "Invalid Idempotency-Key", "invalid"},
+	{payments.ErrInsufficientFunds, http.StatusPaymentRequired, "insufficient-funds", "Insufficient funds", "insufficient_funds"},
+	{payments.ErrAlreadyPaid, http.StatusConflict, "already-paid", "Order already paid", "already_paid"},
+	{payments.ErrAmountMismatch, http.StatusUnprocessableEntity, "amount-mismatch", "Amount does not match the order", "amount_mismatch"},
+	{payments.ErrCurrencyMismatch, http.StatusUnprocessableEntity, "currency-mismatch", "Currency does not match the balance", "currency_mismatch"},
+	{payments.ErrBalanceLimit, http.StatusUnprocessableEntity, "balance-limit", "Balance would exceed the maximum", "balance_limit"},
+	{payments.ErrInvalidOrder, http.StatusBadRequest, "invalid-order", "Invalid order", "invalid"},
+	{store.ErrAlreadyExists, http.StatusConflict, "already-exists", "Already exists", "conflict"},
+	{store.ErrLimitReached, http.StatusConflict, "limit-reached", "Limit reached", "conflict"},
+	{store.ErrNotFound, http.StatusNotFound, "not-found", "Not found", "not_found"},
+	{keys.ErrInvalidID, http.StatusBadRequest, "invalid-id", "Invalid identifier", "invalid"},
+	{money.ErrInvalidAmount, http.StatusBadRequest, "invalid-amount", "Invalid amount", "invalid"},
+	{money.ErrOverflow, http.StatusBadRequest, "invalid-amount", "Invalid amount", "invalid"},
+	{money.ErrUnknownCurrency, http.StatusBadRequest, "unknown-currency", "Unknown currency", "invalid"},
+	{money.ErrCurrencyMismatch, http.StatusBadRequest, "invalid-amount", "Invalid amount", "invalid"},
+	{cursor.ErrInvalid, http.StatusBadRequest, "invalid-cursor", "Invalid cursor", "invalid"},
+	{ErrBodyTooLarge, http.StatusBadRequest, "body-too-large", "Request body too large", "invalid"},
+	{ErrBadRequest, http.StatusBadRequest, "bad-request", "Bad request", "invalid"},
+	{ErrUnsupportedMedia, http.StatusUnsupportedMediaType, "unsupported-media-type", "Content-Type must be application/json", "invalid"},
+	{ErrRouteNotFound, http.StatusNotFound, "route-not-found", "No such route", "not_found"},
+	{ErrMethodNotAllowed, http.StatusMethodNotAllowed, "method-not-allowed", "Method not allowed", "invalid"},
+	{retry.ErrUnavailable, http.StatusServiceUnavailable, "unavailable", "Service temporarily unavailable", "unavailable"},
+}
+
+// problemFor maps err to a problem response and the outcome to log.
+func problemFor(err error) (events.APIGatewayV2HTTPResponse, string) {
+	p := Problem{Type: ProblemTypeBase + "internal", Title: "Internal error", Status: http.StatusInternalServerError,
+		Detail: "the request failed unexpectedly; it is safe to retry with the same Idempotency-Key"}
+	outcome := "error"
+	for _, m := range problems {
+		if errors.Is(err, m.err) {
+			p = Problem{Type: ProblemTypeBase + m.slug, Title: m.title, Status: m.status, Detail: err.Error()}
+			outcome = m.outcome
+			break
+		}
+	}
+	headers := map[string]string{"Content-Type": "application/problem+json"}
+	var ife *payments.InsufficientFundsError
+	if errors.As(err, &ife) {
+		p.Available, p.Requested, p.Currency = &ife.Available.Minor, &ife.Requested.Minor, string(ife.Requested.Currency)
+	}
+	var ame *payments.AmountMismatchError
+	if errors.As(err, &ame) {
+		p.Expected, p.Requested, p.Currency = &ame.Expected.Minor, &ame.Got.Minor, string(ame.Expected.Currency)
+	}
+	var ue *retry.UnavailableError
+	if errors.As(err, &ue) {
+		secs := int(ue.RetryAfter.Seconds())
+		if secs < 1 {
+			secs = 1
+		}
+		headers["Retry-After"] = strconv.Itoa(secs)
+		p.Detail = "the database is busy (" + string(ue.Kind) + "); retry after " + strconv.Itoa(secs) + "s with the same Idempotency-Key"
+	}
+	if p.Status == http.StatusMethodNotAllowed {
+		var mna *methodNotAllowedError
+		if errors.As(err, &mna) {
+			headers["Allow"] = mna.allow
+		}
+	}
+	body, _ := json.Marshal(p)
+	return events.APIGatewayV2HTTPResponse{StatusCode: p.Status, Headers: headers, Body: string(body)}, outcome
+}
+
+type methodNotAllowedError struct{ allow string }
+
+func (e *methodNotAllowedError) Error() string { return "method not allowed; allowed: " + e.allow }
+func (e *methodNotAllowedError) Unwrap() error { return ErrMethodNotAllowed }

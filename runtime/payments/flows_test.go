@@ -1,0 +1,127 @@
+package payments_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/oncetable/oncetable/runtime/idempotency"
+	"github.com/oncetable/oncetable/runtime/internal/dbtest"
+	"github.com/oncetable/oncetable/runtime/money"
+	"github.com/oncetable/oncetable/runtime/payments"
+	"github.com/oncetable/oncetable/runtime/store"
+)
+
+type fixture struct {
+	env *dbtest.Env
+	st  *store.Store
+	svc *payments.Service
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	env := dbtest.New(t)
+	st := store.New(env.Client, func(o *store.Options) { o.Table = env.Table; o.Clock = env.Clock.Now })
+	return &fixture{env: env, st: st, svc: payments.New(st)}
+}
+
+func idem(op, key, route string, body any) payments.Idem {
+	raw, _ := json.Marshal(body)
+	fp, err := idempotency.Fingerprint(http.MethodPost, route, raw)
+	if err != nil {
+		panic(err)
+	}
+	return payments.Idem{Scope: idempotency.Scope{Caller: "test", Operation: op}, Key: key, Fingerprint: fp}
+}
+
+func eur(m int64) money.Amount { return money.Amount{Minor: m, Currency: "EUR"} }
+
+func (f *fixture) user(t *testing.T, id string, credit int64) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := f.st.CreateUser(ctx, store.NewUser{UserID: id, Name: "N " + id, Email: id + "@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	if credit > 0 {
+		if _, err := f.svc.Credit(ctx, idem(payments.FlowCredit, "seed-"+id, "/users/"+id+"/credits", credit), id, eur(credit)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func (f *fixture) order(t *testing.T, userID, orderID string, unit, qty int64) {
+	t.Helper()
+	in := payments.NewOrder{OrderID: orderID, Currency: "EUR", Items: []payments.NewItem{{ProductID: "p1", Quantity: qty, UnitPrice: eur(unit)}}}
+	if _, err := f.svc.CreateOrder(context.Background(), idem(payments.FlowCreateOrder, "order-"+orderID, "/users/"+userID+"/orders", orderID), userID, in); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFlowsEndToEnd(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.user(t, "u1", 10_000)
+	f.order(t, "u1", "o1", 1500, 2)
+
+	// debit, then the balance is exact.
+	r, err := f.svc.Debit(ctx, idem(payments.FlowDebit, "d1", "/users/u1/debits", 1000), "u1", eur(1000))
+	if err != nil || r.Status != http.StatusCreated || r.Replayed {
+		t.Fatalf("Debit = %+v, %v", r, err)
+	}
+	b, _ := f.st.Balance(ctx, "u1")
+	if b.Balance != 9000 || b.Currency != "EUR" {
+		t.Fatalf("balance = %+v, want 9000 EUR", b)
+	}
+
+	// settle pays 3000 from the balance.
+	r, err = f.svc.Settle(ctx, idem(payments.FlowSettle, "s1", "/orders/o1/settle", nil), "o1", nil)
+	if err != nil || r.Status != http.StatusOK {
+		t.Fatalf("Settle = %+v, %v", r, err)
+	}
+	var paid store.Order
+	json.Unmarshal(r.Body, &paid)
+	if paid.Status != store.OrderPaid || paid.Total != 3000 {
+		t.Errorf("settled order = %+v", paid)
+	}
+	b, _ = f.st.Balance(ctx, "u1")
+	if b.Balance != 6000 {
+		t.Errorf("balance after settle = %d, want 6000", b.Balance)
+	}
+	ov, err := f.st.Order(ctx, "o1")
+	if err != nil || ov.Status != store.OrderPaid || len(ov.Items) != 1 {
+		t.Errorf("Order = %+v, %v", ov, err)
+	}
+	uv, err := f.st.UserView(ctx, "u1")
+	if err != nil || uv.OrderCount != 1 || len(uv.RecentOrders) != 1 || uv.RecentOrders[0].Status != store.OrderPaid {
+		t.Errorf("UserView = %+v, %v", uv, err)
+	}
+	led, err := f.st.Ledger(ctx, "u1", 10, "")
+	if err != nil || len(led.Items) != 3 || led.Items[0].Kind != store.LedgerSettle {
+		t.Errorf("Ledger = %+v, %v", led, err)
+	}
+
+	// business failures.
+	f.order(t, "u1", "o2", 7000, 1)
+	_, err = f.svc.Settle(ctx, idem(payments.FlowSettle, "s2", "/orders/o2/settle", nil), "o2", nil)
+	var ife *payments.InsufficientFundsError
+	if !errors.As(err, &ife) || ife.Available.Minor != 6000 || ife.Requested.Minor != 7000 {
+		t.Errorf("settle beyond balance: %v", err)
+	}
+	_, err = f.svc.Settle(ctx, idem(payments.FlowSettle, "s3", "/orders/o1/settle", nil), "o1", nil)
+	if !errors.Is(err, payments.ErrAlreadyPaid) {
+		t.Errorf("settle paid order: %v, want ErrAlreadyPaid", err)
+	}
+	_, err = f.svc.Charge(ctx, idem(payments.FlowCharge, "c1", "/orders/o2/payments", 1), "o2", eur(1))
+	var ame *payments.AmountMismatchError
+	if !errors.As(err, &ame) || ame.Expected.Minor != 7000 {
+		t.Errorf("charge wrong amount: %v", err)
+	}
+	_, err = f.svc.Debit(ctx, idem(payments.FlowDebit, "d9", "/users/nobody/debits", 1), "nobody", eur(1))
+	if !errors.Is(err, payments.ErrNotFound) {
+		t.Errorf("debit unknown user: %v", err)
+	}
+	fmt.Println(f.env.Requests.Snapshot())
+}
