@@ -11,8 +11,7 @@ var (
 
 // pathFirst lists the functions whose first operand must be a document path.
 var pathFirst = map[string]bool{
-	"attribute_exists": true, "attribute_not_exists": true, "attribute_type": true,
-	"size": true, "if_not_exists": true,
+	"attribute_exists": true, "attribute_not_exists": true, "size": true, "if_not_exists": true,
 }
 
 // checkCall validates a function call's name, context and operands. asCond is
@@ -42,6 +41,10 @@ func checkCall(p *parser, c *Call, update, asCond bool) {
 	}
 	for _, a := range c.Args {
 		checkOperand(p, a, update)
+		// DynamoDB refuses list_append(list_append(...), ...) and the like.
+		if inner, ok := a.(*Call); ok && inner.Name == "list_append" {
+			p.stop(errorf("The function is not allowed to be used this way in an expression; function: %s", inner.Name))
+		}
 	}
 }
 
@@ -71,8 +74,9 @@ func checkCond(p *parser, c Cond) {
 		for _, o := range c.List {
 			checkOperand(p, o, false)
 		}
-		if len(c.List) > MaxInOperands {
-			p.stop(errorf("The IN operator is provided with too many operands; number of operands: %d", len(c.List)))
+		// The limit counts the left operand too.
+		if n := len(c.List) + 1; n > MaxInOperands {
+			p.stop(errorf("The IN operator is provided with too many operands; number of operands: %d", n))
 		}
 	case *Not:
 		checkCond(p, c.X)

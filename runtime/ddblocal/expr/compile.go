@@ -317,23 +317,28 @@ func (r *resolver) cond(c Cond) *Error {
 		return err
 	case *Compare:
 		for _, o := range []Operand{c.Left, c.Right} {
-			if _, err := r.operand(o); err != nil {
+			v, err := r.operand(o)
+			if err != nil {
 				return err
+			}
+			if c.Op != "=" && c.Op != "<>" && !orderable(v.T) {
+				return operandType(c.Op, v.T)
 			}
 		}
 		return r.distinct(c.Op, c.Left, c.Right)
 	case *Between:
-		if _, err := r.operand(c.Operand); err != nil {
-			return err
+		var vals [3]attr.Value
+		for i, o := range []Operand{c.Operand, c.Low, c.High} {
+			v, err := r.operand(o)
+			if err != nil {
+				return err
+			}
+			if !orderable(v.T) {
+				return operandType("BETWEEN", v.T)
+			}
+			vals[i] = v
 		}
-		lo, err := r.operand(c.Low)
-		if err != nil {
-			return err
-		}
-		hi, err := r.operand(c.High)
-		if err != nil {
-			return err
-		}
+		lo, hi := vals[1], vals[2]
 		if lo.T != 0 && hi.T != 0 {
 			bounds := "lower bound operand: AttributeValue: " + avString(lo) + ", upper bound operand: AttributeValue: " + avString(hi)
 			if lo.T != hi.T {
@@ -363,6 +368,13 @@ func (r *resolver) cond(c Cond) *Error {
 		return r.cond(c.Right)
 	}
 	return nil
+}
+
+// orderable reports whether a literal of type t may appear in an ordering
+// comparison. A path (t == 0) may hold anything: a wrong type found in the
+// item only makes the comparison false.
+func orderable(t attr.Type) bool {
+	return t == 0 || t == attr.S || t == attr.N || t == attr.B
 }
 
 // avString writes a scalar value as DynamoDB's messages do: {N:10}.

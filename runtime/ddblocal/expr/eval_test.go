@@ -170,6 +170,19 @@ func TestConditionEval(t *testing.T) {
 		{"size(l) BETWEEN :n2 AND :n3", true},
 		{"size(l) IN (:n3)", true},
 		{"size(l) > size(ss)", true},
+		{"size(s) = :hello", false},
+		{"begins_with(:hello, s)", true},
+		{"begins_with(:hello, :he)", true},
+		{"attribute_type(:hello, :tS)", true},
+		{"absent1 <> absent2", true},
+		{"absent1 = absent2", false},
+		{"absent1 < absent2", false},
+		{"absent1 BETWEEN absent2 AND absent3", false},
+		{"l < :n2", false},
+		{"n IN (s, n)", true},
+		{"m.x < l[1]", false},
+		{"l[1] < m.x", true},
+		{"contains(l, l[2])", true},
 	}
 	it := item(t, evalItem)
 	vals := values(t, evalValues)

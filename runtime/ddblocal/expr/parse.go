@@ -11,7 +11,7 @@ const (
 	MaxExpressionSize = 4096
 	// MaxPathDepth is the deepest document path.
 	MaxPathDepth = 32
-	// MaxInOperands is the longest IN list.
+	// MaxInOperands bounds IN: the left operand plus the list.
 	MaxInOperands = 100
 	maxListIndex  = 1<<31 - 1
 )

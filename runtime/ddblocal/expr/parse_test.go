@@ -56,6 +56,12 @@ func TestParseCondition(t *testing.T) {
 		{"a_1.B2 = :v_1", "a_1.B2 = :v_1"},
 		{"(attribute_exists(a))", "attribute_exists(a)"},
 		{"((a = :v) AND b = :w)", "a = :v AND b = :w"},
+		{"a IN (" + strings.TrimSuffix(strings.Repeat(":v, ", 99), ", ") + ")", "a IN (" + strings.TrimSuffix(strings.Repeat(":v, ", 99), ", ") + ")"},
+		{"NOT NOT NOT NOT a < b", "NOT NOT NOT NOT a < b"},
+		{"a < b aNd b < c", "a < b AND b < c"},
+		{"begins_with(:str, a)", "begins_with(:str, a)"},
+		{"attribute_type(:v, :t)", "attribute_type(:v, :t)"},
+		{"(a < b OR b < a) AND (b < c AND (a < b OR b < c))", "(a < b OR b < a) AND (b < c AND (a < b OR b < c))"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -93,7 +99,8 @@ func TestParsePrecedence(t *testing.T) {
 }
 
 func TestParseConditionErrors(t *testing.T) {
-	in101 := "a IN (" + strings.TrimSuffix(strings.Repeat(":v, ", 101), ", ") + ")"
+	// IN allows 100 operands counting the left one: a list of 99.
+	in100 := "a IN (" + strings.TrimSuffix(strings.Repeat(":v, ", 100), ", ") + ")"
 	deep := "a" + strings.Repeat(".b", 32) + " = :v"
 	tests := []struct{ in, want string }{
 		{"", "The expression can not be empty;"},
@@ -134,7 +141,8 @@ func TestParseConditionErrors(t *testing.T) {
 		{"attribute_exists(:v)", "Operator or function requires a document path; operator or function: attribute_exists"},
 		{"attribute_not_exists(:v)", "Operator or function requires a document path; operator or function: attribute_not_exists"},
 		{"size(:v) = :v", "Operator or function requires a document path; operator or function: size"},
-		{in101, "The IN operator is provided with too many operands; number of operands: 101"},
+		{"contains(list_append(a, b), :v)", "The function is not allowed in a condition expression; function: list_append"},
+		{in100, "The IN operator is provided with too many operands; number of operands: 101"},
 		{deep, "The document path has too many nesting levels; nesting levels: 33"},
 		{"a[99999999999] = :v", "List index is not within the allowable range; index: 99999999999"},
 		{"a = :v AND " + strings.Repeat("b", 4096) + " = :v", "Expression size has exceeded the maximum allowed size; expression size: 4112"},
@@ -219,6 +227,16 @@ func TestParseUpdateErrors(t *testing.T) {
 		{"set a = list_append(c)", "Incorrect number of operands for operator or function; operator or function: list_append, number of operands: 1"},
 		{"set a = if_not_exists(:a, c)", "Operator or function requires a document path; operator or function: if_not_exists"},
 		{"set a = if_not_exists(if_not_exists(a, b), c)", "Operator or function requires a document path; operator or function: if_not_exists"},
+		{"set a = list_append(list_append(:a, :b), :c)", "The function is not allowed to be used this way in an expression; function: list_append"},
+		{"set a = if_not_exists(a, list_append(:a, :b))", "The function is not allowed to be used this way in an expression; function: list_append"},
+		{"set a = LIST_APPEND(:a, :b)", "Invalid function name; function: LIST_APPEND"},
+		{"set a = f(b, c, d)", "Invalid function name; function: f"},
+		{"set a = _f(b)", `Syntax error; token: "_", near: "= _f"`},
+		{"set c = if_not_exists(c, :a+:b)", `Syntax error; token: "+", near: ":a+:b"`},
+		{"set a[:x] = :v", `Syntax error; token: ":x", near: "[:x]"`},
+		{"set a[#x] = :v", `Syntax error; token: "#x", near: "[#x]"`},
+		{"HELLO b = :v", `Syntax error; token: "HELLO", near: "HELLO b"`},
+		{"SET a = :v REMOVE a SET b = :w", `The "SET" section can only be used once in an update expression;`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

@@ -8,7 +8,8 @@ import (
 
 // Apply returns the item as the update leaves it, and the resolved paths the
 // update wrote or removed (for ReturnValues UPDATED_OLD and UPDATED_NEW, see
-// Project). item is not modified; a nil item is a new, empty one.
+// Project). item is not modified. A nil item is one that does not exist:
+// the result starts empty and, as in DynamoDB, REMOVE does nothing.
 //
 // As in DynamoDB, every SET right-hand side is computed from the item as it
 // was before the update; then SET, REMOVE, ADD and DELETE are applied in that
@@ -42,8 +43,15 @@ func (u *Update) Apply(item attr.Item, names Names, values Values) (attr.Item, [
 	if out == nil {
 		out = attr.Item{}
 	}
-	for i, p := range setPaths {
-		if err := put(out, p, setVals[i]); err != nil {
+	// Elements SET past the end of a list are appended in index order,
+	// whatever the order of the actions.
+	order := make([]int, len(setPaths))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return compareIndexes(setPaths[a], setPaths[b], 1) })
+	for _, i := range order {
+		if err := put(out, setPaths[i], setVals[i]); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -58,18 +66,12 @@ func (u *Update) Apply(item attr.Item, names Names, values Values) (attr.Item, [
 		changed = append(changed, p)
 	}
 	// Later list positions go first so earlier removals do not shift them.
-	slices.SortStableFunc(removes, func(a, b Path) int {
-		for k := 0; k < len(a) && k < len(b); k++ {
-			if a[k].IsIndex && b[k].IsIndex && a[k].Index != b[k].Index {
-				return b[k].Index - a[k].Index
-			}
-			if a[k] != b[k] {
-				return 0
-			}
-		}
-		return 0
-	})
+	slices.SortStableFunc(removes, func(a, b Path) int { return compareIndexes(a, b, -1) })
 	for _, p := range removes {
+		if item == nil {
+			// DynamoDB ignores REMOVE of any path on an item that does not exist.
+			continue
+		}
 		if err := remove(out, p); err != nil {
 			return nil, nil, err
 		}
@@ -138,6 +140,20 @@ func (u *Update) Apply(item attr.Item, names Names, values Values) (attr.Item, [
 		}
 	}
 	return out, changed, nil
+}
+
+// compareIndexes orders two paths by the first list index where they part
+// (dir 1 ascending, -1 descending); paths that part elsewhere are equal.
+func compareIndexes(a, b Path, dir int) int {
+	for k := 0; k < len(a) && k < len(b); k++ {
+		if a[k].IsIndex && b[k].IsIndex && a[k].Index != b[k].Index {
+			return dir * (a[k].Index - b[k].Index)
+		}
+		if a[k] != b[k] {
+			return 0
+		}
+	}
+	return 0
 }
 
 // holds reports whether container can have the element e (a map for a

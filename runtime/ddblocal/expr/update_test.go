@@ -55,6 +55,11 @@ func TestUpdateApply(t *testing.T) {
 		{"swap", "SET n = s, s = n", `{"n":{"S":"str"},"s":{"N":"10"}}`, nil},
 		{"remove", "REMOVE s, n", `{}`, []string{"s", "n"}},
 		{"remove absent", "REMOVE nope", `{}`, nil},
+		{"set past list end appends in index order", "SET l[84] = :s, l[37] = :one, l[17] = :zero, l[50] = :neg",
+			`{"l":{"L":[{"N":"0"},{"N":"1"},{"N":"2"},{"N":"3"},{"N":"0"},{"N":"1"},{"N":"-2.5"},{"S":"v"}]}}`, nil},
+		{"remove and set use original list positions", "REMOVE l[1] SET l[3] = :s", `{"l":{"L":[{"N":"0"},{"N":"2"},{"S":"v"}]}}`, nil},
+		{"set and remove use original list positions", "SET l[3] = :s REMOVE l[1]", `{"l":{"L":[{"N":"0"},{"N":"2"},{"S":"v"}]}}`, nil},
+		{"remove then read", "REMOVE s SET x = s", `{"x":{"S":"str"}}`, []string{"s"}},
 		{"remove list elements shifts", "REMOVE l[1], l[2]", `{"l":{"L":[{"N":"0"},{"N":"3"}]}}`, nil},
 		{"remove list elements any order", "REMOVE l[0], l[3], l[1]", `{"l":{"L":[{"N":"2"}]}}`, nil},
 		{"remove past list end", "REMOVE l[9]", `{}`, nil},
@@ -115,6 +120,24 @@ func TestUpdateApplyNewItem(t *testing.T) {
 	}
 	sameItem(t, got, `{"a":{"S":"v"},"n":{"N":"1"},"ss":{"SS":["b"]}}`)
 	sameItem(t, Project(got, changed), `{"a":{"S":"v"},"n":{"N":"1"},"ss":{"SS":["b"]}}`)
+}
+
+func TestUpdateApplyMissingItem(t *testing.T) {
+	// DynamoDB ignores REMOVE of nested paths when the item does not exist,
+	// but refuses SET below a missing attribute.
+	u, err := ParseUpdate("REMOVE x.y, z[0] SET a = :s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := u.Apply(nil, nil, values(t, updateValues))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameItem(t, got, `{"a":{"S":"v"}}`)
+	u, _ = ParseUpdate("SET c.c = :s")
+	if _, _, err := u.Apply(nil, nil, values(t, updateValues)); err == nil || validationMessage(t, err) != msgInvalidPath {
+		t.Errorf("SET c.c on a missing item: %v, want %q", err, msgInvalidPath)
+	}
 }
 
 func TestUpdateApplyErrors(t *testing.T) {
