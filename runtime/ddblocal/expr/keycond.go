@@ -123,11 +123,14 @@ func (k *KeyCondition) Resolve(names Names, values Values, schema KeySchema) (*K
 	if err := collectKeyTerms(k.Root, names, values, &terms); err != nil {
 		return nil, err
 	}
+	if len(terms) > 2 {
+		return nil, invalid("Conditions can be of length 1 or 2 only")
+	}
 	q := &KeyQuery{}
 	var havePK bool
 	for _, t := range terms {
-		if len(t.path) != 1 || t.path[0].IsIndex {
-			return nil, invalid("Query key condition not supported")
+		if len(t.path) != 1 {
+			return nil, invalid("KeyConditionExpressions cannot have conditions on nested attributes")
 		}
 		name := t.path[0].Name
 		switch name {
