@@ -92,6 +92,9 @@ func (s *Service) run(ctx context.Context, flow string, idem Idem, partition str
 	if err != nil {
 		return Response{}, err
 	}
+	// A fresh nonce per invocation: two invocations never share a token, even
+	// when every id they write was chosen by the client.
+	invocation = append([]string{keys.NewID("inv")}, invocation...)
 	var resp Response
 	var recIdx int
 	policy := s.st.Retry()

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 // Kind classifies a transient failure.
@@ -98,6 +101,12 @@ func Classify(err error) (Kind, bool) {
 	var tip *types.TransactionInProgressException
 	if errors.As(err, &tip) {
 		return Conflict, true
+	}
+	// A transport failure (reset, EOF) leaves the outcome unknown; every
+	// write here is idempotent, so sending it again is how to learn it.
+	var send *smithyhttp.RequestSendError
+	if errors.As(err, &send) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return ServerFail, true
 	}
 	var api smithy.APIError
 	if errors.As(err, &api) {

@@ -3,11 +3,13 @@ package retry_test
 import (
 	"context"
 	"errors"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/oncetable/oncetable/runtime/retry"
 )
@@ -35,6 +37,7 @@ func TestClassify(t *testing.T) {
 		{"request limit", &types.RequestLimitExceeded{Message: aws.String("x")}, retry.Throttled, true},
 		{"in progress", &types.TransactionInProgressException{Message: aws.String("x")}, retry.Conflict, true},
 		{"internal", &types.InternalServerError{Message: aws.String("x")}, retry.ServerFail, true},
+		{"connection reset", &smithyhttp.RequestSendError{Err: syscall.ECONNRESET}, retry.ServerFail, true},
 		{"validation", errors.New("plain"), "", false},
 	}
 	for _, tt := range tests {
