@@ -90,10 +90,11 @@ func (x *compiled) match(it attr.Item) (bool, error) {
 	return ok, nil
 }
 
-// update applies the UpdateExpression to base, which it may modify.
+// update applies the UpdateExpression to base (nil when the item does not
+// exist) and returns the new item; base is not modified.
 func (x *compiled) update(base attr.Item) (attr.Item, error) {
 	if x.c.Update == nil {
-		return base, nil
+		return base.Clone(), nil
 	}
 	next, err := x.c.Apply(base)
 	if err != nil {

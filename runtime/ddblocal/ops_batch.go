@@ -3,6 +3,7 @@ package ddblocal
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
 )
@@ -177,7 +178,7 @@ func (e *Engine) batchWriteItem(_ context.Context, in *batchWriteItemInput) (any
 					return nil, validationf("1 validation error detected: Value null at 'requestItems.%s.member.putRequest.item' failed to satisfy constraint: Member must not be null", name)
 				}
 				if w.key, err = t.itemKey(r.PutRequest.Item); err != nil {
-					return nil, err
+					return nil, batchKeyError(err)
 				}
 				if err := t.checkIndexKeys(r.PutRequest.Item); err != nil {
 					return nil, err
@@ -243,6 +244,16 @@ func (e *Engine) batchWriteItem(_ context.Context, in *batchWriteItemInput) (any
 		out["ConsumedCapacity"] = r
 	}
 	return out, nil
+}
+
+// batchKeyError rewords a missing or mistyped key attribute the way
+// BatchWriteItem reports it; other key errors (empty values, sizes) keep
+// their wording.
+func batchKeyError(err error) error {
+	if ae, ok := err.(*APIError); ok && (strings.Contains(ae.Message, "Missing the key") || strings.Contains(ae.Message, "Type mismatch for key")) {
+		return validationf("The provided key element does not match the schema")
+	}
+	return err
 }
 
 func truncate(s string, n int) string {

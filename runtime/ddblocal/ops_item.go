@@ -44,7 +44,7 @@ func checkReturnValues(v string, allowed ...string) error {
 	}
 	switch v {
 	case "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW":
-		return validationf("Return values set to invalid value")
+		return validationf("ReturnValues can only be ALL_OLD or NONE")
 	}
 	return validationf("1 validation error detected: Value '%s' at 'returnValues' failed to satisfy constraint: Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]", v)
 }
@@ -323,13 +323,19 @@ func (e *Engine) applyUpdate(t *table, key []byte, keyItem attr.Item, x *compile
 	if err := x.check(old); err != nil {
 		return old, nil, err
 	}
-	base := old.Clone()
-	if base == nil {
-		base = keyItem.Clone()
-	}
-	next, err = x.update(base)
+	// Apply does not modify its input; it needs nil for a missing item
+	// (REMOVE of a nested path on a missing item is then ignored).
+	next, err = x.update(old)
 	if err != nil {
 		return old, nil, err
+	}
+	if old == nil {
+		if next == nil {
+			next = attr.Item{}
+		}
+		for k, v := range keyItem {
+			next[k] = v
+		}
 	}
 	if err := t.checkIndexKeys(next); err != nil {
 		return old, nil, err

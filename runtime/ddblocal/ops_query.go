@@ -394,9 +394,9 @@ func keyRange(ks keySchema, q *expr.KeyQuery) (lo, hi []byte, err error) {
 func (e *Engine) scan(_ context.Context, in *scanInput) (any, error) {
 	if (in.Segment == nil) != (in.TotalSegments == nil) {
 		if in.Segment == nil {
-			return nil, validationf("The TotalSegments parameter is non-null, but the Segment parameter is null")
+			return nil, validationf("The Segment parameter is required but was not present in the request when parameter TotalSegments is present")
 		}
-		return nil, validationf("The Segment parameter is non-null, but the TotalSegments parameter is null")
+		return nil, validationf("The TotalSegments parameter is required but was not present in the request when Segment parameter is present")
 	}
 	if in.TotalSegments != nil {
 		total, seg := *in.TotalSegments, *in.Segment

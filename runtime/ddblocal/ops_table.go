@@ -67,8 +67,11 @@ func checkTableName(name string) error {
 		return validationf("1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null")
 	}
 	if !tableNameRE.MatchString(name) {
-		if len(name) < 3 || len(name) > 255 {
-			return validationf("1 validation error detected: Value '%s' at 'tableName' failed to satisfy constraint: Member must have length between 3 and 255", name)
+		if len(name) < 3 {
+			return validationf("1 validation error detected: Value '%s' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 3", name)
+		}
+		if len(name) > 255 {
+			return validationf("1 validation error detected: Value '%s' at 'tableName' failed to satisfy constraint: Member must have length less than or equal to 255", name)
 		}
 		return validationf("1 validation error detected: Value '%s' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+", name)
 	}

@@ -63,6 +63,8 @@ type txOp struct {
 	old   attr.Item
 	next  attr.Item
 	write bool
+	// invalid is the ValidationError reason of an action that cannot run.
+	invalid string
 }
 
 // cancellationReason is one entry of CancellationReasons.
@@ -108,11 +110,13 @@ func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInp
 		if err != nil {
 			return nil, err
 		}
-		id := op.t.name + "\x00" + string(op.key)
-		if seen[id] {
-			return nil, validationf("Transaction request cannot include multiple operations on one item")
+		if op.invalid == "" {
+			id := op.t.name + "\x00" + string(op.key)
+			if seen[id] {
+				return nil, validationf("Transaction request cannot include multiple operations on one item")
+			}
+			seen[id] = true
 		}
-		seen[id] = true
 		if op.act.Item != nil {
 			size += attr.ItemSize(op.act.Item)
 		} else {
@@ -122,6 +126,20 @@ func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInp
 	}
 	if size > maxTransactBytes {
 		return nil, validationf("Transaction request cannot be larger than 4 MB")
+	}
+	invalid := false
+	for _, op := range ops {
+		invalid = invalid || op.invalid != ""
+	}
+	if invalid {
+		reasons := make([]cancellationReason, len(ops))
+		for i, op := range ops {
+			reasons[i] = cancellationReason{Code: "None"}
+			if op.invalid != "" {
+				reasons[i] = cancellationReason{Code: "ValidationError", Message: op.invalid}
+			}
+		}
+		return nil, transactionCanceled(reasons)
 	}
 
 	var digest [sha256.Size]byte
@@ -262,6 +280,12 @@ func (e *Engine) prepareTxOp(ti transactWriteItem) (*txOp, error) {
 			return nil, validationf("1 validation error detected: Value null at 'transactItems.1.member.put.item' failed to satisfy constraint: Member must not be null")
 		}
 		if op.key, err = t.itemKey(a.Item); err != nil {
+			// A mistyped or missing key cancels the transaction with a
+			// ValidationError reason instead of failing the request.
+			if ae, ok := err.(*APIError); ok && (strings.Contains(ae.Message, "Type mismatch for key") || strings.Contains(ae.Message, "Missing the key")) {
+				op.invalid = ae.Message
+				return op, nil
+			}
 			return nil, err
 		}
 		if err := t.checkIndexKeys(a.Item); err != nil {

@@ -163,7 +163,9 @@ func (e *Engine) requestID() string {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
+	var buf bytes.Buffer
+	err := appendResponse(&buf, v)
+	body := buf.Bytes()
 	if err != nil {
 		status = http.StatusInternalServerError
 		body = errorBody(newError(CodeInternalServerError, "cannot encode response: %v", err))

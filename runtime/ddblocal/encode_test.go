@@ -1,0 +1,39 @@
+package ddblocal
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
+)
+
+// TestAppendItemRoundTrips checks the fast response encoder against the
+// attr package's JSON decoder.
+func TestAppendItemRoundTrips(t *testing.T) {
+	ss, _ := attr.StrSet("a", "b\"c")
+	ns, _ := attr.NumSet("1", "-2.5")
+	bs, _ := attr.BinSet([]byte{0, 1, 2}, []byte("xyz"))
+	tests := []struct {
+		name string
+		item attr.Item
+	}{
+		{"scalars", attr.Item{"s": attr.Str("hé \"quoted\" \\ \n\t\x01 <&>"), "n": attr.MustNum("-12.5"), "b": attr.Bin([]byte{0, 255, 7}), "t": attr.Boolean(true), "f": attr.Boolean(false), "z": attr.Null()}},
+		{"sets", attr.Item{"ss": ss, "ns": ns, "bs": bs}},
+		{"documents", attr.Item{"m": attr.Map(map[string]attr.Value{"l": attr.List(attr.Str("x"), attr.Map(nil), attr.List())})}},
+		{"empty", attr.Item{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			appendItem(&buf, tc.item)
+			var got attr.Item
+			if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+				t.Fatalf("decode %s: %v", buf.Bytes(), err)
+			}
+			if !attr.EqualItems(got, tc.item) {
+				t.Fatalf("got %v, want %v", got, tc.item)
+			}
+		})
+	}
+}
