@@ -121,7 +121,7 @@ func TestSparseIndexAndMovingKeys(t *testing.T) {
 		t.Fatalf("INCLUDE projection: got %v", items)
 	}
 	if _, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("tbl"), Key: key("PAY#1", "PAY"),
-		UpdateExpression: aws.String("SET GSI1PK = :g, GSI1SK = :s REMOVE UnprocessedPK, UnprocessedSK"),
+		UpdateExpression:          aws.String("SET GSI1PK = :g, GSI1SK = :s REMOVE UnprocessedPK, UnprocessedSK"),
 		ExpressionAttributeValues: map[string]av{":g": s("G1"), ":s": s("1")}}); err != nil {
 		t.Fatal(err)
 	}
