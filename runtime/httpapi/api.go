@@ -40,8 +40,11 @@ type Config struct {
 	Clock func() time.Time
 	// Retry bounds the retries of transient failures. Default: retry.Policy{}.
 	Retry retry.Policy
-	// Log receives the JSON log and EMF lines. Default: os.Stdout.
+	// Log receives the JSON log lines. Default: os.Stdout.
 	Log io.Writer
+	// Metrics receives the EMF metric lines. Default: Log (in Lambda both
+	// go to stdout, where CloudWatch Logs extracts the metrics).
+	Metrics io.Writer
 }
 
 // ConfigFromEnv reads TABLE_NAME, IDEMPOTENCY_EXPIRY and CURSOR_SECRET.
@@ -68,7 +71,10 @@ type API struct {
 
 // New builds the API on db once; handlers reuse it across invocations.
 func New(db store.DB, cfg Config) *API {
-	a := &API{log: obs.NewLogger(cfg.Log), metrics: obs.NewMetrics(cfg.Log)}
+	if cfg.Metrics == nil {
+		cfg.Metrics = cfg.Log
+	}
+	a := &API{log: obs.NewLogger(cfg.Log), metrics: obs.NewMetrics(cfg.Metrics)}
 	a.st = store.New(db, func(o *store.Options) {
 		o.Table, o.Clock, o.Retry, o.CursorSecret = cfg.Table, cfg.Clock, cfg.Retry, cfg.CursorSecret
 	})
@@ -105,6 +111,21 @@ func (a *API) Only(names ...string) HandlerFunc {
 	allow := map[string]bool{}
 	for _, n := range names {
 		allow[n] = true
+	}
+	return func(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		return a.serve(ctx, req, allow), nil
+	}
+}
+
+// Except returns a handler for every route but the named ones (the API
+// Lambda, when the money flows have functions of their own).
+func (a *API) Except(names ...string) HandlerFunc {
+	allow := map[string]bool{}
+	for _, r := range a.routes {
+		allow[r.name] = true
+	}
+	for _, n := range names {
+		delete(allow, n)
 	}
 	return func(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 		return a.serve(ctx, req, allow), nil

@@ -1,0 +1,34 @@
+// Command local is the local runner behind `make run`: the oncetable API on
+// -api-addr, served by the same handlers as the Lambda functions, on the
+// embedded DynamoDB-compatible engine (-dynamodb-addr) or on an external
+// endpoint (-dynamodb-endpoint). See runtime/localrun.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/oncetable/oncetable/runtime/localrun"
+)
+
+func main() {
+	var o localrun.Options
+	flag.StringVar(&o.APIAddr, "api-addr", "127.0.0.1:8080", "address of the API")
+	flag.StringVar(&o.DynamoDBAddr, "dynamodb-addr", "127.0.0.1:8000", "address of the embedded DynamoDB engine")
+	flag.StringVar(&o.DynamoDBEndpoint, "dynamodb-endpoint", "", "URL of an external DynamoDB endpoint to use instead of the embedded engine")
+	flag.StringVar(&o.DataDir, "data-dir", "", "directory that keeps the embedded engine's data (default: in memory)")
+	flag.StringVar(&o.Table, "table", "", "table name (default: $TABLE_NAME or oncetable)")
+	flag.DurationVar(&o.IdempotencyExpiry, "idempotency-expiry", 0, "how long an Idempotency-Key blocks (default 24h)")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := localrun.Run(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		os.Exit(1)
+	}
+}

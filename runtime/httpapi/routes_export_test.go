@@ -1,0 +1,40 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/oncetable/oncetable/runtime/httpapi"
+)
+
+func TestRoutesExport(t *testing.T) {
+	want := map[string]httpapi.RouteSpec{
+		httpapi.RouteCharge: {Name: httpapi.RouteCharge, Method: http.MethodPost, Path: "/orders/{orderId}/payments", Flow: "charge", Function: httpapi.FunctionCharge},
+		httpapi.RouteDebit:  {Name: httpapi.RouteDebit, Method: http.MethodPost, Path: "/users/{userId}/debits", Flow: "debit", Function: httpapi.FunctionDebit},
+		httpapi.RouteSettle: {Name: httpapi.RouteSettle, Method: http.MethodPost, Path: "/orders/{orderId}/settle", Flow: "settle", Function: httpapi.FunctionSettle},
+		httpapi.RouteGetUser: {Name: httpapi.RouteGetUser, Method: http.MethodGet, Path: "/users/{userId}", Function: httpapi.FunctionAPI},
+	}
+	seen := map[string]bool{}
+	for _, r := range httpapi.Routes() {
+		key := r.Method + " " + r.Path
+		if seen[key] {
+			t.Errorf("route %s declared twice", key)
+		}
+		seen[key] = true
+		if !strings.HasPrefix(r.Path, "/") || strings.HasSuffix(r.Path, "/") {
+			t.Errorf("route %s: path %q is not an API Gateway path template", r.Name, r.Path)
+		}
+		if w, ok := want[r.Name]; ok {
+			if r != w {
+				t.Errorf("route %s: got %+v, want %+v", r.Name, r, w)
+			}
+			delete(want, r.Name)
+		} else if r.Function != httpapi.FunctionAPI {
+			t.Errorf("route %s: got function %q, want %q", r.Name, r.Function, httpapi.FunctionAPI)
+		}
+	}
+	for name := range want {
+		t.Errorf("route %s missing from Routes()", name)
+	}
+}

@@ -1,0 +1,17 @@
+// Package localrun serves the oncetable API on a laptop: it turns each
+// net/http request into the same API Gateway HTTP API v2 event that Lambda
+// receives (events.APIGatewayV2HTTPRequest), calls the same handler, and
+// writes the handler's events.APIGatewayV2HTTPResponse back. Next to it,
+// the embedded DynamoDB-compatible engine (runtime/ddblocal) listens on its
+// own address with the table created from runtime/schema, or an external
+// endpoint is used instead.
+//
+// There is no authorizer locally, so [Event] fills the request context's
+// IAM fields with a deterministic identity: the X-Local-Caller header (at
+// most 128 printable ASCII characters), default "local", as
+// RequestContext.Authorizer.IAM.UserARN =
+// "arn:aws:iam::000000000000:user/<caller>". Idempotency keys are therefore
+// scoped per local caller exactly as they are per IAM principal in AWS.
+//
+// It is not for production: there is no TLS and no authentication.
+package localrun

@@ -1,0 +1,188 @@
+package localrun
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/oncetable/oncetable/runtime/httpapi"
+)
+
+// CallerHeader names the local caller identity.
+const CallerHeader = "X-Local-Caller"
+
+// DefaultCaller is the identity of requests without CallerHeader.
+const DefaultCaller = "local"
+
+// LocalAccountID is the account in local ARNs.
+const LocalAccountID = "000000000000"
+
+// ErrBadCaller is returned for an X-Local-Caller that is not 1..128
+// printable ASCII characters.
+var ErrBadCaller = errors.New("localrun: " + CallerHeader + " must be 1..128 printable ASCII characters")
+
+// Caller returns the local identity of r.
+func Caller(r *http.Request) (string, error) {
+	c := r.Header.Get(CallerHeader)
+	if c == "" {
+		return DefaultCaller, nil
+	}
+	if len(c) > 128 {
+		return "", ErrBadCaller
+	}
+	for i := 0; i < len(c); i++ {
+		if c[i] <= 0x20 || c[i] > 0x7e {
+			return "", ErrBadCaller
+		}
+	}
+	return c, nil
+}
+
+// Event converts r, whose body has been read into body, into the API
+// Gateway HTTP API v2 event Lambda would receive.
+func Event(r *http.Request, body []byte, caller string, now time.Time) events.APIGatewayV2HTTPRequest {
+	headers := map[string]string{}
+	var cookies []string
+	for name, vals := range r.Header {
+		lname := strings.ToLower(name)
+		if lname == "cookie" {
+			for _, v := range vals {
+				for _, c := range strings.Split(v, ";") {
+					if c = strings.TrimSpace(c); c != "" {
+						cookies = append(cookies, c)
+					}
+				}
+			}
+			continue
+		}
+		headers[lname] = strings.Join(vals, ",")
+	}
+	if r.Host != "" {
+		headers["host"] = r.Host
+	}
+	var query map[string]string
+	if q := r.URL.Query(); len(q) > 0 {
+		query = map[string]string{}
+		for k, v := range q {
+			query[k] = strings.Join(v, ",")
+		}
+	}
+	ip, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		ip = r.RemoteAddr
+	}
+	ev := events.APIGatewayV2HTTPRequest{
+		Version:               "2.0",
+		RouteKey:              "$default",
+		RawPath:               r.URL.EscapedPath(),
+		RawQueryString:        r.URL.RawQuery,
+		Cookies:               cookies,
+		Headers:               headers,
+		QueryStringParameters: query,
+		RequestContext: events.APIGatewayV2HTTPRequestContext{
+			RouteKey:     "$default",
+			AccountID:    LocalAccountID,
+			Stage:        "$default",
+			RequestID:    requestID(),
+			APIID:        "local",
+			DomainName:   r.Host,
+			DomainPrefix: strings.SplitN(r.Host, ".", 2)[0],
+			Time:         now.UTC().Format("02/Jan/2006:15:04:05 -0700"),
+			TimeEpoch:    now.UnixMilli(),
+			HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{
+				Method:    r.Method,
+				Path:      r.URL.Path,
+				Protocol:  r.Proto,
+				SourceIP:  ip,
+				UserAgent: r.UserAgent(),
+			},
+			Authorizer: &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{
+				IAM: &events.APIGatewayV2HTTPRequestContextAuthorizerIAMDescription{
+					AccountID: LocalAccountID,
+					CallerID:  caller,
+					UserID:    caller,
+					UserARN:   "arn:aws:iam::" + LocalAccountID + ":user/" + caller,
+				},
+			},
+		},
+	}
+	if utf8.Valid(body) {
+		ev.Body = string(body)
+	} else {
+		ev.Body, ev.IsBase64Encoded = base64.StdEncoding.EncodeToString(body), true
+	}
+	return ev
+}
+
+func requestID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// WriteResponse writes a Lambda response to w.
+func WriteResponse(w http.ResponseWriter, resp events.APIGatewayV2HTTPResponse) {
+	h := w.Header()
+	for k, v := range resp.Headers {
+		h.Set(k, v)
+	}
+	for k, vs := range resp.MultiValueHeaders {
+		for _, v := range vs {
+			h.Add(k, v)
+		}
+	}
+	for _, c := range resp.Cookies {
+		h.Add("Set-Cookie", c)
+	}
+	body := []byte(resp.Body)
+	if resp.IsBase64Encoded {
+		if b, err := base64.StdEncoding.DecodeString(resp.Body); err == nil {
+			body = b
+		}
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	status := resp.StatusCode
+	if status == 0 {
+		status = http.StatusOK
+	}
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// Handler serves h over net/http. Bodies are read up to one byte past the
+// API's limit, so the handler itself rejects oversized ones.
+func Handler(h httpapi.HandlerFunc, now func() time.Time) http.Handler {
+	if now == nil {
+		now = time.Now
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		caller, err := Caller(r)
+		if err != nil {
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"type":"`+httpapi.ProblemTypeBase+`bad-request","title":"Bad request","status":400,"detail":"`+ErrBadCaller.Error()+`"}`)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, httpapi.MaxBodyBytes+1))
+		if err != nil {
+			http.Error(w, "cannot read body", http.StatusBadRequest)
+			return
+		}
+		resp, err := h(r.Context(), Event(r, body, caller, now()))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		WriteResponse(w, resp)
+	})
+}

@@ -1,0 +1,165 @@
+package localrun_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/oncetable/oncetable/runtime/localrun"
+)
+
+func TestEventConversion(t *testing.T) {
+	r := httptest.NewRequest("POST", "http://localhost:8080/users/u%201/credits?limit=5&x=1&x=2", strings.NewReader(`{"a":1}`))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Idempotency-Key", "k1")
+	r.Header.Add("Cookie", "a=1; b=2")
+	now := time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC)
+	ev := localrun.Event(r, []byte(`{"a":1}`), "ops", now)
+	checks := []struct{ name, got, want string }{
+		{"version", ev.Version, "2.0"},
+		{"rawPath", ev.RawPath, "/users/u%201/credits"},
+		{"path", ev.RequestContext.HTTP.Path, "/users/u 1/credits"},
+		{"method", ev.RequestContext.HTTP.Method, "POST"},
+		{"query", ev.QueryStringParameters["x"], "1,2"},
+		{"rawQuery", ev.RawQueryString, "limit=5&x=1&x=2"},
+		{"header", ev.Headers["idempotency-key"], "k1"},
+		{"content-type", ev.Headers["content-type"], "application/json"},
+		{"cookies", strings.Join(ev.Cookies, "|"), "a=1|b=2"},
+		{"body", ev.Body, `{"a":1}`},
+		{"userArn", ev.RequestContext.Authorizer.IAM.UserARN, "arn:aws:iam::000000000000:user/ops"},
+		{"time", ev.RequestContext.Time, "29/Nov/2026:20:00:00 +0000"},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s = %q, want %q", c.name, c.got, c.want)
+		}
+	}
+	bin := localrun.Event(r, []byte{0xff, 0x00}, "ops", now)
+	if !bin.IsBase64Encoded || bin.Body != "/wA=" {
+		t.Errorf("binary body = %q base64=%v", bin.Body, bin.IsBase64Encoded)
+	}
+}
+
+func TestCaller(t *testing.T) {
+	for _, tt := range []struct {
+		header, want string
+		ok           bool
+	}{{"", "local", true}, {"alice", "alice", true}, {"a b", "", false}, {strings.Repeat("a", 129), "", false}} {
+		r := httptest.NewRequest("GET", "/", nil)
+		if tt.header != "" {
+			r.Header.Set(localrun.CallerHeader, tt.header)
+		}
+		got, err := localrun.Caller(r)
+		if got != tt.want || (err == nil) != tt.ok {
+			t.Errorf("Caller(%q) = %q, %v", tt.header, got, err)
+		}
+	}
+}
+
+type syncBuf struct {
+	mu  chan struct{}
+	buf bytes.Buffer
+}
+
+func (b *syncBuf) Write(p []byte) (int, error) {
+	b.mu <- struct{}{}
+	defer func() { <-b.mu }()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuf) String() string {
+	b.mu <- struct{}{}
+	defer func() { <-b.mu }()
+	return b.buf.String()
+}
+
+func start(t *testing.T, dir string) (*localrun.Server, *syncBuf) {
+	t.Helper()
+	out := &syncBuf{mu: make(chan struct{}, 1)}
+	s, err := localrun.Start(context.Background(), localrun.Options{APIAddr: "127.0.0.1:0", DynamoDBAddr: "127.0.0.1:0", DataDir: dir, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, out
+}
+
+func call(t *testing.T, method, url, body string, headers ...string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func TestServerEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	s, out := start(t, dir)
+	if !strings.Contains(out.String(), "curl -s -X POST "+s.APIURL+"/users") {
+		t.Errorf("banner lacks a first curl command:\n%s", out.String())
+	}
+	resp, body := call(t, "POST", s.APIURL+"/users", `{"userId":"alice","name":"Alice","email":"alice@example.com"}`)
+	if resp.StatusCode != 201 {
+		t.Fatalf("create user: %d %s", resp.StatusCode, body)
+	}
+	credit := `{"amount":500,"currency":"EUR"}`
+	resp, first := call(t, "POST", s.APIURL+"/users/alice/credits", credit, "Idempotency-Key", "k1")
+	if resp.StatusCode != 201 {
+		t.Fatalf("credit: %d %s", resp.StatusCode, first)
+	}
+	resp, again := call(t, "POST", s.APIURL+"/users/alice/credits", credit, "Idempotency-Key", "k1")
+	if resp.StatusCode != 201 || resp.Header.Get("Idempotent-Replayed") != "true" || again != first {
+		t.Errorf("replay: %d %v %s", resp.StatusCode, resp.Header, again)
+	}
+	// Another local caller has its own key space.
+	resp, other := call(t, "POST", s.APIURL+"/users/alice/credits", credit, "Idempotency-Key", "k1", localrun.CallerHeader, "bob")
+	if resp.StatusCode != 201 || resp.Header.Get("Idempotent-Replayed") != "" || other == first {
+		t.Errorf("other caller: %d %v %s", resp.StatusCode, resp.Header, other)
+	}
+	resp, body = call(t, "GET", s.APIURL+"/users/alice/balance", "")
+	if resp.StatusCode != 200 || !strings.Contains(body, `"balance":1000`) {
+		t.Errorf("balance: %d %s", resp.StatusCode, body)
+	}
+	resp, body = call(t, "POST", s.APIURL+"/users", strings.Repeat(" ", 70<<10)+`{}`)
+	if resp.StatusCode != 400 || resp.Header.Get("Content-Type") != "application/problem+json" {
+		t.Errorf("oversized body: %d %s", resp.StatusCode, body)
+	}
+	if n := strings.Count(out.String(), `"msg":"request"`); n != 6 {
+		t.Errorf("request log lines = %d, want 6:\n%s", n, out.String())
+	}
+
+	// The engine speaks the DynamoDB protocol on its own address.
+	ddb := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(s.DynamoDBURL),
+		Credentials: aws.AnonymousCredentials{}})
+	if _, err := ddb.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String("oncetable")}); err != nil {
+		t.Errorf("DescribeTable on %s: %v", s.DynamoDBURL, err)
+	}
+
+	// -data-dir keeps state across a restart.
+	if err := s.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := start(t, dir)
+	defer s2.Shutdown(context.Background())
+	resp, body = call(t, "GET", s2.APIURL+"/users/alice/balance", "")
+	if resp.StatusCode != 200 || !strings.Contains(body, `"balance":1000`) {
+		t.Errorf("balance after restart: %d %s", resp.StatusCode, body)
+	}
+}

@@ -1,0 +1,173 @@
+package localrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal"
+	"github.com/oncetable/oncetable/runtime/httpapi"
+	"github.com/oncetable/oncetable/runtime/schema"
+)
+
+// Options configures the local runner. Every field has a default.
+type Options struct {
+	// APIAddr is where the API listens. Default: 127.0.0.1:8080.
+	APIAddr string
+	// DynamoDBAddr is where the embedded engine listens (DynamoDB JSON 1.0
+	// protocol, for the AWS CLI or an SDK). Default: 127.0.0.1:8000.
+	DynamoDBAddr string
+	// DynamoDBEndpoint, when set, is an external DynamoDB endpoint used
+	// instead of the embedded engine. Default: "" (embedded).
+	DynamoDBEndpoint string
+	// DataDir keeps the embedded engine's data across restarts.
+	// Default: "" (in memory).
+	DataDir string
+	// Table is the table name. Default: $TABLE_NAME, else "oncetable".
+	Table string
+	// IdempotencyExpiry is how long keys block. Default: 24h.
+	IdempotencyExpiry time.Duration
+	// Out receives the banner and one JSON log line per request.
+	// Default: os.Stdout.
+	Out io.Writer
+	// Metrics receives EMF lines. Default: discarded.
+	Metrics io.Writer
+}
+
+// Server is a running local runner.
+type Server struct {
+	APIURL      string
+	DynamoDBURL string
+	api         *http.Server
+	ddb         *http.Server
+	engine      *ddblocal.Engine
+	done        chan error
+}
+
+// Start opens the listeners, creates the table and serves until Shutdown.
+func Start(ctx context.Context, o Options) (*Server, error) {
+	if o.APIAddr == "" {
+		o.APIAddr = "127.0.0.1:8080"
+	}
+	if o.DynamoDBAddr == "" {
+		o.DynamoDBAddr = "127.0.0.1:8000"
+	}
+	if o.Table == "" {
+		o.Table = os.Getenv(schema.TableNameEnv)
+	}
+	if o.Table == "" {
+		o.Table = schema.DefaultTableName
+	}
+	if o.Out == nil {
+		o.Out = os.Stdout
+	}
+	if o.Metrics == nil {
+		o.Metrics = io.Discard
+	}
+	s := &Server{done: make(chan error, 2)}
+	var client *dynamodb.Client
+	if o.DynamoDBEndpoint != "" {
+		client = dynamodb.New(dynamodb.Options{
+			Region:       envOr("AWS_REGION", "us-east-1"),
+			BaseEndpoint: aws.String(o.DynamoDBEndpoint),
+			Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+				return aws.Credentials{AccessKeyID: envOr("AWS_ACCESS_KEY_ID", "local"),
+					SecretAccessKey: envOr("AWS_SECRET_ACCESS_KEY", "local"), SessionToken: os.Getenv("AWS_SESSION_TOKEN")}, nil
+			}),
+		})
+		s.DynamoDBURL = o.DynamoDBEndpoint
+	} else {
+		eng, err := ddblocal.Open(func(eo *ddblocal.Options) { eo.Dir = o.DataDir })
+		if err != nil {
+			return nil, fmt.Errorf("localrun: open engine: %w", err)
+		}
+		s.engine = eng
+		ln, err := net.Listen("tcp", o.DynamoDBAddr)
+		if err != nil {
+			eng.Close()
+			return nil, fmt.Errorf("localrun: dynamodb listener: %w", err)
+		}
+		s.DynamoDBURL = "http://" + ln.Addr().String()
+		s.ddb = &http.Server{Handler: eng.Handler(), ReadHeaderTimeout: 10 * time.Second}
+		go func() { s.done <- ignoreClosed(s.ddb.Serve(ln)) }()
+		client = eng.Client()
+	}
+	if err := ddblocal.EnsureTable(ctx, client, o.Table); err != nil {
+		s.Shutdown(context.Background())
+		return nil, fmt.Errorf("localrun: table %s: %w", o.Table, err)
+	}
+	api := httpapi.New(client, httpapi.Config{Table: o.Table, IdempotencyExpiry: o.IdempotencyExpiry, Log: o.Out, Metrics: o.Metrics})
+	ln, err := net.Listen("tcp", o.APIAddr)
+	if err != nil {
+		s.Shutdown(context.Background())
+		return nil, fmt.Errorf("localrun: api listener: %w", err)
+	}
+	s.APIURL = "http://" + ln.Addr().String()
+	s.api = &http.Server{Handler: Handler(api.Handle, nil), ReadHeaderTimeout: 10 * time.Second}
+	go func() { s.done <- ignoreClosed(s.api.Serve(ln)) }()
+
+	storage := "embedded engine, in memory"
+	switch {
+	case o.DynamoDBEndpoint != "":
+		storage = "external endpoint"
+	case o.DataDir != "":
+		storage = "embedded engine, data in " + o.DataDir
+	}
+	fmt.Fprintf(o.Out, "oncetable local runner\n  API:      %s\n  DynamoDB: %s (%s), table %s\n  Caller:   header %s (default %q)\nTry:\n  curl -s -X POST %s/users -H 'Content-Type: application/json' -d '{\"userId\":\"alice\",\"name\":\"Alice\",\"email\":\"alice@example.com\"}'\n",
+		s.APIURL, s.DynamoDBURL, storage, o.Table, CallerHeader, DefaultCaller, s.APIURL)
+	return s, nil
+}
+
+// Shutdown stops both listeners, waiting for requests in flight, and closes
+// the engine.
+func (s *Server) Shutdown(ctx context.Context) error {
+	var errs []error
+	if s.api != nil {
+		errs = append(errs, s.api.Shutdown(ctx))
+	}
+	if s.ddb != nil {
+		errs = append(errs, s.ddb.Shutdown(ctx))
+	}
+	if s.engine != nil {
+		errs = append(errs, s.engine.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Run starts the runner and serves until ctx ends (SIGINT/SIGTERM in
+// lambdas/local), then shuts down within 10 seconds.
+func Run(ctx context.Context, o Options) error {
+	s, err := Start(ctx, o)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+	case err = <-s.done:
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return errors.Join(err, s.Shutdown(sctx))
+}
+
+func ignoreClosed(err error) error {
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
