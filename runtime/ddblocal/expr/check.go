@@ -90,7 +90,59 @@ func checkCond(p *parser, c Cond) {
 }
 
 func checkUpdate(p *parser, u *Update) {
+	n := 0
 	for _, a := range u.Set {
 		checkOperand(p, a.Value, true)
+		n += countOperand(a.Value)
+	}
+	checkOperatorCount(p, n)
+}
+
+// MaxOperators is the most operators and functions one expression may hold.
+const MaxOperators = 300
+
+// countOperand and countCond count operators (comparisons, AND, OR, NOT,
+// BETWEEN, IN, + and -) and function calls, as DynamoDB's limit does.
+func countOperand(o Operand) int {
+	switch o := o.(type) {
+	case *Call:
+		n := 1
+		for _, a := range o.Args {
+			n += countOperand(a)
+		}
+		return n
+	case *Arith:
+		return 1 + countOperand(o.Left) + countOperand(o.Right)
+	}
+	return 0
+}
+
+func countCond(c Cond) int {
+	switch c := c.(type) {
+	case *Call:
+		return countOperand(c)
+	case *Compare:
+		return 1 + countOperand(c.Left) + countOperand(c.Right)
+	case *Between:
+		return 1 + countOperand(c.Operand) + countOperand(c.Low) + countOperand(c.High)
+	case *In:
+		n := 1 + countOperand(c.Operand)
+		for _, o := range c.List {
+			n += countOperand(o)
+		}
+		return n
+	case *Not:
+		return 1 + countCond(c.X)
+	case *And:
+		return 1 + countCond(c.Left) + countCond(c.Right)
+	case *Or:
+		return 1 + countCond(c.Left) + countCond(c.Right)
+	}
+	return 0
+}
+
+func checkOperatorCount(p *parser, n int) {
+	if n > MaxOperators {
+		p.stop(errorf("The expression contains too many operators; operator count: %d", n))
 	}
 }

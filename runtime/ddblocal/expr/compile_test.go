@@ -2,6 +2,7 @@ package expr
 
 import (
 	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
+	"strings"
 	"testing"
 )
 
@@ -156,6 +157,14 @@ func TestCompileValid(t *testing.T) {
 		t.Errorf("Match = %v, %v; want true", ok, err)
 	}
 	sameItem(t, c.Project(it), `{"SK":{"S":"a1"},"data":{"M":{"x":{"N":"1"}}}}`)
+	// Evaluation errors carry the prefix of the parameter evaluated.
+	bad := &Compiled{Filter: c.Filter, Condition: c.Filter}
+	if _, err := bad.Match(it); err == nil || !strings.HasPrefix(validationMessage(t, err), "Invalid FilterExpression: ") {
+		t.Errorf("Match with undefined placeholders: %v", err)
+	}
+	if _, err := bad.Check(it); err == nil || !strings.HasPrefix(validationMessage(t, err), "Invalid ConditionExpression: ") {
+		t.Errorf("Check with undefined placeholders: %v", err)
+	}
 	if got, err := c.Apply(it); err != nil || !sameMap(got, it) {
 		t.Errorf("Apply without an UpdateExpression changed the item: %v", err)
 	}

@@ -16,8 +16,7 @@ func (c *Compiled) Match(item attr.Item) (bool, error) {
 	if c.Filter == nil {
 		return true, nil
 	}
-	ok, err := c.Filter.Eval(item, c.Names, c.Values)
-	return ok, err
+	return c.Filter.eval(item, c.Names, c.Values, "FilterExpression")
 }
 
 // Apply applies the UpdateExpression and returns the new item; item itself

@@ -96,14 +96,16 @@ func size(v attr.Value) (int, bool) {
 // different types are false (and <> is true); errors arise only from
 // placeholders that are not defined.
 func (c *Condition) Eval(item attr.Item, names Names, values Values) (bool, error) {
+	return c.eval(item, names, values, "ConditionExpression")
+}
+
+func (c *Condition) eval(item attr.Item, names Names, values Values, kind string) (bool, error) {
 	e := &env{item: item, names: names, values: values}
 	ok, err := e.cond(c.Root)
 	if err != nil {
-		if x, isExpr := err.(*Error); isExpr {
-			return false, x.Validation("ConditionExpression")
-		}
+		return false, asValidation(err, kind)
 	}
-	return ok, err
+	return ok, nil
 }
 
 func (e *env) cond(c Cond) (bool, error) {

@@ -174,6 +174,7 @@ func parseCond(s string) (root Cond, perr *Error) {
 		}
 		p.checkParens()
 		checkCond(p, root)
+		checkOperatorCount(p, countCond(root))
 	}); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -102,6 +103,8 @@ func TestParseConditionErrors(t *testing.T) {
 	// IN allows 100 operands counting the left one: a list of 99.
 	in100 := "a IN (" + strings.TrimSuffix(strings.Repeat(":v, ", 100), ", ") + ")"
 	deep := "a" + strings.Repeat(".b", 32) + " = :v"
+	// 151 comparisons joined by 150 ORs: 301 operators.
+	many := strings.TrimSuffix(strings.Repeat("a = :v OR ", 151), " OR ")
 	tests := []struct{ in, want string }{
 		{"", "The expression can not be empty;"},
 		{"   ", "The expression can not be empty;"},
@@ -143,6 +146,7 @@ func TestParseConditionErrors(t *testing.T) {
 		{"size(:v) = :v", "Operator or function requires a document path; operator or function: size"},
 		{"contains(list_append(a, b), :v)", "The function is not allowed in a condition expression; function: list_append"},
 		{in100, "The IN operator is provided with too many operands; number of operands: 101"},
+		{many, "The expression contains too many operators; operator count: 301"},
 		{deep, "The document path has too many nesting levels; nesting levels: 33"},
 		{"a[99999999999] = :v", "List index is not within the allowable range; index: 99999999999"},
 		{"a = :v AND " + strings.Repeat("b", 4096) + " = :v", "Expression size has exceeded the maximum allowed size; expression size: 4112"},
@@ -195,7 +199,13 @@ func TestParseUpdate(t *testing.T) {
 }
 
 func TestParseUpdateErrors(t *testing.T) {
+	var actions []string
+	for i := range 301 {
+		actions = append(actions, fmt.Sprintf("b%d=:a+:b", i))
+	}
+	tooMany := "SET " + strings.Join(actions, ", ")
 	tests := []struct{ in, want string }{
+		{tooMany, "The expression contains too many operators; operator count: 301"},
 		{"", "The expression can not be empty;"},
 		{"whatever", `Syntax error; token: "whatever", near: "whatever"`},
 		{"set a", `Syntax error; token: "<EOF>", near: "a"`},
@@ -239,7 +249,7 @@ func TestParseUpdateErrors(t *testing.T) {
 		{"SET a = :v REMOVE a SET b = :w", `The "SET" section can only be used once in an update expression;`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
+		t.Run(tt.in[:min(len(tt.in), 60)], func(t *testing.T) {
 			_, err := ParseUpdate(tt.in)
 			if err == nil {
 				t.Fatalf("ParseUpdate(%q) succeeded, want error %q", tt.in, tt.want)

@@ -13,7 +13,8 @@ const updateItem = `{
 	"bs":  {"BS": ["AQ=="]},
 	"l":   {"L": [{"N": "0"}, {"N": "1"}, {"N": "2"}, {"N": "3"}]},
 	"m":   {"M": {"a": {"N": "1"}, "l": {"L": [{"S": "x"}]}, "mm": {"M": {}}}},
-	"huge": {"N": "9E+125"}
+	"huge": {"N": "9E+125"},
+	"deep": {"L": [{"M": {"x": {"L": [{"N": "1"}, {"N": "2"}]}}}]}
 }`
 
 const updateValues = `{
@@ -64,6 +65,10 @@ func TestUpdateApply(t *testing.T) {
 		{"remove list elements any order", "REMOVE l[0], l[3], l[1]", `{"l":{"L":[{"N":"2"}]}}`, nil},
 		{"remove past list end", "REMOVE l[9]", `{}`, nil},
 		{"remove nested", "REMOVE m.a, m.l[0], m.nope", `{"m":{"M":{"l":{"L":[]},"mm":{"M":{}}}}}`, nil},
+		{"remove deep list element", "REMOVE deep[0].x[1]", `{"deep":{"L":[{"M":{"x":{"L":[{"N":"1"}]}}}]}}`, nil},
+		{"remove deep map member", "REMOVE deep[0].x", `{"deep":{"L":[{"M":{}}]}}`, nil},
+		{"set deep list element", "SET deep[0].x[0] = :s, deep[0].y = :one", `{"deep":{"L":[{"M":{"x":{"L":[{"S":"v"},{"N":"2"}]},"y":{"N":"1"}}}]}}`, nil},
+		{"add to deep list element", "ADD deep[0].x[1] :one", `{"deep":{"L":[{"M":{"x":{"L":[{"N":"1"},{"N":"3"}]}}}]}}`, nil},
 		{"add number", "ADD n :one", `{"n":{"N":"11"}}`, nil},
 		{"add number creates", "ADD x :neg", `{"x":{"N":"-2.5"}}`, nil},
 		{"add string set", "ADD ss :ssx", `{"ss":{"SS":["a","b","x"]}}`, nil},
@@ -166,6 +171,12 @@ func TestUpdateApplyErrors(t *testing.T) {
 		{"REMOVE nope.a", "The document path provided in the update expression is invalid for update"},
 		{"REMOVE s[1]", "The document path provided in the update expression is invalid for update"},
 		{"REMOVE m[1]", "The document path provided in the update expression is invalid for update"},
+		{"REMOVE deep[5].x", "The document path provided in the update expression is invalid for update"},
+		{"REMOVE deep[0].nope.y", "The document path provided in the update expression is invalid for update"},
+		{"REMOVE deep[0].x.y", "The document path provided in the update expression is invalid for update"},
+		{"REMOVE deep[0][0]", "The document path provided in the update expression is invalid for update"},
+		{"SET deep[0].nope.y = :s", "The document path provided in the update expression is invalid for update"},
+		{"SET deep[0].x.y = :s", "The document path provided in the update expression is invalid for update"},
 		{"REMOVE l.a", "The document path provided in the update expression is invalid for update"},
 		{"ADD nope.a :one", "The document path provided in the update expression is invalid for update"},
 		{"ADD s.a :one", "The document path provided in the update expression is invalid for update"},
