@@ -191,20 +191,21 @@ func (r *reader) visit(lo, hi, start []byte, forward bool, keep func(attr.Item) 
 	var last attr.Item
 	stopped := false
 	each := func(en entry) bool {
-		if hi != nil && bytes.Compare(en.key, hi) >= 0 {
+		k := en.key()
+		if hi != nil && bytes.Compare(k, hi) >= 0 {
 			return !forward
 		}
-		if bytes.Compare(en.key, lo) < 0 {
+		if bytes.Compare(k, lo) < 0 {
 			return forward
 		}
 		if start != nil {
-			c := bytes.Compare(en.key, start)
+			c := bytes.Compare(k, start)
 			if (forward && c <= 0) || (!forward && c >= 0) {
 				return true
 			}
 		}
 		var it attr.Item
-		if it, err = decodeItem(en.val); err != nil {
+		if it, err = decodeItem(en.val()); err != nil {
 			return false
 		}
 		if keep != nil && !keep(it) {
@@ -243,13 +244,13 @@ func (r *reader) visit(lo, hi, start []byte, forward bool, keep func(attr.Item) 
 	}
 	switch {
 	case forward && start != nil && bytes.Compare(start, lo) > 0:
-		tree.AscendGreaterOrEqual(entry{key: start}, each)
+		tree.AscendGreaterOrEqual(probe(start), each)
 	case forward:
-		tree.AscendGreaterOrEqual(entry{key: lo}, each)
+		tree.AscendGreaterOrEqual(probe(lo), each)
 	case start != nil && (hi == nil || bytes.Compare(start, hi) < 0):
-		tree.DescendLessOrEqual(entry{key: start}, each)
+		tree.DescendLessOrEqual(probe(start), each)
 	case hi != nil:
-		tree.DescendLessOrEqual(entry{key: hi}, each)
+		tree.DescendLessOrEqual(probe(hi), each)
 	default:
 		tree.Descend(each)
 	}

@@ -620,16 +620,16 @@ func (t *table) backfill(ix *index) error {
 	var err error
 	t.items.Ascend(func(en entry) bool {
 		var it attr.Item
-		it, err = decodeItem(en.val)
+		it, err = decodeItem(en.val())
 		if err != nil {
 			return false
 		}
-		row, rerr := ix.rowKey(it, en.key)
+		row, rerr := ix.rowKey(it, en.key())
 		if rerr != nil || row == nil {
 			return true
 		}
 		p := t.project(ix, it)
-		ix.tree.ReplaceOrInsert(entry{key: row, val: encodeItem(p)})
+		ix.tree.ReplaceOrInsert(newEntry(row, p))
 		ix.size += int64(attr.ItemSize(p))
 		return true
 	})

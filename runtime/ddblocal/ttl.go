@@ -68,12 +68,12 @@ func (t *table) enableTTL(name string) {
 	t.ttlEnabled, t.ttlAttr = true, name
 	t.ttlTree = btreeTTL()
 	t.items.Ascend(func(en entry) bool {
-		it, err := decodeItem(en.val)
+		it, err := decodeItem(en.val())
 		if err != nil {
 			return true
 		}
 		if exp, ok := ttlOf(it, name); ok {
-			t.ttlTree.ReplaceOrInsert(ttlEntry{exp: exp, key: en.key})
+			t.ttlTree.ReplaceOrInsert(ttlEntry{exp: exp, key: en.key()})
 		}
 		return true
 	})
