@@ -10,9 +10,9 @@ import (
 
 func TestRoutesExport(t *testing.T) {
 	want := map[string]httpapi.RouteSpec{
-		httpapi.RouteCharge: {Name: httpapi.RouteCharge, Method: http.MethodPost, Path: "/orders/{orderId}/payments", Flow: "charge", Function: httpapi.FunctionCharge},
-		httpapi.RouteDebit:  {Name: httpapi.RouteDebit, Method: http.MethodPost, Path: "/users/{userId}/debits", Flow: "debit", Function: httpapi.FunctionDebit},
-		httpapi.RouteSettle: {Name: httpapi.RouteSettle, Method: http.MethodPost, Path: "/orders/{orderId}/settle", Flow: "settle", Function: httpapi.FunctionSettle},
+		httpapi.RouteCharge:  {Name: httpapi.RouteCharge, Method: http.MethodPost, Path: "/orders/{orderId}/payments", Flow: "charge", Function: httpapi.FunctionCharge},
+		httpapi.RouteDebit:   {Name: httpapi.RouteDebit, Method: http.MethodPost, Path: "/users/{userId}/debits", Flow: "debit", Function: httpapi.FunctionDebit},
+		httpapi.RouteSettle:  {Name: httpapi.RouteSettle, Method: http.MethodPost, Path: "/orders/{orderId}/settle", Flow: "settle", Function: httpapi.FunctionSettle},
 		httpapi.RouteGetUser: {Name: httpapi.RouteGetUser, Method: http.MethodGet, Path: "/users/{userId}", Function: httpapi.FunctionAPI},
 	}
 	seen := map[string]bool{}
