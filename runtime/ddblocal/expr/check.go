@@ -10,8 +10,9 @@ var (
 )
 
 // pathFirst lists the functions whose first operand must be a document path.
+// size, attribute_type and begins_with also take :values.
 var pathFirst = map[string]bool{
-	"attribute_exists": true, "attribute_not_exists": true, "size": true, "if_not_exists": true,
+	"attribute_exists": true, "attribute_not_exists": true, "if_not_exists": true,
 }
 
 // checkCall validates a function call's name, context and operands. asCond is

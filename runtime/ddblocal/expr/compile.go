@@ -264,6 +264,10 @@ func (r *resolver) call(c *Call) *Error {
 		if _, ok := attr.ParseType(vals[1].S); !ok {
 			return errorf("Invalid attribute type name found; type: %s, valid types: %s", vals[1].S, attributeTypeNames)
 		}
+	case "size":
+		if t := vals[0].T; t == attr.N || t == attr.BOOL || t == attr.NULL {
+			return operandType(c.Name, t)
+		}
 	case "begins_with":
 		for _, v := range vals {
 			if v.T != 0 && v.T != attr.S && v.T != attr.B {

@@ -171,6 +171,8 @@ func TestConditionEval(t *testing.T) {
 		{"size(l) IN (:n3)", true},
 		{"size(l) > size(ss)", true},
 		{"size(s) = :hello", false},
+		{"size(:hello) = :n11u", true},
+		{"size(:ss) = :n2", true},
 		{"begins_with(:hello, s)", true},
 		{"begins_with(:hello, :he)", true},
 		{"attribute_type(:hello, :tS)", true},

@@ -143,7 +143,6 @@ func TestParseConditionErrors(t *testing.T) {
 		{"size() > :v", "Incorrect number of operands for operator or function; operator or function: size, number of operands: 0"},
 		{"attribute_exists(:v)", "Operator or function requires a document path; operator or function: attribute_exists"},
 		{"attribute_not_exists(:v)", "Operator or function requires a document path; operator or function: attribute_not_exists"},
-		{"size(:v) = :v", "Operator or function requires a document path; operator or function: size"},
 		{"contains(list_append(a, b), :v)", "The function is not allowed in a condition expression; function: list_append"},
 		{in100, "The IN operator is provided with too many operands; number of operands: 101"},
 		{many, "The expression contains too many operators; operator count: 301"},

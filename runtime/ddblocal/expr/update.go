@@ -3,6 +3,7 @@ package expr
 import (
 	"slices"
 
+	"github.com/cockroachdb/apd/v3"
 	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
 )
 
@@ -156,6 +157,45 @@ func compareIndexes(a, b Path, dir int) int {
 	return 0
 }
 
+// Range limits of DynamoDB numbers: magnitudes in [1E-130, 1E+126).
+const (
+	maxMagnitude = 126
+	minExponent  = -130
+)
+
+// arith adds or subtracts two numbers exactly. attr checks a result's digit
+// count before its range; DynamoDB reports an out-of-range result as an
+// overflow or underflow, so the range is checked here first.
+func arith(l, r attr.Value, sub bool) (attr.Value, error) {
+	var v attr.Value
+	var err error
+	if sub {
+		v, err = attr.SubNumbers(l, r)
+	} else {
+		v, err = attr.AddNumbers(l, r)
+	}
+	if err == nil {
+		return v, nil
+	}
+	var d apd.Decimal
+	ctx := apd.BaseContext.WithPrecision(400)
+	if sub {
+		_, _ = ctx.Sub(&d, attr.Decimal(l.S), attr.Decimal(r.S))
+	} else {
+		_, _ = ctx.Add(&d, attr.Decimal(l.S), attr.Decimal(r.S))
+	}
+	if !d.IsZero() {
+		top := int64(d.Exponent) + d.NumDigits()
+		if top > maxMagnitude {
+			return attr.Value{}, invalid("Number overflow. Attempting to store a number with magnitude larger than supported range")
+		}
+		if top-1 < minExponent {
+			return attr.Value{}, invalid("Number underflow. Attempting to store a number with magnitude smaller than supported range")
+		}
+	}
+	return attr.Value{}, err
+}
+
 // holds reports whether container can have the element e (a map for a
 // name, a list for an index).
 func holds(container attr.Value, e PathElem) bool {
@@ -169,7 +209,7 @@ func holds(container attr.Value, e PathElem) bool {
 func add(cur, v attr.Value) (attr.Value, error) {
 	switch {
 	case cur.T == attr.N && v.T == attr.N:
-		return attr.AddNumbers(cur, v)
+		return arith(cur, v, false)
 	case cur.T.IsSet() && cur.T == v.T:
 		out := cur.Clone()
 		for _, m := range v.Set {
@@ -206,10 +246,7 @@ func (e *env) setValue(o Operand) (attr.Value, error) {
 		if l.T != attr.N || r.T != attr.N {
 			return attr.Value{}, invalid(msgWrongDataType)
 		}
-		if o.Op == '-' {
-			return attr.SubNumbers(l, r)
-		}
-		return attr.AddNumbers(l, r)
+		return arith(l, r, o.Op == '-')
 	case *Call:
 		switch o.Name {
 		case "if_not_exists":

@@ -14,6 +14,7 @@ const updateItem = `{
 	"l":   {"L": [{"N": "0"}, {"N": "1"}, {"N": "2"}, {"N": "3"}]},
 	"m":   {"M": {"a": {"N": "1"}, "l": {"L": [{"S": "x"}]}, "mm": {"M": {}}}},
 	"huge": {"N": "9E+125"},
+	"huge38": {"N": "9.9999999999999999999999999999999999999E+125"},
 	"deep": {"L": [{"M": {"x": {"L": [{"N": "1"}, {"N": "2"}]}}}]}
 }`
 
@@ -23,6 +24,7 @@ const updateValues = `{
 	":ns3": {"NS": ["3", "1.0"]}, ":bs2": {"BS": ["Ag=="]}, ":bs1": {"BS": ["AQ=="]},
 	":l": {"L": [{"S": "y"}]}, ":empty": {"L": []}, ":m": {"M": {"k": {"S": "v"}}},
 	":max": {"N": "9E+125"}, ":tiny2": {"N": "1.1E-130"},
+	":max38": {"N": "9.9999999999999999999999999999999999999E+125"}, ":negmax38": {"N": "-9.9999999999999999999999999999999999999E+125"},
 	":tiny": {"N": "1E-130"}, ":digits": {"N": "1234567890123456789012345678901234567.8"}
 }`
 
@@ -184,6 +186,9 @@ func TestUpdateApplyErrors(t *testing.T) {
 		{"DELETE s[0] :ssb", "The document path provided in the update expression is invalid for update"},
 		{"SET x = :max + :max", "Number overflow. Attempting to store a number with magnitude larger than supported range"},
 		{"ADD x :max, huge :max", "Number overflow. Attempting to store a number with magnitude larger than supported range"},
+		{"SET x = :max38 + :max38", "Number overflow. Attempting to store a number with magnitude larger than supported range"},
+		{"SET x = :negmax38 - :max38", "Number overflow. Attempting to store a number with magnitude larger than supported range"},
+		{"ADD x :max38, huge38 :max38", "Number overflow. Attempting to store a number with magnitude larger than supported range"},
 		{"SET x = :tiny2 - :tiny", "Number underflow. Attempting to store a number with magnitude smaller than supported range"},
 		{"SET x = :tiny - :zero, y = :tiny - :tiny, z = :tiny - :one", "Attempting to store more than 38 significant digits in a Number"},
 		{"SET x = :nope", "Invalid UpdateExpression: An expression attribute value used in expression is not defined; attribute value: :nope"},
