@@ -44,8 +44,11 @@ $(STATICCHECK):
 	GOBIN=$(TOOLS) go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	@mv $(TOOLS)/staticcheck $@
 
-## run: the main job; for now, synthesize every environment and list the templates
-run: synth
+## run: the local runner: the API on 127.0.0.1:8080 over the embedded DynamoDB engine on 127.0.0.1:8000
+##      (RUN_FLAGS="-data-dir .data" keeps state; RUN_FLAGS="-dynamodb-endpoint URL" uses another endpoint)
+RUN_FLAGS ?=
+run: $(GO_STAMP)
+	go run ./lambdas/local $(RUN_FLAGS)
 
 ## synth: synthesize every environment (or ENV=name) into cdk.out/ and list the templates
 synth: deps
