@@ -25,6 +25,9 @@ type compiled struct {
 
 // compile parses and validates a request's expressions together.
 func compile(p exprParams, src exprSources) (*compiled, error) {
+	if err := p.checkLegacy(); err != nil {
+		return nil, err
+	}
 	if src.projection != nil && src.attributesToGet != nil {
 		return nil, validationf("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributesToGet} Expression parameters: {ProjectionExpression}")
 	}

@@ -164,6 +164,11 @@ func (e *Engine) FaultCounts() FaultCounts {
 	for _, c := range fi.counts {
 		total.add(*c)
 	}
+	e.mu.RLock()
+	for _, t := range e.tables {
+		total.DelayedIndexWrites += t.delayedWrites.Load()
+	}
+	e.mu.RUnlock()
 	return total
 }
 
@@ -172,10 +177,14 @@ func (e *Engine) TableFaultCounts(table string) FaultCounts {
 	fi := e.faults
 	fi.mu.Lock()
 	defer fi.mu.Unlock()
+	var out FaultCounts
 	if c := fi.counts[table]; c != nil {
-		return *c
+		out = *c
 	}
-	return FaultCounts{}
+	if t, err := e.table(table); err == nil {
+		out.DelayedIndexWrites = t.delayedWrites.Load()
+	}
+	return out
 }
 
 // forTable returns the faults in force for a table; the caller holds mu.
@@ -311,9 +320,5 @@ func (fi *faultInjector) loseResponse(tables []string) loseKind {
 func (fi *faultInjector) gsiDelay(table string) time.Duration {
 	fi.mu.Lock()
 	defer fi.mu.Unlock()
-	d := fi.forTable(table).GSIDelay
-	if d > 0 {
-		fi.count(table).DelayedIndexWrites++
-	}
-	return d
+	return fi.forTable(table).GSIDelay
 }

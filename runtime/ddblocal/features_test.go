@@ -472,3 +472,27 @@ func TestListTablesPaginates(t *testing.T) {
 		t.Fatalf("duplicate table: %v", err)
 	}
 }
+
+func TestLegacyParametersAreRejected(t *testing.T) {
+	eng, _ := newTable(t)
+	h := eng.Handler()
+	tests := []struct {
+		name, target, body, want string
+	}{
+		{"Expected", "PutItem", `{"TableName":"tbl","Item":{"PK":{"S":"a"},"SK":{"S":"b"}},"Expected":{"PK":{"Exists":false}}}`, "legacy parameter Expected"},
+		{"AttributeUpdates", "UpdateItem", `{"TableName":"tbl","Key":{"PK":{"S":"a"},"SK":{"S":"b"}},"AttributeUpdates":{"x":{"Action":"DELETE"}}}`, "legacy parameter AttributeUpdates"},
+		{"KeyConditions", "Query", `{"TableName":"tbl","KeyConditions":{"PK":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"a"}]}}}`, "legacy parameter KeyConditions"},
+		{"ScanFilter", "Scan", `{"TableName":"tbl","ScanFilter":{}}`, "legacy parameter ScanFilter"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(tc.body))
+			req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+tc.target)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != 400 || !strings.Contains(rec.Body.String(), tc.want) {
+				t.Fatalf("got %d %s, want 400 with %q", rec.Code, rec.Body, tc.want)
+			}
+		})
+	}
+}

@@ -2,14 +2,45 @@ package ddblocal
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
 )
 
-// exprParams are the expression parameters shared by item operations.
+// exprParams are the expression parameters shared by item operations,
+// and the legacy parameters that expressions replaced.
 type exprParams struct {
 	ExpressionAttributeNames  map[string]string
 	ExpressionAttributeValues map[string]attr.Value
+
+	Expected            json.RawMessage
+	AttributeUpdates    json.RawMessage
+	ConditionalOperator json.RawMessage
+	KeyConditions       json.RawMessage
+	QueryFilter         json.RawMessage
+	ScanFilter          json.RawMessage
+}
+
+// checkLegacy rejects the pre-expression parameters, which the engine does
+// not implement, rather than silently ignoring a condition.
+func (p exprParams) checkLegacy() error {
+	for _, l := range []struct {
+		name string
+		raw  json.RawMessage
+		use  string
+	}{
+		{"Expected", p.Expected, "ConditionExpression"},
+		{"AttributeUpdates", p.AttributeUpdates, "UpdateExpression"},
+		{"ConditionalOperator", p.ConditionalOperator, "ConditionExpression or FilterExpression"},
+		{"KeyConditions", p.KeyConditions, "KeyConditionExpression"},
+		{"QueryFilter", p.QueryFilter, "FilterExpression"},
+		{"ScanFilter", p.ScanFilter, "FilterExpression"},
+	} {
+		if len(l.raw) > 0 && string(l.raw) != "null" {
+			return validationf("ddblocal does not implement the legacy parameter %s; use %s", l.name, l.use)
+		}
+	}
+	return nil
 }
 
 type putItemInput struct {

@@ -325,6 +325,9 @@ func (e *Engine) lockForRead(r *reader) {
 }
 
 func (e *Engine) query(_ context.Context, in *queryInput) (any, error) {
+	if err := in.checkLegacy(); err != nil {
+		return nil, err
+	}
 	if in.KeyConditionExpression == nil {
 		return nil, validationf("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/btree"
@@ -145,6 +146,9 @@ type table struct {
 
 	pitr      bool
 	pitrSince time.Time
+
+	// delayedWrites counts index writes held back by a GSI delay.
+	delayedWrites atomic.Int64
 
 	// persist is set when the engine keeps the table in its store; changes
 	// then collects the rows written by the current operation.
@@ -406,6 +410,7 @@ func (t *table) write(key []byte, old, next attr.Item, gsiDelay time.Duration, n
 		if !ix.local && (gsiDelay > 0 || len(ix.pending) > 0) {
 			op.at = now.Add(gsiDelay)
 			ix.pending = append(ix.pending, op)
+			t.delayedWrites.Add(1)
 			continue
 		}
 		ix.apply(op)
