@@ -50,6 +50,7 @@ type Server struct {
 	ddb         *http.Server
 	engine      *ddblocal.Engine
 	done        chan error
+	out         io.Writer
 }
 
 // Start opens the listeners, creates the table and serves until Shutdown.
@@ -72,7 +73,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if o.Metrics == nil {
 		o.Metrics = io.Discard
 	}
-	s := &Server{done: make(chan error, 2)}
+	s := &Server{done: make(chan error, 2), out: o.Out}
 	var client *dynamodb.Client
 	if o.DynamoDBEndpoint != "" {
 		client = dynamodb.New(dynamodb.Options{
@@ -155,7 +156,9 @@ func Run(ctx context.Context, o Options) error {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return errors.Join(err, s.Shutdown(sctx))
+	err = errors.Join(err, s.Shutdown(sctx))
+	fmt.Fprintln(s.out, "oncetable local runner stopped")
+	return err
 }
 
 func ignoreClosed(err error) error {
