@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -224,5 +225,48 @@ func TestClientRequestTokenIdempotency(t *testing.T) {
 	out, _ := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("tbl"), Key: key("A", "1")})
 	if got := out.Item["n"].(*types.AttributeValueMemberN).Value; got != "1" {
 		t.Fatalf("n = %s after three replays, want 1", got)
+	}
+}
+
+func TestConcurrentTransfersKeepTheSum(t *testing.T) {
+	_, db := newTable(t)
+	ctx := context.Background()
+	const accounts, start = 5, 100
+	for i := range accounts {
+		put(t, db, map[string]av{"PK": s(fmt.Sprint("ACC#", i)), "SK": s("B"), "bal": n(fmt.Sprint(start))})
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 20 {
+				from, to := (g+i)%accounts, (g+2*i+1)%accounts
+				if from == to {
+					continue
+				}
+				_, _ = db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+					{Update: &types.Update{TableName: aws.String("tbl"), Key: key(fmt.Sprint("ACC#", from), "B"),
+						UpdateExpression: aws.String("SET bal = bal - :x"), ConditionExpression: aws.String("bal >= :x"),
+						ExpressionAttributeValues: map[string]av{":x": n("7")}}},
+					{Update: &types.Update{TableName: aws.String("tbl"), Key: key(fmt.Sprint("ACC#", to), "B"),
+						UpdateExpression: aws.String("SET bal = bal + :x"), ExpressionAttributeValues: map[string]av{":x": n("7")}}},
+				}})
+			}
+		})
+	}
+	wg.Wait()
+	out, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String("tbl"), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0
+	for _, it := range out.Items {
+		v, _ := strconv.Atoi(it["bal"].(*types.AttributeValueMemberN).Value)
+		if v < 0 {
+			t.Fatalf("negative balance %d", v)
+		}
+		sum += v
+	}
+	if sum != accounts*start {
+		t.Fatalf("sum of balances %d, want %d", sum, accounts*start)
 	}
 }

@@ -496,3 +496,24 @@ func TestLegacyParametersAreRejected(t *testing.T) {
 		})
 	}
 }
+
+func TestLostResponseOverTCPResetsConnection(t *testing.T) {
+	eng, _ := newTable(t)
+	srv := httptest.NewServer(eng.Handler())
+	defer srv.Close()
+	db := eng.Client(func(o *dynamodb.Options) {
+		o.BaseEndpoint = aws.String(srv.URL)
+		o.HTTPClient = srv.Client()
+		o.RetryMaxAttempts = 1
+	})
+	eng.SetFaults("tbl", ddblocal.Faults{LoseResponseRate: 1, LoseResponseMode: ddblocal.LoseAsReset})
+	_, err := db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String("tbl"), Item: key("R", "1")})
+	if err == nil || apiCode(err) != "" {
+		t.Fatalf("got %v, want a transport error", err)
+	}
+	eng.ClearFaults("tbl")
+	out, err := db.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String("tbl"), Key: key("R", "1")})
+	if err != nil || out.Item == nil {
+		t.Fatalf("write whose connection was reset was not committed: %v", err)
+	}
+}

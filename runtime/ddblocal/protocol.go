@@ -18,6 +18,10 @@ import (
 
 const targetPrefix = "DynamoDB_20120810."
 
+// maxRequestBytes bounds a request body; DynamoDB's largest requests
+// (BatchWriteItem) are limited to 16 MB.
+const maxRequestBytes = 32 << 20
+
 // op is one DynamoDB operation: it decodes its input and runs it.
 type op struct {
 	// write marks operations whose response "apply, then lose the
@@ -119,7 +123,7 @@ func (e *Engine) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, newError(CodeUnknownOperation, "An unknown operation was requested."))
 		return
 	}
-	body, err := io.ReadAll(r.Body)
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBytes))
 	if err != nil {
 		writeError(w, newError(CodeSerialization, "cannot read request body: %v", err))
 		return
