@@ -30,19 +30,22 @@ var (
 	paymentIDName = expression.Name("paymentId")
 )
 
-// payable is the condition that an order exists, is created, has no
-// payment yet, and totals amt.
+// payable is the condition that an order exists, is created and totals
+// amt; chargeable adds that it has no payment yet.
 func payable(amt money.Amount) expression.ConditionBuilder {
 	return store.Exists().
 		And(statusName.Equal(expression.Value(store.OrderCreated))).
-		And(expression.AttributeNotExists(paymentIDName)).
 		And(totalName.Equal(expression.Value(amt.Minor))).
 		And(currencyName.Equal(expression.Value(string(amt.Currency))))
 }
 
+func chargeable(amt money.Amount) expression.ConditionBuilder {
+	return payable(amt).And(expression.AttributeNotExists(paymentIDName))
+}
+
 // Charge creates the one payment of an order, exactly once, in one
-// TransactWriteItems: an Update of the order (SET paymentId, condition
-// payable), the payment Put (attribute_not_exists; it carries the keys of
+// TransactWriteItems: an Update of the order (SET paymentId; condition: it
+// exists, is created, totals amt and has no payment yet), the payment Put (attribute_not_exists; it carries the keys of
 // the sparse Unprocessed index) and the idempotency record. Status 201.
 func (s *Service) Charge(ctx context.Context, idem Idem, orderID string, amt money.Amount) (Response, error) {
 	ok, err := keys.Order(orderID)
@@ -58,7 +61,7 @@ func (s *Service) Charge(ctx context.Context, idem Idem, orderID string, amt mon
 		ts := keys.Timestamp(now)
 		upd, err := store.Update(s.st.Table(), ok,
 			expression.Set(paymentIDName, expression.Value(paymentID)).Set(updatedName, expression.Value(ts)),
-			payable(amt))
+			chargeable(amt))
 		if err != nil {
 			return nil, 0, nil, err
 		}
@@ -88,8 +91,11 @@ func orderFailure(orderID string, old map[string]types.AttributeValue, amt *mone
 	if len(old) == 0 || attributevalue.UnmarshalMap(old, &o) != nil {
 		return fmt.Errorf("order %q: %w", orderID, ErrNotFound)
 	}
-	if o.Status != store.OrderCreated || o.PaymentID != "" {
-		return fmt.Errorf("order %q is %s (payment %q): %w", orderID, o.Status, o.PaymentID, ErrAlreadyPaid)
+	if o.Status != store.OrderCreated {
+		return fmt.Errorf("order %q is %s: %w", orderID, o.Status, ErrAlreadyPaid)
+	}
+	if o.PaymentID != "" && amt != nil {
+		return fmt.Errorf("order %q already has payment %q: %w", orderID, o.PaymentID, ErrAlreadyPaid)
 	}
 	expected := money.Amount{Minor: o.Total, Currency: money.Currency(o.Currency)}
 	got := expected

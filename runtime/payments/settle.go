@@ -21,8 +21,8 @@ import (
 // Settle pays an order from its user's balance, all or nothing, in one
 // TransactWriteItems:
 //
-//  0. the order: created -> paid (condition: exists, created, no payment,
-//     total and currency as read), GSI1PK moves to ORDERSTATUS#paid;
+//  0. the order: created -> paid (condition: exists, created, total and
+//     currency as read), GSI1PK moves to ORDERSTATUS#paid;
 //  1. the user's balance: the guarded debit of the order total;
 //  2. the order summary in the user's partition: status paid;
 //  3. a ledger entry of kind settle;
@@ -73,7 +73,7 @@ func (s *Service) Settle(ctx context.Context, idem Idem, orderID string, expecte
 	if order == nil {
 		return Response{}, fmt.Errorf("order %q: %w", orderID, ErrNotFound)
 	}
-	if order.Status != store.OrderCreated || order.PaymentID != "" {
+	if order.Status != store.OrderCreated {
 		return Response{}, fmt.Errorf("order %q is %s: %w", orderID, order.Status, ErrAlreadyPaid)
 	}
 	total := money.Amount{Minor: order.Total, Currency: money.Currency(order.Currency)}
