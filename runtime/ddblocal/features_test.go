@@ -517,3 +517,61 @@ func TestLostResponseOverTCPResetsConnection(t *testing.T) {
 		t.Fatalf("write whose connection was reset was not committed: %v", err)
 	}
 }
+
+func TestLocalSecondaryIndex(t *testing.T) {
+	eng := ddblocal.New()
+	defer eng.Close()
+	db := eng.Client()
+	ctx := context.Background()
+	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName: aws.String("lsi"),
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeN},
+			{AttributeName: aws.String("at"), AttributeType: types.ScalarAttributeTypeN},
+		},
+		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange}},
+		LocalSecondaryIndexes: []types.LocalSecondaryIndex{{IndexName: aws.String("ByAt"),
+			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("at"), KeyType: types.KeyTypeRange}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}},
+		BillingMode: types.BillingModePayPerRequest,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("lsi"), Item: map[string]av{
+			"pk": s("p"), "sk": n(strconv.Itoa(i)), "at": n(strconv.Itoa(100 - i*10)), "body": s("b" + strconv.Itoa(i))}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name      string
+		sel       types.Select
+		wantFirst string
+		wantBody  bool
+	}{
+		{"projected keys", types.SelectAllProjectedAttributes, "8", false},
+		{"all attributes fetched from the table", types.SelectAllAttributes, "8", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("lsi"), IndexName: aws.String("ByAt"), ConsistentRead: aws.Bool(true),
+				KeyConditionExpression: aws.String("pk = :p AND #at > :lo"), ExpressionAttributeNames: map[string]string{"#at": "at"},
+				ExpressionAttributeValues: map[string]av{":p": s("p"), ":lo": n("15")}, Select: tc.sel})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Count != 9 {
+				t.Fatalf("count %d, want 9", out.Count)
+			}
+			first := out.Items[0]
+			if got := first["sk"].(*types.AttributeValueMemberN).Value; got != tc.wantFirst {
+				t.Fatalf("first sk %s, want %s (ordered by at ascending)", got, tc.wantFirst)
+			}
+			if _, has := first["body"]; has != tc.wantBody {
+				t.Fatalf("body present %v, want %v", has, tc.wantBody)
+			}
+		})
+	}
+}
