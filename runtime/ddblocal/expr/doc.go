@@ -7,47 +7,74 @@
 //
 // A request's expressions share one set of placeholders, so the engine hands
 // them to Compile together. Compile parses each one, resolves #names and
-// :values, and checks what DynamoDB checks before touching any item:
-// syntax, reserved words used bare, function names and operand counts,
-// operand types of literal values, overlapping update paths, undefined
-// placeholders and placeholders nobody uses. Errors are
-// *attr.ValidationError with DynamoDB's wording, ready for a
-// ValidationException:
+// :values, and checks what DynamoDB checks before it reads any item: syntax,
+// reserved words used as bare names, function names and operand counts,
+// operand types of :values, overlapping or conflicting update and projection
+// paths, the limits (4 KB per expression, 300 operators, 100 IN operands,
+// 32 path levels), undefined placeholders and placeholders no expression
+// uses. Every error is an *attr.ValidationError carrying DynamoDB's
+// wording, ready to be sent as a ValidationException:
 //
 //	c, err := expr.Compile(expr.Input{
-//		Condition: aws.String("attribute_not_exists(PK) OR #v < :v"),
-//		Update:    aws.String("SET #v = :v, balance = balance - :amt"),
-//		Names:     expr.Names{"#v": "version"},
-//		Values:    expr.Values{":v": attr.Int(3), ":amt": attr.Int(10)},
+//		Condition: aws.String("attribute_exists(PK) AND #bal >= :amt"),
+//		Update:    aws.String("SET #bal = #bal - :amt ADD version :one"),
+//		Names:     expr.Names{"#bal": "balance"},
+//		Values:    expr.Values{":amt": attr.Int(30), ":one": attr.Int(1)},
 //	})
+//
+// With Update "SET status = :s" instead, err would read
+// "Invalid UpdateExpression: Attribute name is a reserved keyword; reserved
+// keyword: status", since STATUS is one of DynamoDB's reserved words.
+//
+// A nil string in Input means the request parameter is absent; an empty map
+// (what encoding/json makes of {}) is DynamoDB's "must not be empty" error.
 //
 // # Evaluating against an item
 //
-// The parsed expressions keep their placeholders; the evaluation methods take
-// the request's Names and Values:
+// A Compiled keeps the request's placeholders and evaluates against items:
 //
-//	ok, err := c.Condition.Eval(old, c.Names, c.Values)          // ConditionCheckFailed when !ok
-//	next, changed, err := c.Update.Apply(old, c.Names, c.Values) // old is not modified
-//	updatedNew := expr.Project(next, changed)                    // ReturnValues UPDATED_NEW
-//	view := c.Projection.Apply(next, c.Names)
-//	keys, err := c.KeyCondition.Resolve(c.Names, c.Values, expr.KeySchema{...})
+//	ok, err := c.Check(current)          // ConditionExpression; false => ConditionalCheckFailed
+//	ok, err = c.Match(item)              // FilterExpression
+//	next, err := c.Apply(current)        // UpdateExpression; current is not modified, nil = no item
+//	old := expr.ProjectPaths(current, c.UpdatedPaths()) // ReturnValues UPDATED_OLD
+//	view := c.Project(item)              // ProjectionExpression
+//	q, err := c.KeyCondition.Resolve(c.Names, c.Values, expr.KeySchema{
+//		PartitionKey: "PK", PartitionType: attr.S, SortKey: "SK", SortType: attr.S})
+//	// q.PartitionValue, and q.Sort.Match(sk) for each item of the partition
 //
-// Evaluation follows DynamoDB: a comparison with a missing attribute, or
-// between values of different types, is false (and <> is true); numbers are
-// exact decimals; SET's right-hand sides all read the item as it was before
-// the update; DELETE of a set's last members removes the attribute.
+// Evaluation follows what DynamoDB does rather than what one might guess:
+//
+//   - a comparison with a missing attribute, or between different types, is
+//     false, except <>, which is then true (even for two missing attributes);
+//   - numbers compare and add as exact decimals (38 digits), sets compare
+//     regardless of order, B orders by unsigned bytes;
+//   - contains finds substrings of S and B, members of sets and elements of
+//     lists; size counts characters, bytes, members or elements;
+//   - every SET right-hand side reads the item as it was before the update,
+//     and list positions in SET and REMOVE are those of the original list;
+//     elements SET past a list's end are appended in index order;
+//   - REMOVE of a missing attribute or list position does nothing, but a path
+//     through a missing or mistyped parent is "The document path provided in
+//     the update expression is invalid for update";
+//   - ADD creates numbers and sets that are absent; DELETE of a set's last
+//     members removes the attribute, since DynamoDB has no empty sets.
+//
 // (*Update).Attributes lists the top-level attributes an update touches, so
-// the engine can refuse updates to key attributes.
+// the engine can refuse updates of key attributes.
 //
 // # Parsing alone
 //
 // ParseCondition, ParseKeyCondition, ParseUpdate and ParseProjection parse
-// one expression. Their errors are *Error, whose Validation method adds the
-// "Invalid ConditionExpression: " style prefix for the parameter the text
-// came from. Every parsed tree prints back with String, and the printed form
-// parses to the same tree.
+// one expression into a tree (Cond, Operand, Path, Update, Projection).
+// Their errors are *Error, whose Validation method adds the "Invalid
+// ConditionExpression: " style prefix of the parameter the text came from.
+// Every tree prints back with String, and the printed text parses to the
+// same tree; fuzz tests hold the parsers to that.
 //
-// It is not for application code, which builds expressions with the AWS
-// SDK's feature/dynamodb/expression package and sends them to DynamoDB (or
-// to this engine) over the wire.
+// # What it is not for
+//
+// Application code does not use this package: it builds expressions with the
+// AWS SDK's feature/dynamodb/expression package and sends them over the wire
+// to DynamoDB or to this engine. Nor does expr know about tables: key
+// attributes, index types and item size limits are the engine's business.
 package expr
