@@ -143,7 +143,7 @@ type call struct {
 
 func (a *API) serve(ctx context.Context, req events.APIGatewayV2HTTPRequest, allow map[string]bool) events.APIGatewayV2HTTPResponse {
 	start := time.Now()
-	c := &call{req: &req, caller: CallerIdentity(&req)}
+	c := &call{req: &req, caller: CallerIdentity(&req), keyHash: obs.KeyHash(header(&req, "Idempotency-Key"))}
 	method := req.RequestContext.HTTP.Method
 	path := req.RawPath
 	if path == "" {
@@ -279,7 +279,6 @@ func fromFlow(r payments.Response) events.APIGatewayV2HTTPResponse {
 // idem validates the Idempotency-Key and fingerprints the request.
 func (c *call) idem(operation string, body []byte) (payments.Idem, error) {
 	key := header(c.req, "Idempotency-Key")
-	c.keyHash = obs.KeyHash(key)
 	if err := idempotency.ValidateKey(key); err != nil {
 		return payments.Idem{}, err
 	}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -109,6 +110,23 @@ func WithRetryHook(p retry.Policy, hook func(retry.Kind, int)) retry.Policy {
 type Page[T any] struct {
 	Items      []T    `json:"items"`
 	NextCursor string `json:"nextCursor,omitempty"`
+}
+
+// MarshalJSON always writes nextCursor: null on the last page, so clients
+// need no special case for an absent field.
+func (p Page[T]) MarshalJSON() ([]byte, error) {
+	var next *string
+	if p.NextCursor != "" {
+		next = &p.NextCursor
+	}
+	items := p.Items
+	if items == nil {
+		items = []T{}
+	}
+	return json.Marshal(struct {
+		Items      []T     `json:"items"`
+		NextCursor *string `json:"nextCursor"`
+	}{items, next})
 }
 
 // Limits of a page.
