@@ -144,6 +144,8 @@ func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInp
 
 	var digest [sha256.Size]byte
 	if in.ClientRequestToken != nil {
+		// The SDK writes maps in random order, so the digest is taken over
+		// a canonical encoding (sorted keys), not over the body.
 		raw, err := json.Marshal(in.TransactItems)
 		if err != nil {
 			return nil, newError(CodeInternalServerError, "%v", err)
