@@ -103,11 +103,11 @@ func checkUpdate(p *parser, u *Update) {
 const MaxOperators = 300
 
 // countOperand and countCond count operators (comparisons, AND, OR, NOT,
-// BETWEEN, IN, + and -) and function calls, as DynamoDB's limit does.
+// BETWEEN, IN, + and -). DynamoDB does not count function calls.
 func countOperand(o Operand) int {
 	switch o := o.(type) {
 	case *Call:
-		n := 1
+		n := 0
 		for _, a := range o.Args {
 			n += countOperand(a)
 		}
@@ -142,8 +142,9 @@ func countCond(c Cond) int {
 	return 0
 }
 
+// checkOperatorCount reports the count at which DynamoDB stops counting.
 func checkOperatorCount(p *parser, n int) {
 	if n > MaxOperators {
-		p.stop(errorf("The expression contains too many operators; operator count: %d", n))
+		p.stop(errorf("The expression contains too many operators; operator count: %d", MaxOperators+1))
 	}
 }

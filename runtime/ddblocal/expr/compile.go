@@ -248,8 +248,14 @@ const attributeTypeNames = "{B,NULL,SS,BOOL,L,BS,N,NS,S,M}"
 func (r *resolver) call(c *Call) *Error {
 	vals := make([]attr.Value, len(c.Args))
 	for i, a := range c.Args {
-		if v, ok := a.(ValueRef); ok {
-			vals[i] = r.values[string(v)]
+		switch a := a.(type) {
+		case ValueRef:
+			vals[i] = r.values[string(a)]
+		case *Call:
+			if a.Name == "size" {
+				// size yields a number: size(size(a)) is refused like size(:n).
+				vals[i] = attr.Value{T: attr.N}
+			}
 		}
 	}
 	switch c.Name {

@@ -38,6 +38,8 @@ func TestParseCondition(t *testing.T) {
 		{"a = :v OR b = :w AND c = :x", "a = :v OR b = :w AND c = :x"},
 		{"(a = :v OR b = :w) AND c = :x", "(a = :v OR b = :w) AND c = :x"},
 		{"a = :v AND (b = :w AND c = :x)", "a = :v AND (b = :w AND c = :x)"},
+		{"a<b " + strings.Repeat("or (a<b ", 149) + strings.Repeat(")", 149), "a < b" + strings.Repeat(" OR (a < b", 148) + " OR a < b" + strings.Repeat(")", 148)},
+		{"a < " + strings.Repeat("size(", 5) + "b" + strings.Repeat(")", 5), "a < size(size(size(size(size(b)))))"},
 		{"a = :v OR (b = :w OR c = :x)", "a = :v OR (b = :w OR c = :x)"},
 		{"NOT a = :v", "NOT a = :v"},
 		{"not a = :v and b = :w", "NOT a = :v AND b = :w"},
@@ -65,7 +67,7 @@ func TestParseCondition(t *testing.T) {
 		{"(a < b OR b < a) AND (b < c AND (a < b OR b < c))", "(a < b OR b < a) AND (b < c AND (a < b OR b < c))"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
+		t.Run(tt.in[:min(len(tt.in), 60)], func(t *testing.T) {
 			c, err := ParseCondition(tt.in)
 			if err != nil {
 				t.Fatalf("ParseCondition(%q): %v", tt.in, err)
@@ -105,6 +107,9 @@ func TestParseConditionErrors(t *testing.T) {
 	deep := "a" + strings.Repeat(".b", 32) + " = :v"
 	// 151 comparisons joined by 150 ORs: 301 operators.
 	many := strings.TrimSuffix(strings.Repeat("a = :v OR ", 151), " OR ")
+	// DynamoDB stops counting at 301, whatever the total.
+	manyNested := "a<b " + strings.Repeat("or (a<b ", 454) + strings.Repeat(")", 454)
+	nots := strings.Repeat("not ", 1000) + "a<b"
 	tests := []struct{ in, want string }{
 		{"", "The expression can not be empty;"},
 		{"   ", "The expression can not be empty;"},
@@ -146,6 +151,10 @@ func TestParseConditionErrors(t *testing.T) {
 		{"contains(list_append(a, b), :v)", "The function is not allowed in a condition expression; function: list_append"},
 		{in100, "The IN operator is provided with too many operands; number of operands: 101"},
 		{many, "The expression contains too many operators; operator count: 301"},
+		{manyNested, "The expression contains too many operators; operator count: 301"},
+		{nots, "The expression contains too many operators; operator count: 301"},
+		{"a < " + strings.Repeat("f(", 1355) + "b" + strings.Repeat(")", 1355), "Invalid function name; function: f"},
+		{"(((", `Syntax error; token: "<EOF>", near: "("`},
 		{deep, "The document path has too many nesting levels; nesting levels: 33"},
 		{"a[99999999999] = :v", "List index is not within the allowable range; index: 99999999999"},
 		{"a = :v AND " + strings.Repeat("b", 4096) + " = :v", "Expression size has exceeded the maximum allowed size; expression size: 4112"},
