@@ -87,36 +87,39 @@ func (e *Engine) batchGetItem(_ context.Context, in *batchGetItemInput) (any, er
 		cc := &consumed{table: name}
 		usage[name] = cc
 		items := []attr.Item{}
-		p.t.mu.RLock()
-		for i, key := range p.keys {
-			requested++
-			skip, thr := e.faults.batchItem(name)
-			if thr {
-				throttled++
-			}
-			if skip || respBytes >= maxBatchGetBytes {
-				u := unprocessed[name]
-				if u == nil {
-					u = &keysAndAttributes{ProjectionExpression: ka.ProjectionExpression, ExpressionAttributeNames: ka.ExpressionAttributeNames, AttributesToGet: ka.AttributesToGet, ConsistentRead: ka.ConsistentRead}
-					unprocessed[name] = u
+		var err error
+		p.t.rlocked(func() {
+			for i, key := range p.keys {
+				requested++
+				skip, thr := e.faults.batchItem(name)
+				if thr {
+					throttled++
 				}
-				u.Keys = append(u.Keys, ka.Keys[i])
-				continue
+				if skip || respBytes >= maxBatchGetBytes {
+					u := unprocessed[name]
+					if u == nil {
+						u = &keysAndAttributes{ProjectionExpression: ka.ProjectionExpression, ExpressionAttributeNames: ka.ExpressionAttributeNames, AttributesToGet: ka.AttributesToGet, ConsistentRead: ka.ConsistentRead}
+						unprocessed[name] = u
+					}
+					u.Keys = append(u.Keys, ka.Keys[i])
+					continue
+				}
+				var it attr.Item
+				if it, err = p.t.get(key); err != nil {
+					return
+				}
+				size := 0
+				if it != nil {
+					size = attr.ItemSize(it)
+					respBytes += size
+					items = append(items, p.x.project(it))
+				}
+				cc.read += readUnits(size, ka.ConsistentRead)
 			}
-			it, err := p.t.get(key)
-			if err != nil {
-				p.t.mu.RUnlock()
-				return nil, err
-			}
-			size := 0
-			if it != nil {
-				size = attr.ItemSize(it)
-				respBytes += size
-				items = append(items, p.x.project(it))
-			}
-			cc.read += readUnits(size, ka.ConsistentRead)
+		})
+		if err != nil {
+			return nil, err
 		}
-		p.t.mu.RUnlock()
 		responses[name] = items
 	}
 	if throttled == requested {
@@ -210,28 +213,27 @@ func (e *Engine) batchWriteItem(_ context.Context, in *batchWriteItemInput) (any
 		cc := &consumed{table: name}
 		usage[name] = cc
 		delay := e.faults.gsiDelay(name)
-		t.mu.Lock()
-		for _, w := range plans[name] {
-			if skip, thr := e.faults.batchItem(name); skip {
-				if thr {
-					throttled++
+		err := t.locked(func() error {
+			for _, w := range plans[name] {
+				if skip, thr := e.faults.batchItem(name); skip {
+					if thr {
+						throttled++
+					}
+					unprocessed[name] = append(unprocessed[name], w.req)
+					continue
 				}
-				unprocessed[name] = append(unprocessed[name], w.req)
-				continue
+				old, err := t.get(w.key)
+				if err != nil {
+					return err
+				}
+				if w.item == nil && old == nil {
+					cc.write++
+					continue
+				}
+				cc.addWrite(t, t.write(w.key, old, w.item, delay, now), 1)
 			}
-			old, err := t.get(w.key)
-			if err != nil {
-				t.mu.Unlock()
-				return nil, err
-			}
-			if w.item == nil && old == nil {
-				cc.write++
-				continue
-			}
-			cc.addWrite(t, t.write(w.key, old, w.item, delay, now), 1)
-		}
-		err := e.flush(t)
-		t.mu.Unlock()
+			return e.flush(t)
+		})
 		if err != nil {
 			return nil, err
 		}

@@ -124,18 +124,19 @@ func (e *Engine) putItem(_ context.Context, in *putItemInput) (any, error) {
 	delay := e.faults.gsiDelay(t.name)
 	now := e.now()
 	var cc consumed
-	t.mu.Lock()
-	old, err := t.get(key)
-	if err == nil {
-		err = x.check(old)
-	}
-	if err != nil {
-		t.mu.Unlock()
-		return nil, withFailureItem(err, in.ReturnValuesOnConditionCheckFailure, old)
-	}
-	cc.addWrite(t, t.write(key, old, in.Item, delay, now), 1)
-	err = e.flush(t)
-	t.mu.Unlock()
+	var old attr.Item
+	err = t.locked(func() error {
+		var err error
+		old, err = t.get(key)
+		if err == nil {
+			err = x.check(old)
+		}
+		if err != nil {
+			return withFailureItem(err, in.ReturnValuesOnConditionCheckFailure, old)
+		}
+		cc.addWrite(t, t.write(key, old, in.Item, delay, now), 1)
+		return e.flush(t)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -188,9 +189,8 @@ func (e *Engine) getItem(_ context.Context, in *getItemInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.mu.RLock()
-	it, err := t.get(key)
-	t.mu.RUnlock()
+	var it attr.Item
+	t.rlocked(func() { it, err = t.get(key) })
 	if err != nil {
 		return nil, err
 	}
@@ -248,22 +248,23 @@ func (e *Engine) deleteItem(_ context.Context, in *deleteItemInput) (any, error)
 	delay := e.faults.gsiDelay(t.name)
 	now := e.now()
 	cc := consumed{table: t.name}
-	t.mu.Lock()
-	old, err := t.get(key)
-	if err == nil {
-		err = x.check(old)
-	}
-	if err != nil {
-		t.mu.Unlock()
-		return nil, withFailureItem(err, in.ReturnValuesOnConditionCheckFailure, old)
-	}
-	if old != nil {
+	var old attr.Item
+	err = t.locked(func() error {
+		var err error
+		old, err = t.get(key)
+		if err == nil {
+			err = x.check(old)
+		}
+		if err != nil {
+			return withFailureItem(err, in.ReturnValuesOnConditionCheckFailure, old)
+		}
+		if old == nil {
+			cc.write = 1
+			return nil
+		}
 		cc.addWrite(t, t.write(key, old, nil, delay, now), 1)
-		err = e.flush(t)
-	} else {
-		cc.write = 1
-	}
-	t.mu.Unlock()
+		return e.flush(t)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -322,15 +323,16 @@ func (e *Engine) updateItem(_ context.Context, in *updateItemInput) (any, error)
 	delay := e.faults.gsiDelay(t.name)
 	now := e.now()
 	cc := consumed{table: t.name}
-	t.mu.Lock()
-	old, next, err := e.applyUpdate(t, key, in.Key, x)
-	if err != nil {
-		t.mu.Unlock()
-		return nil, withFailureItem(err, in.ReturnValuesOnConditionCheckFailure, old)
-	}
-	cc.addWrite(t, t.write(key, old, next, delay, now), 1)
-	err = e.flush(t)
-	t.mu.Unlock()
+	var old, next attr.Item
+	err = t.locked(func() error {
+		var err error
+		old, next, err = e.applyUpdate(t, key, in.Key, x)
+		if err != nil {
+			return withFailureItem(err, in.ReturnValuesOnConditionCheckFailure, old)
+		}
+		cc.addWrite(t, t.write(key, old, next, delay, now), 1)
+		return e.flush(t)
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -307,21 +307,19 @@ func (r *reader) response(p *page) map[string]any {
 	return out
 }
 
-// lock takes the table's read lock, first applying GSI writes whose delay
-// has passed.
-func (e *Engine) lockForRead(r *reader) {
+// read runs fn under the table's read lock, first applying the GSI writes
+// whose delay has passed.
+func (e *Engine) read(r *reader, fn func() (*page, error)) (p *page, err error) {
 	t := r.t
 	if r.ix != nil && !r.ix.local {
-		t.mu.RLock()
-		pending := len(r.ix.pending) > 0
-		t.mu.RUnlock()
+		var pending bool
+		t.rlocked(func() { pending = len(r.ix.pending) > 0 })
 		if pending {
-			t.mu.Lock()
-			r.ix.drain(e.now())
-			t.mu.Unlock()
+			_ = t.locked(func() error { r.ix.drain(e.now()); return nil })
 		}
 	}
-	t.mu.RLock()
+	t.rlocked(func() { p, err = fn() })
+	return p, err
 }
 
 func (e *Engine) query(_ context.Context, in *queryInput) (any, error) {
@@ -351,9 +349,7 @@ func (e *Engine) query(_ context.Context, in *queryInput) (any, error) {
 		return nil, validationf("The provided starting key is invalid: The provided key element does not match the schema")
 	}
 	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
-	e.lockForRead(r)
-	p, err := r.visit(lo, hi, start, forward, nil)
-	r.t.mu.RUnlock()
+	p, err := e.read(r, func() (*page, error) { return r.visit(lo, hi, start, forward, nil) })
 	if err != nil {
 		return nil, err
 	}
@@ -424,9 +420,7 @@ func (e *Engine) scan(_ context.Context, in *scanInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.lockForRead(r)
-	p, err := r.visit(nil, nil, start, true, keep)
-	r.t.mu.RUnlock()
+	p, err := e.read(r, func() (*page, error) { return r.visit(nil, nil, start, true, keep) })
 	if err != nil {
 		return nil, err
 	}

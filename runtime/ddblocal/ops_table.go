@@ -500,9 +500,7 @@ func (e *Engine) updateTable(_ context.Context, in *updateTableInput) (any, erro
 			return nil, newError(CodeLimitExceeded, "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table")
 		}
 	}
-	t.mu.Lock()
-	err = e.updateTableLocked(t, in)
-	t.mu.Unlock()
+	err = t.locked(func() error { return e.updateTableLocked(t, in) })
 	if err != nil {
 		return nil, err
 	}

@@ -439,6 +439,7 @@ func (e *Engine) transactGetItems(_ context.Context, in *transactGetItemsInput) 
 		return nil, transactionCanceled(reasons)
 	}
 	tables := lockTables(ops, false)
+	defer unlockTables(tables, false)
 	responses := make([]map[string]any, n)
 	usage := map[string]*consumed{}
 	var err error
@@ -460,7 +461,6 @@ func (e *Engine) transactGetItems(_ context.Context, in *transactGetItemsInput) 
 		}
 		cc.read += 2 * readUnits(size, true)
 	}
-	unlockTables(tables, false)
 	if err != nil {
 		return nil, err
 	}

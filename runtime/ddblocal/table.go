@@ -156,6 +156,21 @@ type table struct {
 	changes []change
 }
 
+// locked runs fn under the write lock, released even if fn panics (the
+// protocol layer recovers panics, and a lock left held would hang the table).
+func (t *table) locked(fn func() error) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return fn()
+}
+
+// rlocked runs fn under the read lock.
+func (t *table) rlocked(fn func()) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	fn()
+}
+
 func (t *table) indexes() []*index {
 	out := make([]*index, 0, len(t.gsis)+len(t.lsis))
 	out = append(out, t.gsis...)
