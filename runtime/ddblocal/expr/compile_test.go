@@ -179,3 +179,32 @@ func TestCompileValid(t *testing.T) {
 }
 
 func sameMap(a, b attr.Item) bool { return attr.EqualItems(a, b) }
+
+func TestCheckFilterKeys(t *testing.T) {
+	c, err := Compile(Input{
+		Filter: ptr("begins_with(#sk, :p) OR attribute_exists(PK.x) OR size(tags) > :n"),
+		Names:  Names{"#sk": "SK"},
+		Values: values(t, `{":p":{"S":"a"},":n":{"N":"1"}}`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := list(c.Filter.Attributes(c.Names)), "[SK PK tags]"; got != want {
+		t.Errorf("Attributes = %s, want %s", got, want)
+	}
+	// The partition key is reported first, as DynamoDB does.
+	err = c.CheckFilterKeys("PK", "SK")
+	if got, want := validationMessage(t, err), "Filter Expression can only contain non-primary key attributes: Primary key attribute: PK"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	err = c.CheckFilterKeys("GSI1PK", "SK")
+	if got, want := validationMessage(t, err), "Filter Expression can only contain non-primary key attributes: Primary key attribute: SK"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if err := c.CheckFilterKeys("GSI1PK", "GSI1SK"); err != nil {
+		t.Errorf("filter without index keys: %v", err)
+	}
+	if err := (&Compiled{}).CheckFilterKeys("PK"); err != nil {
+		t.Errorf("no filter: %v", err)
+	}
+}

@@ -55,3 +55,23 @@ func (c *Compiled) UpdatedPaths() []Path {
 // ProjectPaths is Project under the name the engine uses for ReturnValues
 // UPDATED_OLD and UPDATED_NEW.
 func ProjectPaths(item attr.Item, paths []Path) attr.Item { return Project(item, paths) }
+
+// CheckFilterKeys returns DynamoDB's ValidationException when the
+// FilterExpression of a Query names a key attribute of the table or index
+// queried; keys are given in schema order, partition key first. Scans may
+// filter on keys, so the engine calls this for Query only.
+func (c *Compiled) CheckFilterKeys(keys ...string) error {
+	if c.Filter == nil {
+		return nil
+	}
+	used := map[string]bool{}
+	for _, a := range c.Filter.Attributes(c.Names) {
+		used[a] = true
+	}
+	for _, k := range keys {
+		if k != "" && used[k] {
+			return invalid("Filter Expression can only contain non-primary key attributes: Primary key attribute: " + k)
+		}
+	}
+	return nil
+}

@@ -244,3 +244,57 @@ func contains(container, v attr.Value) bool {
 	}
 	return false
 }
+
+// Attributes lists the top-level attributes the condition reads, with
+// placeholders resolved, in order of first appearance. Undefined names are
+// skipped (Compile reports them).
+func (c *Condition) Attributes(names Names) []string {
+	var out []string
+	seen := map[string]bool{}
+	var operand func(o Operand)
+	operand = func(o Operand) {
+		switch o := o.(type) {
+		case Path:
+			if p, err := resolvePath(o, names); err == nil && !seen[p[0].Name] {
+				seen[p[0].Name] = true
+				out = append(out, p[0].Name)
+			}
+		case *Call:
+			for _, a := range o.Args {
+				operand(a)
+			}
+		case *Arith:
+			operand(o.Left)
+			operand(o.Right)
+		}
+	}
+	var cond func(c Cond)
+	cond = func(c Cond) {
+		switch c := c.(type) {
+		case *Call:
+			operand(c)
+		case *Compare:
+			operand(c.Left)
+			operand(c.Right)
+		case *Between:
+			operand(c.Operand)
+			operand(c.Low)
+			operand(c.High)
+		case *In:
+			operand(c.Operand)
+			for _, o := range c.List {
+				operand(o)
+			}
+		case *Not:
+			cond(c.X)
+		case *And:
+			cond(c.Left)
+			cond(c.Right)
+		case *Or:
+			cond(c.Left)
+			cond(c.Right)
+		}
+	}
+	cond(c.Root)
+	return out
+}
