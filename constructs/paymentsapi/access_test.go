@@ -1,0 +1,259 @@
+package paymentsapi
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal"
+	"github.com/oncetable/oncetable/runtime/httpapi"
+)
+
+// recordingDB records, per function, the IAM action and resource ("table"
+// or "index/<name>") of every DynamoDB call the runtime makes.
+type recordingDB struct {
+	*dynamodb.Client
+	mu       sync.Mutex
+	function string
+	seen     map[string]map[string]bool // function -> "resource action"
+}
+
+func (r *recordingDB) add(resource string, actions ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.seen[r.function] == nil {
+		r.seen[r.function] = map[string]bool{}
+	}
+	for _, a := range actions {
+		r.seen[r.function][resource+" "+a] = true
+	}
+}
+
+func (r *recordingDB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	r.add("table", ActionGetItem)
+	return r.Client.GetItem(ctx, in, o...)
+}
+
+func (r *recordingDB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, o ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	r.add("table", ActionPutItem)
+	return r.Client.PutItem(ctx, in, o...)
+}
+
+func (r *recordingDB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	r.add("table", ActionUpdateItem)
+	return r.Client.UpdateItem(ctx, in, o...)
+}
+
+func (r *recordingDB) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	if in.IndexName != nil {
+		r.add("index/"+*in.IndexName, ActionQuery)
+	} else {
+		r.add("table", ActionQuery)
+	}
+	return r.Client.Query(ctx, in, o...)
+}
+
+// TransactWriteItems is authorized per item by IAM.
+func (r *recordingDB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	for _, it := range in.TransactItems {
+		switch {
+		case it.Put != nil:
+			r.add("table", ActionPutItem)
+		case it.Update != nil:
+			r.add("table", ActionUpdateItem)
+		case it.Delete != nil:
+			r.add("table", "dynamodb:DeleteItem")
+		case it.ConditionCheck != nil:
+			r.add("table", "dynamodb:ConditionCheckItem")
+		}
+	}
+	return r.Client.TransactWriteItems(ctx, in, o...)
+}
+
+func (r *recordingDB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	r.add("table", ActionBatchGetItem)
+	return r.Client.BatchGetItem(ctx, in, o...)
+}
+
+func (r *recordingDB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	r.add("table", "dynamodb:BatchWriteItem")
+	return r.Client.BatchWriteItem(ctx, in, o...)
+}
+
+// TestFunctionAccessMatchesRuntime runs every route of the runtime's table
+// through its function against the embedded engine and compares the
+// DynamoDB actions it really calls with FunctionAccess: every call must be
+// granted, and every grant must be used (or be a declared fallback).
+func TestFunctionAccessMatchesRuntime(t *testing.T) {
+	engine := ddblocal.New()
+	defer engine.Close()
+	ctx := context.Background()
+	const table = "oncetable-access"
+	if err := ddblocal.EnsureTable(ctx, engine.Client(), table); err != nil {
+		t.Fatal(err)
+	}
+	db := &recordingDB{Client: engine.Client(), seen: map[string]map[string]bool{}}
+	api := httpapi.New(db, httpapi.Config{Table: table, Log: io.Discard, CursorSecret: []byte("access test secret of 32 bytes!!")})
+	handlers := map[string]httpapi.HandlerFunc{}
+	for _, fn := range Functions() {
+		var names []string
+		for _, r := range httpapi.Routes() {
+			if r.Function == fn {
+				names = append(names, r.Name)
+			}
+		}
+		handlers[fn] = api.Only(names...)
+	}
+
+	steps := []struct{ method, path, body, key string }{
+		{"POST", "/users", `{"userId":"alice","name":"Alice","email":"alice@example.com"}`, ""},
+		{"GET", "/users/alice", "", ""},
+		{"POST", "/users/alice/addresses", `{"line1":"1 Main St","city":"Berlin","postalCode":"10115","country":"DE"}`, ""},
+		{"POST", "/users/alice/credits", `{"amount":10000,"currency":"EUR"}`, "cr-1"},
+		{"POST", "/users/alice/credits", `{"amount":10000,"currency":"EUR"}`, "cr-1"},
+		{"POST", "/users/alice/debits", `{"amount":500,"currency":"EUR"}`, "db-1"},
+		{"POST", "/users/alice/debits", `{"amount":500,"currency":"EUR"}`, "db-1"},
+		{"GET", "/users/alice/balance", "", ""},
+		{"GET", "/users/alice/ledger", "", ""},
+		{"POST", "/products", `{"productId":"mug","name":"Mug","price":1250,"currency":"EUR","featured":true}`, ""},
+		{"GET", "/products/mug", "", ""},
+		{"GET", "/products?featured=true", "", ""},
+		{"POST", "/users/alice/orders", `{"orderId":"o1","currency":"EUR","items":[{"productId":"mug","quantity":1,"unitPrice":1250}]}`, "ord-1"},
+		{"POST", "/users/alice/orders", `{"orderId":"o2","currency":"EUR","items":[{"productId":"mug","quantity":2,"unitPrice":1250}]}`, "ord-2"},
+		{"GET", "/users/alice/orders", "", ""},
+		{"GET", "/orders/o1", "", ""},
+		{"GET", "/orders?status=created", "", ""},
+		{"POST", "/orders/o1/payments", `{"amount":1250,"currency":"EUR"}`, "ch-1"},
+		{"POST", "/orders/o1/payments", `{"amount":1250,"currency":"EUR"}`, "ch-1"},
+		{"GET", "/payments/unprocessed", "", ""},
+		{"POST", "/orders/o2/settle", "", "st-1"},
+		{"POST", "/orders/o2/settle", "", "st-1"},
+	}
+	served := map[string]bool{}
+	var paymentID string
+	for _, s := range steps {
+		route := routeOf(t, s.method, s.path)
+		db.function = route.Function
+		resp := call(t, handlers[route.Function], s.method, s.path, s.body, s.key)
+		if resp.StatusCode >= 300 {
+			t.Fatalf("%s %s via %s: status %d %s", s.method, s.path, route.Function, resp.StatusCode, resp.Body)
+		}
+		served[route.Name] = true
+		if route.Name == httpapi.RouteCharge {
+			paymentID = jsonField(resp.Body, "paymentId")
+		}
+	}
+	// The payment id is only known after the charge.
+	process := "/orders/o1/payments/" + paymentID + "/process"
+	route := routeOf(t, "POST", process)
+	db.function = route.Function
+	if resp := call(t, handlers[route.Function], "POST", process, "", ""); resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST %s: status %d %s", process, resp.StatusCode, resp.Body)
+	}
+	served[route.Name] = true
+	for _, r := range httpapi.Routes() {
+		if !served[r.Name] {
+			t.Errorf("route %s %s (%s) was not exercised", r.Method, r.Path, r.Name)
+		}
+	}
+
+	for fn, acc := range FunctionAccess() {
+		granted := map[string]bool{}
+		for _, a := range acc.TableActions {
+			granted["table "+a] = true
+		}
+		for _, ix := range acc.Indexes {
+			for _, a := range acc.IndexActions {
+				granted["index/"+ix+" "+a] = true
+			}
+		}
+		var missing, unused []string
+		for k := range db.seen[fn] {
+			if !granted[k] {
+				missing = append(missing, k)
+			}
+		}
+		for k := range granted {
+			action := strings.SplitN(k, " ", 2)[1]
+			if !db.seen[fn][k] && !(strings.HasPrefix(k, "table ") && slices.Contains(acc.FallbackActions, action)) {
+				unused = append(unused, k)
+			}
+		}
+		sort.Strings(missing)
+		sort.Strings(unused)
+		if len(missing) > 0 || len(unused) > 0 {
+			t.Errorf("function %s: called but not granted %v; granted but never called %v", fn, missing, unused)
+		}
+	}
+}
+
+func routeOf(t *testing.T, method, path string) httpapi.RouteSpec {
+	t.Helper()
+	segs := strings.Split(strings.Trim(strings.SplitN(path, "?", 2)[0], "/"), "/")
+	for _, r := range httpapi.Routes() {
+		pat := strings.Split(strings.Trim(r.Path, "/"), "/")
+		if r.Method != method || len(pat) != len(segs) {
+			continue
+		}
+		ok := true
+		for i, p := range pat {
+			if !strings.HasPrefix(p, "{") && p != segs[i] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return r
+		}
+	}
+	t.Fatalf("no route for %s %s", method, path)
+	return httpapi.RouteSpec{}
+}
+
+func call(t *testing.T, h httpapi.HandlerFunc, method, path, body, key string) events.APIGatewayV2HTTPResponse {
+	t.Helper()
+	rawPath, rawQuery, _ := strings.Cut(path, "?")
+	q := map[string]string{}
+	for _, kv := range strings.Split(rawQuery, "&") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			q[k] = v
+		}
+	}
+	headers := map[string]string{}
+	if body != "" {
+		headers["content-type"] = "application/json"
+	}
+	if key != "" {
+		headers["idempotency-key"] = key
+	}
+	resp, err := h(context.Background(), events.APIGatewayV2HTTPRequest{
+		Version: "2.0", RawPath: rawPath, RawQueryString: rawQuery, QueryStringParameters: q, Headers: headers, Body: body,
+		RequestContext: events.APIGatewayV2HTTPRequestContext{
+			RequestID: "req", Stage: "$default",
+			HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: method, Path: rawPath},
+			Authorizer: &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{
+				IAM: &events.APIGatewayV2HTTPRequestContextAuthorizerIAMDescription{UserARN: "arn:aws:iam::123456789012:user/tester"},
+			},
+		},
+	})
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	return resp
+}
+
+func jsonField(body, name string) string {
+	var m map[string]any
+	_ = json.Unmarshal([]byte(body), &m)
+	s, _ := m[name].(string)
+	return s
+}

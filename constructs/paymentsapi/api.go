@@ -1,0 +1,319 @@
+package paymentsapi
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigateway"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2authorizers"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2integrations"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/oncetable/oncetable/constructs/gofunction"
+	"github.com/oncetable/oncetable/runtime/httpapi"
+)
+
+// Defaults of Props.
+const (
+	DefaultThrottleRatePerSecond = 100
+	DefaultThrottleBurst         = 200
+	DefaultLogRetentionDays      = 30
+	DefaultServerErrors          = 5
+	DefaultLatencyP99            = 3 * time.Second
+)
+
+// JWTAuth selects a JWT authorizer instead of IAM (SigV4).
+type JWTAuth struct {
+	// Issuer is the token issuer URL, such as
+	// "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc". Required.
+	Issuer string
+	// Audience lists the accepted "aud" (or client_id) values. Required.
+	Audience []string
+}
+
+// CORS turns on CORS preflight answers. Default: off.
+type CORS struct {
+	AllowOrigins []string
+	AllowHeaders []string
+	MaxAge       time.Duration
+}
+
+// Props configures the API and its functions. Only Table is required.
+type Props struct {
+	// Table is the single table every function reads and writes. Required.
+	Table awsdynamodb.ITableV2
+	// TableKey is the table's customer-managed key; the functions may use it
+	// only through DynamoDB. Default: nil (AWS-owned key).
+	TableKey awskms.IKey
+	// ModuleDir is the Go module holding lambdas/. Default: the nearest
+	// go.mod at or above the working directory.
+	ModuleDir string
+	// Entries overrides the main package of a function (httpapi.Function*).
+	// Default: "./lambdas/<function>".
+	Entries map[string]string
+
+	// MemoryMB and Timeout apply to every function. Default: see gofunction.
+	MemoryMB int
+	Timeout  time.Duration
+	// ReservedConcurrency per function name. Default: unreserved.
+	ReservedConcurrency map[string]int
+	// IdempotencyExpiry is how long an idempotency key blocks. Default: 24h.
+	IdempotencyExpiry time.Duration
+
+	// JWT selects the JWT authorizer. Default: nil, IAM (SigV4) on every route.
+	JWT *JWTAuth
+	// ThrottleRatePerSecond and ThrottleBurst limit the stage.
+	// Default: 100 requests per second, burst 200.
+	ThrottleRatePerSecond int
+	ThrottleBurst         int
+	// LogRetentionDays applies to the access log and the function logs.
+	// Default: 30.
+	LogRetentionDays int
+	// DestroyLogs deletes the log groups with the stack. Default: retained.
+	DestroyLogs bool
+	// CORS answers browser preflights. Default: nil, off.
+	CORS *CORS
+
+	// Monitor receives the API and function alarms and widgets
+	// (*alarms.Operations). Default: nil, alarms are created but page nobody.
+	Monitor gofunction.Monitor
+	// ServerErrors is the number of 5xx answers in 5 minutes that alarms.
+	// Default: 5.
+	ServerErrors int
+	// LatencyP99 alarms when the p99 latency reaches it in 2 of 3 periods
+	// of 5 minutes. Default: 3s.
+	LatencyP99 time.Duration
+}
+
+// PaymentsAPI is the HTTP API, its functions and their access.
+type PaymentsAPI struct {
+	constructs.Construct
+	// API is the HTTP API; Stage its $default stage with throttling and
+	// access logs.
+	API   awsapigatewayv2.HttpApi
+	Stage awsapigatewayv2.HttpStage
+	// URL is the stage's invoke URL.
+	URL *string
+	// Functions maps httpapi.Function* to its function.
+	Functions map[string]*gofunction.Function
+	// Routes are the API Gateway routes, in the runtime's order.
+	Routes []awsapigatewayv2.HttpRoute
+	// AccessLogs receives one JSON line per request.
+	AccessLogs awslogs.LogGroup
+	// CursorSecret signs the api function's pagination cursors.
+	CursorSecret awssecretsmanager.Secret
+	// Alarms lists the API and function alarms.
+	Alarms []awscloudwatch.Alarm
+}
+
+// New adds the HTTP API with the routes of runtime/httpapi, one function
+// per money flow plus the api function, least-privilege table access, and
+// alarms.
+func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
+	if props == nil || props.Table == nil {
+		panic("paymentsapi: Props.Table is required")
+	}
+	p := *props
+	if p.ThrottleRatePerSecond == 0 {
+		p.ThrottleRatePerSecond = DefaultThrottleRatePerSecond
+	}
+	if p.ThrottleBurst == 0 {
+		p.ThrottleBurst = DefaultThrottleBurst
+	}
+	if p.LogRetentionDays == 0 {
+		p.LogRetentionDays = DefaultLogRetentionDays
+	}
+	if p.ServerErrors == 0 {
+		p.ServerErrors = DefaultServerErrors
+	}
+	if p.LatencyP99 == 0 {
+		p.LatencyP99 = DefaultLatencyP99
+	}
+	if p.ThrottleRatePerSecond < 1 || p.ThrottleBurst < 1 || p.ServerErrors < 1 || p.LatencyP99 < time.Millisecond {
+		panic(fmt.Sprintf("paymentsapi: throttling, ServerErrors and LatencyP99 must be positive, got %d/%d/%d/%s",
+			p.ThrottleRatePerSecond, p.ThrottleBurst, p.ServerErrors, p.LatencyP99))
+	}
+	if j := p.JWT; j != nil && (j.Issuer == "" || len(j.Audience) == 0) {
+		panic("paymentsapi: JWT needs an Issuer and at least one Audience")
+	}
+
+	c := constructs.NewConstruct(scope, jsii.String(id))
+	a := &PaymentsAPI{Construct: c, Functions: map[string]*gofunction.Function{}}
+
+	a.CursorSecret = awssecretsmanager.NewSecret(c, jsii.String("CursorSecret"), &awssecretsmanager.SecretProps{
+		Description: jsii.String("Signs the pagination cursors of the oncetable api function"),
+		GenerateSecretString: &awssecretsmanager.SecretStringGenerator{
+			PasswordLength: jsii.Number(48), ExcludePunctuation: jsii.Bool(true),
+		},
+	})
+
+	access := FunctionAccess()
+	for _, name := range Functions() {
+		entry := p.Entries[name]
+		if entry == "" {
+			entry = "./lambdas/" + name
+		}
+		env := map[string]string{}
+		if name == httpapi.FunctionAPI {
+			// Resolved by CloudFormation at deploy time; the value never
+			// appears in the template.
+			env[httpapi.CursorSecretEnv] = *a.CursorSecret.SecretValue().UnsafeUnwrap()
+		}
+		fn := gofunction.New(c, functionID(name), &gofunction.Props{
+			Entry:               entry,
+			ModuleDir:           p.ModuleDir,
+			Description:         "oncetable " + name + " function",
+			MemoryMB:            p.MemoryMB,
+			Timeout:             p.Timeout,
+			LogRetentionDays:    p.LogRetentionDays,
+			DestroyLogs:         p.DestroyLogs,
+			TableName:           *p.Table.TableName(),
+			IdempotencyExpiry:   p.IdempotencyExpiry,
+			Environment:         env,
+			ReservedConcurrency: p.ReservedConcurrency[name],
+		})
+		grant(fn.Role, p.Table, p.TableKey, access[name])
+		a.Functions[name] = fn
+	}
+
+	var authorizer awsapigatewayv2.IHttpRouteAuthorizer
+	if p.JWT != nil {
+		authorizer = awsapigatewayv2authorizers.NewHttpJwtAuthorizer(jsii.String("JWTAuthorizer"), jsii.String(p.JWT.Issuer),
+			&awsapigatewayv2authorizers.HttpJwtAuthorizerProps{JwtAudience: jsii.Strings(p.JWT.Audience...)})
+	} else {
+		authorizer = awsapigatewayv2authorizers.NewHttpIamAuthorizer()
+	}
+	apiProps := &awsapigatewayv2.HttpApiProps{
+		Description:        jsii.String("oncetable payments API"),
+		CreateDefaultStage: jsii.Bool(false),
+		DefaultAuthorizer:  authorizer,
+	}
+	if p.CORS != nil {
+		apiProps.CorsPreflight = &awsapigatewayv2.CorsPreflightOptions{
+			AllowOrigins: jsii.Strings(p.CORS.AllowOrigins...),
+			AllowHeaders: jsii.Strings(p.CORS.AllowHeaders...),
+			AllowMethods: &[]awsapigatewayv2.CorsHttpMethod{awsapigatewayv2.CorsHttpMethod_GET, awsapigatewayv2.CorsHttpMethod_POST},
+			MaxAge:       awscdk.Duration_Seconds(jsii.Number(p.CORS.MaxAge.Seconds())),
+		}
+	}
+	a.API = awsapigatewayv2.NewHttpApi(c, jsii.String("HttpApi"), apiProps)
+
+	a.AccessLogs = awslogs.NewLogGroup(c, jsii.String("AccessLogs"), &awslogs.LogGroupProps{
+		Retention:     gofunction.RetentionDays(p.LogRetentionDays),
+		RemovalPolicy: removal(p.DestroyLogs),
+	})
+	a.Stage = awsapigatewayv2.NewHttpStage(c, jsii.String("Stage"), &awsapigatewayv2.HttpStageProps{
+		HttpApi:    a.API,
+		StageName:  jsii.String("$default"),
+		AutoDeploy: jsii.Bool(true),
+		Throttle: &awsapigatewayv2.ThrottleSettings{
+			RateLimit:  jsii.Number(float64(p.ThrottleRatePerSecond)),
+			BurstLimit: jsii.Number(float64(p.ThrottleBurst)),
+		},
+		AccessLogSettings: &accessLogSettings{logGroup: a.AccessLogs},
+	})
+	a.URL = a.Stage.Url()
+
+	integrations := map[string]awsapigatewayv2integrations.HttpLambdaIntegration{}
+	for _, r := range httpapi.Routes() {
+		in, ok := integrations[r.Function]
+		if !ok {
+			in = awsapigatewayv2integrations.NewHttpLambdaIntegration(jsii.String(functionID(r.Function)+"Integration"),
+				a.Functions[r.Function].Function, nil)
+			integrations[r.Function] = in
+		}
+		a.Routes = append(a.Routes, *a.API.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
+			Path:        jsii.String(r.Path),
+			Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod(r.Method)},
+			Integration: in,
+			Authorizer:  authorizer,
+		})...)
+	}
+
+	a.monitor(p)
+	return a
+}
+
+func functionID(name string) string {
+	return map[string]string{
+		httpapi.FunctionAPI: "ApiFunction", httpapi.FunctionCharge: "ChargeFunction",
+		httpapi.FunctionDebit: "DebitFunction", httpapi.FunctionSettle: "SettleFunction",
+	}[name]
+}
+
+func removal(destroy bool) awscdk.RemovalPolicy {
+	if destroy {
+		return awscdk.RemovalPolicy_DESTROY
+	}
+	return awscdk.RemovalPolicy_RETAIN
+}
+
+// grant writes the function's DynamoDB statements explicitly (not
+// GrantReadWriteData, which adds actions the flows never call).
+func grant(role awsiam.Role, table awsdynamodb.ITableV2, key awskms.IKey, acc Access) {
+	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:       jsii.String("TableItems"),
+		Actions:   jsii.Strings(sorted(acc.TableActions)...),
+		Resources: &[]*string{table.TableArn()},
+	}))
+	if len(acc.Indexes) > 0 {
+		var arns []*string
+		for _, ix := range acc.Indexes {
+			arns = append(arns, jsii.String(*table.TableArn()+"/index/"+ix))
+		}
+		role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:       jsii.String("IndexQueries"),
+			Actions:   jsii.Strings(sorted(acc.IndexActions)...),
+			Resources: &arns,
+		}))
+	}
+	if key != nil {
+		region := awscdk.Stack_Of(role).Region()
+		role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:       jsii.String("TableKeyViaDynamoDB"),
+			Actions:   jsii.Strings("kms:Decrypt", "kms:DescribeKey", "kms:Encrypt", "kms:GenerateDataKey"),
+			Resources: &[]*string{key.KeyArn()},
+			Conditions: &map[string]any{
+				"StringEquals": map[string]any{"kms:ViaService": "dynamodb." + *region + ".amazonaws.com"},
+			},
+		}))
+	}
+}
+
+func sorted(in []string) []string {
+	out := append([]string(nil), in...)
+	sort.Strings(out)
+	return out
+}
+
+// accessLogFormat is one JSON object per request with the caller identity
+// (IAM ARN or JWT subject) so a request can be traced to who sent it.
+const accessLogFormat = `{"requestId":"$context.requestId","ip":"$context.identity.sourceIp",` +
+	`"requestTime":"$context.requestTime","method":"$context.httpMethod","routeKey":"$context.routeKey",` +
+	`"path":"$context.path","status":"$context.status","protocol":"$context.protocol",` +
+	`"responseLength":"$context.responseLength","latencyMs":"$context.responseLatency",` +
+	`"integrationLatencyMs":"$context.integrationLatency","integrationError":"$context.integrationErrorMessage",` +
+	`"userArn":"$context.identity.userArn","jwtSubject":"$context.authorizer.claims.sub",` +
+	`"authorizerError":"$context.authorizer.error","userAgent":"$context.identity.userAgent"}`
+
+// accessLogSettings implements awsapigatewayv2.IAccessLogSettings; pointer
+// receivers, as jsii needs an addressable value.
+type accessLogSettings struct{ logGroup awslogs.LogGroup }
+
+func (s *accessLogSettings) Destination() awsapigatewayv2.IAccessLogDestination {
+	return awsapigatewayv2.NewLogGroupLogDestination(s.logGroup)
+}
+
+func (s *accessLogSettings) Format() awsapigateway.AccessLogFormat {
+	return awsapigateway.AccessLogFormat_Custom(jsii.String(accessLogFormat))
+}
