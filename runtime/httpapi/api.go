@@ -71,8 +71,11 @@ type API struct {
 
 // New builds the API on db once; handlers reuse it across invocations.
 func New(db store.DB, cfg Config) *API {
+	cfg.Log = obs.Sync(cfg.Log)
 	if cfg.Metrics == nil {
 		cfg.Metrics = cfg.Log
+	} else {
+		cfg.Metrics = obs.Sync(cfg.Metrics)
 	}
 	a := &API{log: obs.NewLogger(cfg.Log), metrics: obs.NewMetrics(cfg.Metrics)}
 	a.st = store.New(db, func(o *store.Options) {

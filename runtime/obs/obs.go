@@ -97,3 +97,27 @@ func (m *Metrics) emit(namespace, flow, name string) {
 	defer m.mu.Unlock()
 	m.w.Write(append(b, '\n'))
 }
+
+// syncWriter serialises writes from the logger and the metrics, which may
+// share one writer.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// Sync returns w made safe for concurrent writers (os.Stdout when nil).
+func Sync(w io.Writer) io.Writer {
+	if w == nil {
+		w = os.Stdout
+	}
+	if s, ok := w.(*syncWriter); ok {
+		return s
+	}
+	return &syncWriter{w: w}
+}

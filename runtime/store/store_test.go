@@ -1,0 +1,133 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/oncetable/oncetable/runtime/internal/dbtest"
+	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/store"
+)
+
+func newStore(t *testing.T) (*store.Store, *dbtest.Env) {
+	t.Helper()
+	env := dbtest.New(t)
+	return store.New(env.Client, func(o *store.Options) {
+		o.Table, o.Clock, o.CursorSecret = env.Table, env.Clock.Now, []byte("0123456789abcdef0123456789abcdef")
+	}), env
+}
+
+func TestUsersAndAddresses(t *testing.T) {
+	st, _ := newStore(t)
+	ctx := context.Background()
+	if _, err := st.CreateUser(ctx, store.NewUser{UserID: "u1", Name: "U", Email: "u@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateUser(ctx, store.NewUser{UserID: "u1", Name: "U", Email: "u@example.com"}); !errors.Is(err, store.ErrAlreadyExists) {
+		t.Errorf("second CreateUser = %v, want ErrAlreadyExists", err)
+	}
+	for i := range store.MaxAddresses {
+		if _, err := st.AddAddress(ctx, "u1", store.NewAddress{AddressID: fmt.Sprintf("a%02d", i), Line1: "l", City: "c", PostalCode: "p", Country: "DE"}); err != nil {
+			t.Fatalf("address %d: %v", i, err)
+		}
+	}
+	tests := []struct {
+		name string
+		user string
+		addr string
+		want error
+	}{
+		{"over the limit", "u1", "a99", store.ErrLimitReached},
+		{"existing id", "u1", "a00", store.ErrAlreadyExists},
+		{"unknown user", "nobody", "a00", store.ErrNotFound},
+		{"bad id", "u1", "a#1", keys.ErrInvalidID},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := st.AddAddress(ctx, tt.user, store.NewAddress{AddressID: tt.addr, Line1: "l", City: "c", PostalCode: "p", Country: "DE"})
+			if !errors.Is(err, tt.want) {
+				t.Errorf("AddAddress = %v, want %v", err, tt.want)
+			}
+		})
+	}
+	v, err := st.UserView(ctx, "u1")
+	if err != nil || len(v.Addresses) != store.MaxAddresses || v.UserID != "u1" || v.AddressCount != store.MaxAddresses {
+		t.Errorf("UserView = %d addresses, %v", len(v.Addresses), err)
+	}
+	if _, err := st.UserView(ctx, "nobody"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("UserView(nobody) = %v", err)
+	}
+}
+
+// The cursor pages through a partition exactly once, newest first, and is
+// refused on another partition's query.
+func TestLedgerPagination(t *testing.T) {
+	st, env := newStore(t)
+	ctx := context.Background()
+	for _, u := range []string{"u1", "u2"} {
+		if _, err := st.CreateUser(ctx, store.NewUser{UserID: u, Name: "U", Email: "u@example.com"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Ledger entries are normally written by the money flows; write them
+	// directly so the test controls their times.
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	const n = 23
+	for i := range n {
+		k, _ := keys.Ledger("u1", base.Add(time.Duration(i)*time.Minute), fmt.Sprintf("e%02d", i))
+		e := store.LedgerEntry{PK: k.PK, SK: k.SK, EntityType: store.TypeLedgerEntry, EntryID: fmt.Sprintf("e%02d", i), UserID: "u1",
+			Kind: store.LedgerCredit, Amount: 1, Currency: "EUR", CreatedAt: keys.Timestamp(base)}
+		if err := putRaw(ctx, env, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	cur := ""
+	pages := 0
+	for {
+		p, err := st.Ledger(ctx, "u1", 10, cur)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		for _, e := range p.Items {
+			got = append(got, e.EntryID)
+		}
+		if p.NextCursor == "" {
+			break
+		}
+		if _, err := st.Ledger(ctx, "u2", 10, p.NextCursor); !errors.Is(err, store.ErrInvalidCursor) {
+			t.Errorf("cursor of u1 on u2's ledger = %v, want ErrInvalidCursor", err)
+		}
+		if _, err := st.UserOrders(ctx, "u1", 10, p.NextCursor); !errors.Is(err, store.ErrInvalidCursor) {
+			t.Errorf("ledger cursor on the orders query = %v, want ErrInvalidCursor", err)
+		}
+		cur = p.NextCursor
+	}
+	if len(got) != n || got[0] != fmt.Sprintf("e%02d", n-1) || got[n-1] != "e00" || pages < 3 {
+		t.Errorf("pages=%d entries=%v, want %d newest first", pages, got, n)
+	}
+}
+
+func TestProductsAndFeatured(t *testing.T) {
+	st, _ := newStore(t)
+	ctx := context.Background()
+	for i, featured := range []bool{true, false, true} {
+		if _, err := st.CreateProduct(ctx, store.NewProduct{ProductID: fmt.Sprintf("p%d", i), Name: fmt.Sprintf("N%d", i), Price: 100, Currency: "EUR", Featured: featured}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := st.FeaturedProducts(ctx, 0, "")
+	if err != nil || len(p.Items) != 2 || p.Items[0].ProductID != "p0" || p.Items[1].ProductID != "p2" {
+		t.Errorf("FeaturedProducts = %+v, %v", p, err)
+	}
+	if _, err := st.Product(ctx, "p1"); err != nil {
+		t.Errorf("Product(p1) = %v", err)
+	}
+	if _, err := st.Product(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Product(nope) = %v", err)
+	}
+}
