@@ -56,6 +56,23 @@ type Faults struct {
 	// as DynamoDB's eventually consistent indexes do. Local indexes are
 	// never delayed.
 	GSIDelay time.Duration
+
+	// Operations limits every fault but GSIDelay to the named operations
+	// ("TransactWriteItems", "PutItem", ...). Default: all operations.
+	Operations []string
+}
+
+// applies reports whether the faults cover an operation.
+func (f Faults) applies(op string) bool {
+	if len(f.Operations) == 0 {
+		return true
+	}
+	for _, o := range f.Operations {
+		if o == op {
+			return true
+		}
+	}
+	return false
 }
 
 // LoseMode says how a lost response reaches the client.
@@ -214,17 +231,22 @@ func (fi *faultInjector) draw(p float64) bool {
 
 // before applies latency, throttling and write conflicts to a request on
 // tables.
-func (fi *faultInjector) before(ctx context.Context, kind faultKind, tables []string) error {
+func (fi *faultInjector) before(ctx context.Context, kind faultKind, opName string, tables []string) error {
 	if len(tables) == 0 {
 		return nil
 	}
 	fi.mu.Lock()
 	var latency time.Duration
 	for _, t := range tables {
-		latency = max(latency, fi.forTable(t).Latency)
+		if f := fi.forTable(t); f.applies(opName) {
+			latency = max(latency, f.Latency)
+		}
 	}
 	first := tables[0]
 	f := fi.forTable(first)
+	if !f.applies(opName) {
+		f = Faults{}
+	}
 	var err error
 	switch kind {
 	case faultRead, faultWrite, faultTransact, faultTransactRead:
@@ -260,10 +282,13 @@ func throttleError(f Faults) *APIError {
 }
 
 // batchItem decides whether one batch item on table is left unprocessed.
-func (fi *faultInjector) batchItem(table string) (unprocessed, throttled bool) {
+func (fi *faultInjector) batchItem(opName, table string) (unprocessed, throttled bool) {
 	fi.mu.Lock()
 	defer fi.mu.Unlock()
 	f := fi.forTable(table)
+	if !f.applies(opName) {
+		return false, false
+	}
 	if fi.draw(f.ThrottleRate) {
 		fi.count(table).ThrottledItems++
 		return true, true
@@ -284,14 +309,14 @@ func (fi *faultInjector) throttleErrorFor(table string) *APIError {
 
 // transactionConflict returns the index of the item (out of n) a conflict
 // cancels the transaction on, or -1.
-func (fi *faultInjector) transactionConflict(tables []string, n int) int {
+func (fi *faultInjector) transactionConflict(opName string, tables []string, n int) int {
 	if len(tables) == 0 || n == 0 {
 		return -1
 	}
 	fi.mu.Lock()
 	defer fi.mu.Unlock()
 	f := fi.forTable(tables[0])
-	if !fi.draw(f.TransactionConflictRate) {
+	if !f.applies(opName) || !fi.draw(f.TransactionConflictRate) {
 		return -1
 	}
 	fi.count(tables[0]).TransactionConflicts++
@@ -299,14 +324,14 @@ func (fi *faultInjector) transactionConflict(tables []string, n int) int {
 }
 
 // loseResponse decides whether the response to a committed write is lost.
-func (fi *faultInjector) loseResponse(tables []string) loseKind {
+func (fi *faultInjector) loseResponse(opName string, tables []string) loseKind {
 	if len(tables) == 0 {
 		return loseNone
 	}
 	fi.mu.Lock()
 	defer fi.mu.Unlock()
 	f := fi.forTable(tables[0])
-	if !fi.draw(f.LoseResponseRate) {
+	if !f.applies(opName) || !fi.draw(f.LoseResponseRate) {
 		return loseNone
 	}
 	fi.count(tables[0]).LostResponses++

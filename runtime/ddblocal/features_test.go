@@ -575,3 +575,36 @@ func TestLocalSecondaryIndex(t *testing.T) {
 		})
 	}
 }
+
+func TestFaultsLimitedToOperations(t *testing.T) {
+	eng, _ := newTable(t)
+	db := eng.Client(func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
+	ctx := context.Background()
+	eng.SetFaults("tbl", ddblocal.Faults{ThrottleRate: 1, Operations: []string{"PutItem"}})
+	tests := []struct {
+		name     string
+		call     func() error
+		wantCode string
+	}{
+		{"PutItem is throttled", func() error {
+			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("tbl"), Item: key("O", "1")})
+			return err
+		}, "ProvisionedThroughputExceededException"},
+		{"GetItem is not", func() error {
+			_, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("tbl"), Key: key("O", "1")})
+			return err
+		}, ""},
+		{"BatchWriteItem is not", func() error {
+			_, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
+				"tbl": {{PutRequest: &types.PutRequest{Item: key("O", "2")}}}}})
+			return err
+		}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := apiCode(tc.call()); got != tc.wantCode {
+				t.Fatalf("got code %q, want %q", got, tc.wantCode)
+			}
+		})
+	}
+}

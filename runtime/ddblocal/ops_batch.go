@@ -91,7 +91,7 @@ func (e *Engine) batchGetItem(_ context.Context, in *batchGetItemInput) (any, er
 		p.t.rlocked(func() {
 			for i, key := range p.keys {
 				requested++
-				skip, thr := e.faults.batchItem(name)
+				skip, thr := e.faults.batchItem("BatchGetItem", name)
 				if thr {
 					throttled++
 				}
@@ -215,7 +215,7 @@ func (e *Engine) batchWriteItem(_ context.Context, in *batchWriteItemInput) (any
 		delay := e.faults.gsiDelay(name)
 		err := t.locked(func() error {
 			for _, w := range plans[name] {
-				if skip, thr := e.faults.batchItem(name); skip {
+				if skip, thr := e.faults.batchItem("BatchWriteItem", name); skip {
 					if thr {
 						throttled++
 					}

@@ -165,7 +165,7 @@ func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInp
 			return out, nil
 		}
 	}
-	if i := e.faults.transactionConflict(in.tableNames(), len(ops)); i >= 0 {
+	if i := e.faults.transactionConflict("TransactWriteItems", in.tableNames(), len(ops)); i >= 0 {
 		reasons := make([]cancellationReason, len(ops))
 		for j := range reasons {
 			reasons[j] = cancellationReason{Code: "None"}
@@ -430,7 +430,7 @@ func (e *Engine) transactGetItems(_ context.Context, in *transactGetItemsInput) 
 		seen[id] = true
 		ops[i] = &txOp{kind: "Get", t: t, key: key, x: x}
 	}
-	if i := e.faults.transactionConflict(in.tableNames(), n); i >= 0 {
+	if i := e.faults.transactionConflict("TransactGetItems", in.tableNames(), n); i >= 0 {
 		reasons := make([]cancellationReason, n)
 		for j := range reasons {
 			reasons[j] = cancellationReason{Code: "None"}

@@ -27,7 +27,7 @@ type op struct {
 	// write marks operations whose response "apply, then lose the
 	// response" may drop.
 	write bool
-	run   func(ctx context.Context, e *Engine, body []byte) (out any, tables []string, err error)
+	run   func(ctx context.Context, e *Engine, opName string, body []byte) (out any, tables []string, err error)
 }
 
 // request is implemented by every operation input; it names the tables
@@ -39,14 +39,14 @@ type request interface{ tableNames() []string }
 func handle[In any, PIn interface {
 	*In
 	request
-}](kind faultKind, f func(e *Engine, ctx context.Context, in *In) (any, error)) func(context.Context, *Engine, []byte) (any, []string, error) {
-	return func(ctx context.Context, e *Engine, body []byte) (any, []string, error) {
+}](kind faultKind, f func(e *Engine, ctx context.Context, in *In) (any, error)) func(context.Context, *Engine, string, []byte) (any, []string, error) {
+	return func(ctx context.Context, e *Engine, opName string, body []byte) (any, []string, error) {
 		in := new(In)
 		if err := decodeRequest(body, in); err != nil {
 			return nil, nil, err
 		}
 		tables := PIn(in).tableNames()
-		if err := e.faults.before(ctx, kind, tables); err != nil {
+		if err := e.faults.before(ctx, kind, opName, tables); err != nil {
 			return nil, tables, err
 		}
 		out, err := f(e, ctx, in)
@@ -128,7 +128,7 @@ func (e *Engine) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, newError(CodeSerialization, "cannot read request body: %v", err))
 		return
 	}
-	out, tables, err := e.runOp(r.Context(), o, body)
+	out, tables, err := e.runOp(r.Context(), o, name, body)
 	if err != nil {
 		var ae *APIError
 		if !errors.As(err, &ae) {
@@ -138,7 +138,7 @@ func (e *Engine) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if o.write {
-		switch e.faults.loseResponse(tables) {
+		switch e.faults.loseResponse(name, tables) {
 		case loseAs500:
 			writeError(w, newError(CodeInternalServerError, "Internal server error"))
 			return
@@ -152,13 +152,13 @@ func (e *Engine) serveHTTP(w http.ResponseWriter, r *http.Request) {
 
 // runOp runs an operation, turning a panic into an InternalServerError so
 // one bad request cannot take the engine down.
-func (e *Engine) runOp(ctx context.Context, o op, body []byte) (out any, tables []string, err error) {
+func (e *Engine) runOp(ctx context.Context, o op, name string, body []byte) (out any, tables []string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = newError(CodeInternalServerError, "internal error: %v", p)
 		}
 	}()
-	return o.run(ctx, e, body)
+	return o.run(ctx, e, name, body)
 }
 
 func (e *Engine) requestID() string {
