@@ -36,6 +36,7 @@ require (
 	github.com/google/btree v1.1.3 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
+	github.com/truora/minidyn v0.8.2 // indirect
 	github.com/yuin/goldmark v1.7.16 // indirect
 	go.etcd.io/bbolt v1.5.0 // indirect
 	golang.org/x/lint v0.0.0-20241112194109-818c5a804067 // indirect

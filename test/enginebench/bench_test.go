@@ -1,0 +1,394 @@
+package enginebench_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	miniclient "github.com/truora/minidyn/aws-v2/client"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal"
+	"github.com/oncetable/oncetable/test/enginebench"
+)
+
+var (
+	reportPath = flag.String("report", os.Getenv("ENGINEBENCH_REPORT"), "write the markdown report to this file after the benchmarks")
+	rssItems   = flag.Int("rss-items", 1_000_000, "items cmd/rssload loads for the memory figure (0 skips it)")
+	largeTable = flag.Int("large-table", 100_000, "items in the large transaction table (smaller only for a quick trial run)")
+)
+
+var results enginebench.Results
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code := m.Run()
+	closePeers()
+	if code == 0 && *reportPath != "" {
+		if err := writeReport(*reportPath); err != nil {
+			fmt.Fprintln(os.Stderr, "enginebench: report:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+var (
+	peersOnce sync.Once
+	peers     []*enginebench.Peer
+	peerErr   = map[string]string{}
+)
+
+// allPeers starts every peer once per process; a peer that cannot start is
+// reported with the reason instead of figures.
+func allPeers(b *testing.B) []*enginebench.Peer {
+	peersOnce.Do(func() {
+		peers = append(peers, enginebench.NewEngineInproc())
+		if p, err := enginebench.NewEngineHTTP(); err == nil {
+			peers = append(peers, p)
+		} else {
+			peerErr[enginebench.PeerEngineHTTP] = err.Error()
+		}
+		peers = append(peers, enginebench.NewMinidyn())
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		if p, err := enginebench.NewDynalite(ctx); err == nil {
+			peers = append(peers, p)
+		} else {
+			peerErr[enginebench.PeerDynalite] = "not available: " + strings.ReplaceAll(err.Error(), "\n", " ")
+			b.Logf("dynalite: %v", err)
+		}
+	})
+	return peers
+}
+
+func closePeers() {
+	for _, p := range peers {
+		p.Close()
+	}
+}
+
+// fixture is a table prepared once per peer and workload.
+type fixture struct {
+	table string
+	err   error
+}
+
+var (
+	fixturesMu sync.Mutex
+	fixtures   = map[string]*fixture{}
+)
+
+func prepared(p *enginebench.Peer, name string, load func(ctx context.Context, table string) error) *fixture {
+	fixturesMu.Lock()
+	defer fixturesMu.Unlock()
+	k := p.Name + "/" + name
+	if f, ok := fixtures[k]; ok {
+		return f
+	}
+	ctx := context.Background()
+	table := "bench-" + strings.NewReplacer(" ", "-", ",", "", "÷", "").Replace(name)
+	f := &fixture{table: table}
+	if _, err := p.API.CreateTable(ctx, enginebench.TableInput(table)); err != nil {
+		f.err = err
+	} else if load != nil {
+		f.err = load(ctx, table)
+	}
+	fixtures[k] = f
+	return f
+}
+
+type workload struct {
+	op      string
+	lacks   string // operation a peer may lack
+	workers int
+	prepare func(ctx context.Context, api enginebench.API, table string) error
+	run     func(ctx context.Context, api enginebench.API, table string) func(*rand.Rand, int) error
+}
+
+var putSeq int
+
+func workloads() []workload {
+	return []workload{
+		{op: enginebench.OpPut, workers: 1,
+			run: func(ctx context.Context, api enginebench.API, table string) func(*rand.Rand, int) error {
+				// Fresh keys on every b.N round.
+				putSeq++
+				return enginebench.Put(ctx, api, table, fmt.Sprintf("R%d#", putSeq))
+			}},
+		{op: enginebench.OpHotUpdate, workers: enginebench.HotWorkers,
+			prepare: func(ctx context.Context, api enginebench.API, table string) error {
+				it := enginebench.Item("HOT", 0)
+				it["sk"] = it["pk"]
+				_, err := api.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: it})
+				return err
+			},
+			run: enginebench.HotUpdate},
+		{op: enginebench.OpTx1k, lacks: enginebench.OpTransact, workers: 1,
+			prepare: func(ctx context.Context, api enginebench.API, table string) error {
+				return enginebench.Load(ctx, api, table, 1_000, enginebench.UserPartition)
+			},
+			run: func(ctx context.Context, api enginebench.API, table string) func(*rand.Rand, int) error {
+				return enginebench.Transact(ctx, api, table, 1_000)
+			}},
+		{op: enginebench.OpTx100k, lacks: enginebench.OpTransact, workers: 1,
+			prepare: func(ctx context.Context, api enginebench.API, table string) error {
+				return enginebench.Load(ctx, api, table, *largeTable, enginebench.UserPartition)
+			},
+			run: func(ctx context.Context, api enginebench.API, table string) func(*rand.Rand, int) error {
+				return enginebench.Transact(ctx, api, table, *largeTable)
+			}},
+		{op: enginebench.OpQuery, workers: 1,
+			prepare: func(ctx context.Context, api enginebench.API, table string) error {
+				if err := enginebench.Load(ctx, api, table, 100, func(int) string { return enginebench.QueryPartition }); err != nil {
+					return err
+				}
+				// Neighbouring partitions the query must skip.
+				return enginebench.Load(ctx, api, table, 400, func(i int) string { return fmt.Sprintf("QUERY#%d", 2+i%4) })
+			},
+			run: enginebench.Query},
+	}
+}
+
+// BenchmarkEngine measures every workload on every peer; the cells of the
+// report come from the last (largest) round of each sub-benchmark.
+func BenchmarkEngine(b *testing.B) {
+	ps := allPeers(b)
+	for _, w := range workloads() {
+		for _, name := range []string{enginebench.PeerEngineInproc, enginebench.PeerEngineHTTP, enginebench.PeerMinidyn, enginebench.PeerDynalite} {
+			b.Run(w.op+"/"+name, func(b *testing.B) {
+				p := find(ps, name)
+				if p == nil {
+					results.Put(enginebench.Result{Op: w.op, Peer: name, Note: peerErr[name]})
+					b.Skip(peerErr[name])
+				}
+				if reason, ok := p.Lacks[w.lacks]; ok && w.lacks != "" {
+					results.Put(enginebench.Result{Op: w.op, Peer: name, Note: "not supported (" + reason + ")"})
+					b.Skip(reason)
+				}
+				ctx := context.Background()
+				f := prepared(p, w.op, func(ctx context.Context, table string) error {
+					if w.prepare == nil {
+						return nil
+					}
+					return w.prepare(ctx, p.API, table)
+				})
+				if f.err != nil {
+					b.Fatalf("prepare %s on %s: %v", w.op, name, f.err)
+				}
+				op := w.run(ctx, p.API, f.table)
+				b.ResetTimer()
+				wall, lat, err := enginebench.Run(b.N, w.workers, op)
+				b.StopTimer()
+				if err != nil {
+					b.Fatalf("%s on %s: %v", w.op, name, err)
+				}
+				r := enginebench.NewResult(w.op, name, b.N, wall, lat)
+				results.Put(r)
+				b.ReportMetric(r.OpsPerSec(), "ops/s")
+				b.ReportMetric(float64(r.P50.Nanoseconds()), "p50-ns")
+				b.ReportMetric(float64(r.P99.Nanoseconds()), "p99-ns")
+			})
+		}
+	}
+}
+
+func find(ps []*enginebench.Peer, name string) *enginebench.Peer {
+	for _, p := range ps {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// BenchmarkStartup measures the time from a new engine (or a new dynalite
+// process) to its first answered request; each of the b.N rounds is one
+// start.
+func BenchmarkStartup(b *testing.B) {
+	starters := []struct {
+		name  string
+		start func() (time.Duration, error)
+	}{
+		{enginebench.PeerEngineInproc, startInproc},
+		{enginebench.PeerEngineHTTP, startHTTP},
+		{enginebench.PeerMinidyn, startMinidyn},
+		{enginebench.PeerDynalite, startDynalite},
+	}
+	for _, s := range starters {
+		b.Run(s.name, func(b *testing.B) {
+			var lat []time.Duration
+			for range b.N {
+				d, err := s.start()
+				if err != nil {
+					results.Put(enginebench.Result{Op: enginebench.OpStartup, Peer: s.name, Note: "not available: " + err.Error()})
+					b.Skip(err)
+				}
+				lat = append(lat, d)
+			}
+			var total time.Duration
+			for _, d := range lat {
+				total += d
+			}
+			r := enginebench.NewResult(enginebench.OpStartup, s.name, len(lat), total, lat)
+			results.Put(r)
+			b.ReportMetric(float64(r.P50.Nanoseconds()), "p50-ns")
+			b.ReportMetric(float64(r.P99.Nanoseconds()), "p99-ns")
+		})
+	}
+}
+
+func firstRequest(api enginebench.API) error {
+	_, err := api.CreateTable(context.Background(), enginebench.TableInput("startup"))
+	return err
+}
+
+func startInproc() (time.Duration, error) {
+	t0 := time.Now()
+	e := ddblocal.New()
+	err := firstRequest(e.Client())
+	d := time.Since(t0)
+	_ = e.Close()
+	return d, err
+}
+
+func startHTTP() (time.Duration, error) {
+	t0 := time.Now()
+	e := ddblocal.New()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	srv := &http.Server{Handler: e.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	err = firstRequest(enginebench.HTTPClient("http://" + ln.Addr().String()))
+	d := time.Since(t0)
+	_ = srv.Close()
+	_ = e.Close()
+	return d, err
+}
+
+func startMinidyn() (time.Duration, error) {
+	t0 := time.Now()
+	err := firstRequest(miniclient.NewClient())
+	return time.Since(t0), err
+}
+
+func startDynalite() (time.Duration, error) {
+	dir, err := enginebench.DynaliteCacheDir()
+	if err != nil {
+		return 0, err
+	}
+	ctx := context.Background()
+	cli, err := enginebench.InstallDynalite(ctx, dir) // installed already by BenchmarkEngine, or now (not timed)
+	if err != nil {
+		return 0, err
+	}
+	node, err := enginebench.NodeBinary()
+	if err != nil {
+		return 0, err
+	}
+	t0 := time.Now()
+	d, err := enginebench.StartDynalite(ctx, node, cli)
+	if err != nil {
+		return 0, err
+	}
+	err = firstRequest(enginebench.HTTPClient(d.Endpoint))
+	took := time.Since(t0)
+	d.Stop()
+	return took, err
+}
+
+func writeReport(path string) error {
+	env := enginebench.Environment{
+		When:      time.Now(),
+		GoVersion: runtime.Version(),
+		CPU:       cpuModel(),
+		CPUs:      runtime.NumCPU(),
+		Load:      startLoad,
+		BenchTime: benchTime(),
+		Node:      nodeVersion(),
+	}
+	mem := measureRSS()
+	var buf bytes.Buffer
+	enginebench.WriteMarkdown(&buf, &results, env, mem)
+	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// measureRSS runs cmd/rssload as a separate process.
+func measureRSS() enginebench.Memory {
+	if *rssItems <= 0 {
+		return enginebench.Memory{Note: "Not measured in this run (-rss-items 0)."}
+	}
+	cmd := exec.Command("go", "run", "./cmd/rssload", "-items", fmt.Sprint(*rssItems))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return enginebench.Memory{Note: fmt.Sprintf("cmd/rssload failed: %v %s", err, strings.TrimSpace(stderr.String()))}
+	}
+	var m enginebench.Memory
+	if err := json.Unmarshal(out, &m); err != nil {
+		return enginebench.Memory{Note: fmt.Sprintf("cmd/rssload printed %q: %v", out, err)}
+	}
+	return m
+}
+
+func cpuModel() string {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOARCH
+}
+
+var startLoad = loadAverage()
+
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func benchTime() string {
+	if f := flag.Lookup("test.benchtime"); f != nil {
+		return f.Value.String()
+	}
+	return "default"
+}
+
+func nodeVersion() string {
+	node, err := enginebench.NodeBinary()
+	if err != nil {
+		return "not found"
+	}
+	out, err := exec.Command(node, "--version").Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(out))
+}

@@ -1,0 +1,26 @@
+// Package enginebench measures the embedded DynamoDB-compatible engine
+// (runtime/ddblocal) side by side with its peers, on the same machine and in
+// one run:
+//
+//   - this engine in-process (its in-process client, no sockets);
+//   - this engine over loopback HTTP (its http.Handler on 127.0.0.1);
+//   - minidyn (github.com/truora/minidyn), in-process;
+//   - dynalite (npm dynalite@4.0.0) on loopback, installed by the bench itself
+//     into a cache directory and run with the project's Node.js
+//     (node_modules/.bin/node) when present.
+//
+// Every peer is driven through the same small API (the methods of the
+// aws-sdk-go-v2 *dynamodb.Client the workloads use), and every workload is
+// the same request sequence for every peer. Where a peer lacks an operation
+// (dynalite has no TransactWriteItems) its row says so instead of a figure.
+//
+// Run it with `make bench-engine`, which writes docs/engine-benchmark.md:
+//
+//	go test -run '^$' -bench . -benchtime 2s ./test/enginebench/ -args -report ../../docs/engine-benchmark.md
+//
+// cmd/rssload is the separate process that loads one million items of about
+// 200 bytes into an engine and reports its own resident set size.
+//
+// This package is a benchmark, not part of the runtime: its dependencies
+// (minidyn) must never be imported from runtime/ or lambdas/.
+package enginebench

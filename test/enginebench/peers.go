@@ -1,0 +1,103 @@
+package enginebench
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	miniclient "github.com/truora/minidyn/aws-v2/client"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal"
+)
+
+// API is the part of *dynamodb.Client the workloads use. The engine's
+// clients and minidyn's fake client both satisfy it.
+type API interface {
+	CreateTable(context.Context, *dynamodb.CreateTableInput, ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
+	PutItem(context.Context, *dynamodb.PutItemInput, ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	UpdateItem(context.Context, *dynamodb.UpdateItemInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	BatchWriteItem(context.Context, *dynamodb.BatchWriteItemInput, ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error)
+	TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+}
+
+// Peer is one system under measurement.
+type Peer struct {
+	Name string
+	API  API
+	// Lacks names operations the peer does not implement, with the reason
+	// shown in the report.
+	Lacks map[string]string
+	close func()
+}
+
+// Close stops the peer and frees what it holds.
+func (p *Peer) Close() {
+	if p.close != nil {
+		p.close()
+	}
+}
+
+// Peer names, in report order.
+const (
+	PeerEngineInproc = "engine in-process"
+	PeerEngineHTTP   = "engine HTTP"
+	PeerMinidyn      = "minidyn"
+	PeerDynalite     = "dynalite"
+)
+
+// NewEngineInproc starts an in-memory engine reached through its in-process
+// client.
+func NewEngineInproc() *Peer {
+	e := ddblocal.New()
+	return &Peer{Name: PeerEngineInproc, API: e.Client(noRetries), close: func() { _ = e.Close() }}
+}
+
+// NewEngineHTTP starts an in-memory engine served on a loopback port and
+// reached through an ordinary SDK client over TCP.
+func NewEngineHTTP() (*Peer, error) {
+	e := ddblocal.New()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		_ = e.Close()
+		return nil, err
+	}
+	srv := &http.Server{Handler: e.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	return &Peer{
+		Name: PeerEngineHTTP,
+		API:  HTTPClient("http://" + ln.Addr().String()),
+		close: func() {
+			_ = srv.Close()
+			_ = e.Close()
+		},
+	}, nil
+}
+
+// NewMinidyn returns minidyn's in-memory fake client.
+func NewMinidyn() *Peer {
+	return &Peer{Name: PeerMinidyn, API: miniclient.NewClient()}
+}
+
+func noRetries(o *dynamodb.Options) { o.RetryMaxAttempts = 1 }
+
+// HTTPClient is an SDK client for a DynamoDB endpoint with static dummy
+// credentials. It is built with dynamodb.New directly: LoadDefaultConfig
+// fails here when AWS_CA_BUNDLE is set.
+func HTTPClient(endpoint string) *dynamodb.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	// The hot-item workload runs 16 goroutines against one endpoint.
+	tr.MaxIdleConnsPerHost = 64
+	return dynamodb.New(dynamodb.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(endpoint),
+		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{AccessKeyID: "bench", SecretAccessKey: "bench", Source: "enginebench"}, nil
+		}),
+		HTTPClient:       &http.Client{Transport: tr},
+		RetryMaxAttempts: 1,
+	})
+}
