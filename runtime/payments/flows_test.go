@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"testing"
 
@@ -123,5 +122,4 @@ func TestFlowsEndToEnd(t *testing.T) {
 	if !errors.Is(err, payments.ErrNotFound) {
 		t.Errorf("debit unknown user: %v", err)
 	}
-	fmt.Println(f.env.Requests.Snapshot())
 }
