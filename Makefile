@@ -25,7 +25,7 @@ NODE_STAMP := node_modules/.installed
 GO_STAMP := $(TOOLS)/.go-mod-downloaded
 CDK := npx --no-install cdk --no-notices
 
-.PHONY: run test synth diff deploy lint fmt deps clean require-env
+.PHONY: run test synth diff deploy lint fmt deps clean require-env bench-engine
 
 ## deps: install Node.js 22 + CDK CLI (npm ci) and the Go modules
 deps: $(NODE_STAMP) $(GO_STAMP)
@@ -82,6 +82,11 @@ fmt:
 ## test: lint, then every test of the module with the race detector
 test: deps lint
 	go test -race -count=1 ./...
+
+## bench-engine: the embedded engine against minidyn and dynalite (installs dynalite@4.0.0 into a cache dir);
+##               writes docs/engine-benchmark.md
+bench-engine: deps
+	cd test/enginebench && go test -run '^$$' -bench . -benchtime 2s -timeout 60m . -args -report $(CURDIR)/docs/engine-benchmark.md
 
 clean:
 	rm -rf $(CDK_OUT) $(TOOLS)
