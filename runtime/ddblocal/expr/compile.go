@@ -54,6 +54,9 @@ func Compile(in Input) (*Compiled, error) {
 		if !validPlaceholder(k, '#') {
 			return nil, invalid(`ExpressionAttributeNames contains invalid key: Syntax error; key: "` + k + `"`)
 		}
+		if in.Names[k] == "" {
+			return nil, invalid("ExpressionAttributeNames contains invalid value: Empty attribute name for key " + k)
+		}
 	}
 	for _, k := range sortedKeys(in.Values) {
 		if !validPlaceholder(k, ':') {

@@ -21,6 +21,8 @@ func TestCompileErrors(t *testing.T) {
 			"ExpressionAttributeNames must not be empty"},
 		{"bad name key", Input{Names: Names{"a": "a"}, Condition: ptr("a = b")}, "",
 			`ExpressionAttributeNames contains invalid key: Syntax error; key: "a"`},
+		{"empty attribute name", Input{Names: Names{"#DE": ""}, Update: ptr("SET #DE = :v")}, `{":v":{"S":"x"}}`,
+			"ExpressionAttributeNames contains invalid value: Empty attribute name for key #DE"},
 		{"bad value key", Input{Condition: ptr("a = :b")}, `{":b":{"S":"a"},"b":{"S":"a"}}`,
 			`ExpressionAttributeValues contains invalid key: Syntax error; key: "b"`},
 		{"names without expressions", Input{Names: Names{"#a": "a"}}, "",
