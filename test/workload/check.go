@@ -1,0 +1,450 @@
+package workload
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/oncetable/oncetable/runtime/idempotency"
+	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/localrun"
+	"github.com/oncetable/oncetable/runtime/schema"
+	"github.com/oncetable/oncetable/runtime/store"
+)
+
+// State is the table after a run, read with strongly consistent Scans (the
+// checker is not a request path).
+type State struct {
+	Users    map[string]store.User
+	Ledger   []store.LedgerEntry
+	Orders   map[string]store.Order
+	Payments []store.Payment
+	Records  map[keys.Key]idempotency.Record
+	Items    int
+}
+
+// ReadState reads the whole table.
+func ReadState(ctx context.Context, db *dynamodb.Client, table string) (*State, error) {
+	st := &State{Users: map[string]store.User{}, Orders: map[string]store.Order{}, Records: map[keys.Key]idempotency.Record{}}
+	p := dynamodb.NewScanPaginator(db, &dynamodb.ScanInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("workload: scan: %w", err)
+		}
+		for _, item := range page.Items {
+			st.Items++
+			if err := st.add(item); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return st, nil
+}
+
+func (st *State) add(item map[string]types.AttributeValue) error {
+	var et string
+	if v, ok := item[schema.EntityType].(*types.AttributeValueMemberS); ok {
+		et = v.Value
+	}
+	var err error
+	switch et {
+	case store.TypeUser:
+		var u store.User
+		if err = attributevalue.UnmarshalMap(item, &u); err == nil {
+			st.Users[u.UserID] = u
+		}
+	case store.TypeLedgerEntry:
+		var e store.LedgerEntry
+		if err = attributevalue.UnmarshalMap(item, &e); err == nil {
+			st.Ledger = append(st.Ledger, e)
+		}
+	case store.TypeOrder:
+		var o store.Order
+		if err = attributevalue.UnmarshalMap(item, &o); err == nil {
+			st.Orders[o.OrderID] = o
+		}
+	case store.TypePayment:
+		var p store.Payment
+		if err = attributevalue.UnmarshalMap(item, &p); err == nil {
+			st.Payments = append(st.Payments, p)
+		}
+	case idempotency.EntityType:
+		var r idempotency.Record
+		if r, err = idempotency.FromItem(item); err == nil {
+			st.Records[keys.Key{PK: r.PK, SK: r.SK}] = r
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("workload: decode %s item: %w", et, err)
+	}
+	return nil
+}
+
+// Violation is a broken invariant with the history that led to it.
+type Violation struct {
+	Invariant string
+	Detail    string
+	History   []string
+}
+
+// Invariants, as named in violation reports.
+const (
+	InvNegativeRead  = "no balance is ever negative at any observed read"
+	InvLedgerSum     = "every balance equals the sum of its ledger entries"
+	InvAckedOnce     = "every acknowledged request was applied exactly once"
+	InvUnackedOnce   = "an unacknowledged request was applied at most once; a refused one not at all"
+	InvKeyOnce       = "every idempotency key was applied at most once"
+	InvPaidOnce      = "no order is paid twice; every paid order has exactly one settle ledger entry"
+	InvReplayIdent   = "replayed responses are byte-identical to the first"
+	InvReuseNoEffect = "a key reused with a different body never applied anything"
+	InvConservation  = "money is conserved: credits - debits - settles = sum of balances"
+)
+
+// flowOf maps a keyed operation to its idempotency operation.
+var flowOf = map[Op]string{OpCredit: "credit", OpDebit: "debit", OpCreateOrder: "create_order", OpCharge: "charge", OpSettle: "settle"}
+
+type checker struct {
+	h      *History
+	st     *State
+	out    []Violation
+	byUser map[string][]*Intent
+	byOrd  map[string][]*Intent
+}
+
+func (c *checker) fail(inv, detail string, intents ...*Intent) {
+	v := Violation{Invariant: inv, Detail: detail}
+	if len(intents) > 40 {
+		intents = intents[len(intents)-40:]
+	}
+	for _, in := range intents {
+		v.History = append(v.History, c.h.describe(in)...)
+	}
+	c.out = append(c.out, v)
+}
+
+// Check compares a run's history and observed reads with the final state.
+func Check(h *History, reads []balanceRead, st *State) []Violation {
+	c := &checker{h: h, st: st, byUser: map[string][]*Intent{}, byOrd: map[string][]*Intent{}}
+	for _, in := range h.Intents {
+		if in.User != "" {
+			c.byUser[in.User] = append(c.byUser[in.User], in)
+		}
+		if in.Order != "" {
+			c.byOrd[in.Order] = append(c.byOrd[in.Order], in)
+		}
+	}
+	c.reads(reads)
+	c.balances()
+	c.orders()
+	claims := c.records()
+	c.claims(claims)
+	c.intents()
+	return c.out
+}
+
+func (c *checker) reads(reads []balanceRead) {
+	for _, r := range reads {
+		if r.balance < 0 {
+			in := c.h.Intents[r.intent]
+			c.fail(InvNegativeRead, fmt.Sprintf("GET %s read balance %d", in.Path, r.balance), in)
+		}
+	}
+	for _, in := range c.h.Intents {
+		if in.Status == http.StatusPaymentRequired {
+			var p struct{ Available *int64 }
+			if json.Unmarshal([]byte(in.RespBody), &p) == nil && p.Available != nil && *p.Available < 0 {
+				c.fail(InvNegativeRead, fmt.Sprintf("402 reported available balance %d", *p.Available), in)
+			}
+		}
+	}
+}
+
+func (c *checker) balances() {
+	sums := map[string]int64{}
+	seen := map[string]int{}
+	var credits, debits, settles, total int64
+	for _, e := range c.st.Ledger {
+		sums[e.UserID] += e.Signed()
+		seen[e.EntryID]++
+		switch e.Kind {
+		case store.LedgerCredit:
+			credits += e.Amount
+		case store.LedgerDebit:
+			debits += e.Amount
+		case store.LedgerSettle:
+			settles += e.Amount
+		}
+		if e.Amount <= 0 {
+			c.fail(InvLedgerSum, fmt.Sprintf("ledger entry %s of user %s has amount %d", e.EntryID, e.UserID, e.Amount), c.byUser[e.UserID]...)
+		}
+	}
+	for id, n := range seen {
+		if n > 1 {
+			c.fail(InvKeyOnce, fmt.Sprintf("ledger entry %s written %d times", id, n))
+		}
+	}
+	for id, u := range c.st.Users {
+		total += u.Balance
+		if u.Balance < 0 {
+			c.fail(InvNegativeRead, fmt.Sprintf("final balance of user %s is %d", id, u.Balance), c.byUser[id]...)
+		}
+		if u.Balance != sums[id] {
+			c.fail(InvLedgerSum, fmt.Sprintf("user %s: balance %d, ledger sums to %d", id, u.Balance, sums[id]), c.byUser[id]...)
+		}
+	}
+	for id := range sums {
+		if _, ok := c.st.Users[id]; !ok {
+			c.fail(InvLedgerSum, fmt.Sprintf("ledger entries for user %s, who does not exist", id), c.byUser[id]...)
+		}
+	}
+	if credits-debits-settles != total {
+		c.fail(InvConservation, fmt.Sprintf("credits %d - debits %d - settles %d = %d, sum of balances %d",
+			credits, debits, settles, credits-debits-settles, total))
+	}
+}
+
+func (c *checker) orders() {
+	settled := map[string][]store.LedgerEntry{}
+	for _, e := range c.st.Ledger {
+		if e.Kind == store.LedgerSettle {
+			settled[e.OrderID] = append(settled[e.OrderID], e)
+		}
+	}
+	for id, o := range c.st.Orders {
+		es := settled[id]
+		switch {
+		case o.Status == store.OrderPaid && len(es) != 1:
+			c.fail(InvPaidOnce, fmt.Sprintf("order %s is paid with %d settle ledger entries", id, len(es)), c.byOrd[id]...)
+		case o.Status != store.OrderPaid && len(es) != 0:
+			c.fail(InvPaidOnce, fmt.Sprintf("order %s is %s but has %d settle ledger entries", id, o.Status, len(es)), c.byOrd[id]...)
+		}
+		for _, e := range es {
+			if e.Amount != o.Total || e.UserID != o.UserID {
+				c.fail(InvPaidOnce, fmt.Sprintf("order %s (user %s, total %d) settled by entry %s of user %s for %d",
+					id, o.UserID, o.Total, e.EntryID, e.UserID, e.Amount), c.byOrd[id]...)
+			}
+		}
+	}
+	for id := range settled {
+		if _, ok := c.st.Orders[id]; !ok {
+			c.fail(InvPaidOnce, fmt.Sprintf("settle ledger entry for order %s, which does not exist", id), c.byOrd[id]...)
+		}
+	}
+	pays := map[string]int{}
+	for _, p := range c.st.Payments {
+		pays[p.OrderID]++
+		if o, ok := c.st.Orders[p.OrderID]; !ok || o.PaymentID != p.PaymentID || p.Amount != o.Total {
+			c.fail(InvKeyOnce, fmt.Sprintf("payment %s of order %s (amount %d) is not the order's payment (order: %+v)", p.PaymentID, p.OrderID, p.Amount, o), c.byOrd[p.OrderID]...)
+		}
+	}
+	for id, n := range pays {
+		if n > 1 {
+			c.fail(InvKeyOnce, fmt.Sprintf("order %s has %d payments", id, n), c.byOrd[id]...)
+		}
+	}
+}
+
+// claim names an effect: "ledger:<entryId>", "order:<id>", "payment:<id>",
+// "settle:<orderId>".
+type claim = string
+
+// records checks what every idempotency record says it did, and returns how
+// many records claim each effect.
+func (c *checker) records() map[claim][]keys.Key {
+	claims := map[claim][]keys.Key{}
+	ledger := map[string]store.LedgerEntry{}
+	for _, e := range c.st.Ledger {
+		ledger[e.EntryID] = e
+	}
+	pays := map[string]store.Payment{}
+	for _, p := range c.st.Payments {
+		pays[p.PaymentID] = p
+	}
+	for k, r := range c.st.Records {
+		bad := func(format string, a ...any) {
+			c.fail(InvKeyOnce, fmt.Sprintf("record %s/%s (%s, status %d): ", k.PK, k.SK, r.Operation, r.Status)+fmt.Sprintf(format, a...))
+		}
+		if r.Status < 200 || r.Status > 299 {
+			bad("stores a non-success response %s", r.Body)
+			continue
+		}
+		var b struct {
+			EntryID, DebitID, OrderID, PaymentID, UserID string
+			Amount                                       int64
+		}
+		if err := json.Unmarshal([]byte(r.Body), &b); err != nil {
+			bad("body is not JSON: %v", err)
+			continue
+		}
+		switch r.Operation {
+		case "credit", "debit":
+			id, kind := b.EntryID, store.LedgerCredit
+			if r.Operation == "debit" {
+				id, kind = b.DebitID, store.LedgerDebit
+			}
+			e, ok := ledger[id]
+			if !ok || e.Kind != kind || e.Amount != b.Amount || "USER#"+e.UserID != k.PK {
+				bad("claims ledger entry %q for %d, found %+v", id, b.Amount, e)
+				continue
+			}
+			claims["ledger:"+id] = append(claims["ledger:"+id], k)
+		case "create_order":
+			if o, ok := c.st.Orders[b.OrderID]; !ok || "USER#"+o.UserID != k.PK {
+				bad("claims order %q, found %+v", b.OrderID, o)
+				continue
+			}
+			claims["order:"+b.OrderID] = append(claims["order:"+b.OrderID], k)
+		case "charge":
+			if p, ok := pays[b.PaymentID]; !ok || "ORDER#"+p.OrderID != k.PK || p.Amount != b.Amount {
+				bad("claims payment %q, found %+v", b.PaymentID, p)
+				continue
+			}
+			claims["payment:"+b.PaymentID] = append(claims["payment:"+b.PaymentID], k)
+		case "settle":
+			if o, ok := c.st.Orders[b.OrderID]; !ok || o.Status != store.OrderPaid || "ORDER#"+o.OrderID != k.PK {
+				bad("claims to have paid order %q, found %+v", b.OrderID, o)
+				continue
+			}
+			claims["settle:"+b.OrderID] = append(claims["settle:"+b.OrderID], k)
+		default:
+			bad("unknown operation")
+		}
+	}
+	return claims
+}
+
+// claims checks that every effect in the table is claimed by exactly one
+// record: an effect without a record was applied outside idempotency, an
+// effect with two was applied for two keys.
+func (c *checker) claims(claims map[claim][]keys.Key) {
+	check := func(cl claim, user, order string) {
+		ks := claims[cl]
+		if len(ks) == 1 {
+			return
+		}
+		var related []*Intent
+		related = append(related, c.byUser[user]...)
+		related = append(related, c.byOrd[order]...)
+		c.fail(InvKeyOnce, fmt.Sprintf("effect %s is claimed by %d idempotency records %v", cl, len(ks), ks), related...)
+	}
+	for _, e := range c.st.Ledger {
+		if e.Kind == store.LedgerSettle {
+			check("settle:"+e.OrderID, e.UserID, e.OrderID)
+		} else {
+			check("ledger:"+e.EntryID, e.UserID, "")
+		}
+	}
+	for id, o := range c.st.Orders {
+		check("order:"+id, o.UserID, id)
+	}
+	for _, p := range c.st.Payments {
+		check("payment:"+p.PaymentID, "", p.OrderID)
+	}
+}
+
+// recordKey is where the record of an intent's key lives.
+func recordKey(in *Intent) (keys.Key, bool) {
+	flow, ok := flowOf[in.Op]
+	if !ok || in.Key == "" {
+		return keys.Key{}, false
+	}
+	partition := "USER#" + in.User
+	if in.Op == OpCharge || in.Op == OpSettle {
+		partition = "ORDER#" + in.Order
+	}
+	scope := idempotency.Scope{Caller: "iam:arn:aws:iam::" + localrun.LocalAccountID + ":user/" + in.Caller, Operation: flow}
+	k, err := keys.Idempotency(partition, scope.Hash(in.Key))
+	return k, err == nil
+}
+
+func fingerprint(in *Intent) string {
+	fp, _ := idempotency.Fingerprint(in.Method, in.Path, []byte(in.Body))
+	return fp
+}
+
+// intents checks each request against the record of its key.
+func (c *checker) intents() {
+	sent := map[keys.Key][]*Intent{}
+	for _, in := range c.h.Intents {
+		if in.Op == OpCreateUser && in.Acked() {
+			if _, ok := c.st.Users[in.User]; !ok {
+				c.fail(InvAckedOnce, fmt.Sprintf("user %s was created (201) but does not exist", in.User), in)
+			}
+		}
+		k, ok := recordKey(in)
+		if !ok {
+			continue
+		}
+		sent[k] = append(sent[k], in)
+		rec, exists := c.st.Records[k]
+		fp := fingerprint(in)
+		for _, i := range in.Attempts {
+			a := c.h.Attempts[i]
+			if a.Status < 200 || a.Status > 299 {
+				continue
+			}
+			switch {
+			case in.Kind == KindReuse:
+				c.fail(InvReuseNoEffect, fmt.Sprintf("attempt #%d of a reused key with a different body got %d", a.Seq, a.Status), c.h.Intents[in.Origin], in)
+			case !exists:
+				c.fail(InvAckedOnce, fmt.Sprintf("attempt #%d got %d but key %q has no idempotency record (not applied)", a.Seq, a.Status, in.Key), in)
+			case a.Body != rec.Body || a.Status != rec.Status:
+				c.fail(InvReplayIdent, fmt.Sprintf("attempt #%d answered %d %s; the first (stored) response is %d %s", a.Seq, a.Status, a.Body, rec.Status, rec.Body), originAnd(c.h, in)...)
+			case in.Kind == KindResubmit && !a.Replayed:
+				c.fail(InvReplayIdent, fmt.Sprintf("attempt #%d resent an acknowledged key and was not marked Idempotent-Replayed", a.Seq), originAnd(c.h, in)...)
+			}
+		}
+		switch in.Kind {
+		case KindNew:
+			if exists && rec.Fingerprint != fp {
+				c.fail(InvKeyOnce, fmt.Sprintf("key %q's record has fingerprint %s, the request %s", in.Key, rec.Fingerprint, fp), in)
+			}
+			if in.Status >= 400 && exists {
+				c.fail(InvUnackedOnce, fmt.Sprintf("request answered %d %s, yet key %q has a record: it was applied", in.Status, in.RespBody, in.Key), in)
+			}
+			if in.Acked() && in.Op == OpCreateOrder {
+				if _, ok := c.st.Orders[in.Order]; !ok {
+					c.fail(InvAckedOnce, fmt.Sprintf("order %s acknowledged but missing", in.Order), in)
+				}
+			}
+		case KindResubmit:
+			if in.Status != 0 && !in.Acked() {
+				c.fail(InvReplayIdent, fmt.Sprintf("an acknowledged key sent again got %d %s instead of the stored response", in.Status, in.RespBody), originAnd(c.h, in)...)
+			}
+		case KindReuse:
+			if in.Status != 0 && in.Status != http.StatusUnprocessableEntity {
+				c.fail(InvReuseNoEffect, fmt.Sprintf("a key reused with a different body got %d %s, want 422", in.Status, in.RespBody), originAnd(c.h, in)...)
+			}
+			if exists && rec.Fingerprint == fp {
+				c.fail(InvReuseNoEffect, fmt.Sprintf("key %q's record holds the fingerprint of the reused body", in.Key), originAnd(c.h, in)...)
+			}
+		}
+	}
+	var unknown []string
+	for k := range c.st.Records {
+		if _, ok := sent[k]; !ok {
+			unknown = append(unknown, k.PK+"/"+k.SK)
+		}
+	}
+	sort.Strings(unknown)
+	for _, k := range unknown {
+		c.fail(InvKeyOnce, "idempotency record "+k+" belongs to no key the clients sent")
+	}
+}
+
+func originAnd(h *History, in *Intent) []*Intent {
+	if in.Origin >= 0 {
+		return []*Intent{h.Intents[in.Origin], in}
+	}
+	return []*Intent{in}
+}
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }

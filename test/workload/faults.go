@@ -1,0 +1,77 @@
+package workload
+
+import (
+	"time"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal"
+)
+
+// FaultKind names a fault window.
+type FaultKind string
+
+// Fault windows, in the order of one cycle.
+const (
+	Calm        FaultKind = "calm"
+	Throttling  FaultKind = "throttling"
+	Conflicts   FaultKind = "transaction-conflict"
+	Latency     FaultKind = "latency-spike"
+	LostReplies FaultKind = "lost-response"
+	GSIDelay    FaultKind = "gsi-delay"
+	AllFaults   FaultKind = "all-faults"
+)
+
+// Cycle is the order in which fault windows follow each other.
+var Cycle = []FaultKind{Calm, Throttling, Conflicts, Latency, LostReplies, GSIDelay, AllFaults}
+
+// Window is one fault window of a run, in offsets from its start.
+type Window struct {
+	Kind       FaultKind
+	Start, End time.Duration
+}
+
+// schedule cuts [0, d) into windows of length phase, cycling through Cycle.
+// Without faults the whole run is one calm window.
+func schedule(d, phase time.Duration, faults bool) []Window {
+	if !faults {
+		return []Window{{Kind: Calm, Start: 0, End: d}}
+	}
+	var ws []Window
+	for i, at := 0, time.Duration(0); at < d; i, at = i+1, at+phase {
+		end := min(at+phase, d)
+		ws = append(ws, Window{Kind: Cycle[i%len(Cycle)], Start: at, End: end})
+	}
+	return ws
+}
+
+// faultsFor is what the engine injects during a window; i numbers the
+// window, so that each window draws from its own seeded source.
+func faultsFor(k FaultKind, seed uint64, i int) ddblocal.Faults {
+	f := ddblocal.Faults{Seed: seed*1_000_003 + uint64(i)}
+	code := "ProvisionedThroughputExceededException"
+	if i%2 == 1 {
+		code = "ThrottlingException"
+	}
+	mode := ddblocal.LoseAs500
+	if i%2 == 1 {
+		mode = ddblocal.LoseAsReset
+	}
+	switch k {
+	case Throttling:
+		f.ThrottleRate, f.ThrottleCode, f.UnprocessedRate = 0.6, code, 0.3
+	case Conflicts:
+		f.TransactionConflictRate, f.WriteConflictRate = 0.5, 0.3
+	case Latency:
+		f.Latency = 40 * time.Millisecond
+	case LostReplies:
+		f.LoseResponseRate, f.LoseResponseMode = 0.15, mode
+	case GSIDelay:
+		f.GSIDelay = time.Second
+	case AllFaults:
+		f.ThrottleRate, f.ThrottleCode, f.UnprocessedRate = 0.08, code, 0.1
+		f.TransactionConflictRate, f.WriteConflictRate = 0.1, 0.1
+		f.Latency = 10 * time.Millisecond
+		f.LoseResponseRate, f.LoseResponseMode = 0.06, mode
+		f.GSIDelay = 500 * time.Millisecond
+	}
+	return f
+}

@@ -1,0 +1,187 @@
+package workload
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Outcome of an intent, as the summary counts it.
+func outcome(in *Intent) string {
+	switch {
+	case in.Status == 0:
+		return "gave up"
+	case in.Acked() && in.Replayed:
+		return "ok (replayed)"
+	case in.Acked():
+		return "ok"
+	}
+	return fmt.Sprintf("%d %s", in.Status, http.StatusText(in.Status))
+}
+
+// Counts are the totals of a run.
+type Counts struct {
+	Intents, Attempts, Retries         int
+	ReplayedResponses                  int // attempts answered with Idempotent-Replayed: true
+	Timeouts, TransportErrors, Dropped int
+	ServerErrors                       int // 5xx attempts
+	Resubmits, Reuses                  int
+}
+
+// Counts sums the history.
+func (r *Result) Counts() Counts {
+	var c Counts
+	h := r.History
+	c.Intents, c.Attempts = len(h.Intents), len(h.Attempts)
+	for _, in := range h.Intents {
+		c.Retries += max(0, len(in.Attempts)-1)
+		switch in.Kind {
+		case KindResubmit:
+			c.Resubmits++
+		case KindReuse:
+			c.Reuses++
+		}
+	}
+	for _, a := range h.Attempts {
+		switch {
+		case a.Err == ErrTimeout:
+			c.Timeouts++
+		case a.Err == ErrNetwork:
+			c.TransportErrors++
+		case a.Err == ErrDropped:
+			c.Dropped++
+		}
+		if a.Replayed {
+			c.ReplayedResponses++
+		}
+		if a.Status >= 500 {
+			c.ServerErrors++
+		}
+	}
+	return c
+}
+
+// WriteSummary writes the run's summary as Markdown tables.
+func (r *Result) WriteSummary(w io.Writer) {
+	c := r.Counts()
+	fmt.Fprintf(w, "Run: %s with %d clients, seed %d, fault windows of %s (faults %s); %d users, %d orders, %d items in the table at the end.\n\n",
+		r.Elapsed.Round(time.Second), r.Config.Clients, r.Config.Seed, r.Config.Phase, onOff(!r.Config.NoFaults),
+		len(r.State.Users), len(r.State.Orders), r.State.Items)
+
+	// operations by type and outcome
+	table := map[string]map[string]int{}
+	outcomes := map[string]bool{}
+	for _, in := range r.History.Intents {
+		row := string(in.Op)
+		if in.Kind != KindNew {
+			row += " (" + in.Kind + ")"
+		}
+		if table[row] == nil {
+			table[row] = map[string]int{}
+		}
+		o := outcome(in)
+		table[row][o]++
+		outcomes[o] = true
+	}
+	cols := sortedKeys(outcomes)
+	rows := make([]string, 0, len(table))
+	for k := range table {
+		rows = append(rows, k)
+	}
+	sort.Strings(rows)
+	fmt.Fprintf(w, "| operation | total | %s |\n|---|---:|%s\n", strings.Join(cols, " | "), strings.Repeat("---:|", len(cols)))
+	for _, row := range rows {
+		total := 0
+		var cells []string
+		for _, col := range cols {
+			n := table[row][col]
+			total += n
+			cells = append(cells, cell(n))
+		}
+		fmt.Fprintf(w, "| %s | %d | %s |\n", row, total, strings.Join(cells, " | "))
+	}
+
+	f := r.Faults
+	fmt.Fprintf(w, "\n| faults injected by the engine | count |\n|---|---:|\n")
+	fmt.Fprintf(w, "| throttled requests | %d |\n| throttled batch items (returned unprocessed) | %d |\n| unprocessed batch items | %d |\n",
+		f.Throttled, f.ThrottledItems, f.Unprocessed)
+	fmt.Fprintf(w, "| transactions cancelled with TransactionConflict | %d |\n| single writes rejected with TransactionConflictException | %d |\n",
+		f.TransactionConflicts, f.WriteConflicts)
+	fmt.Fprintf(w, "| responses lost after commit | %d |\n| GSI writes delayed | %d |\n| latency added (total) | %s |\n",
+		f.LostResponses, f.DelayedIndexWrites, f.Latency.Round(time.Millisecond))
+
+	fmt.Fprintf(w, "\n| client side | count |\n|---|---:|\n")
+	fmt.Fprintf(w, "| requests (intents) | %d |\n| HTTP attempts | %d |\n| retries (same key, same body) | %d |\n", c.Intents, c.Attempts, c.Retries)
+	fmt.Fprintf(w, "| responses marked Idempotent-Replayed | %d |\n| old keys resubmitted | %d |\n| keys reused with a different body | %d |\n",
+		c.ReplayedResponses, c.Resubmits, c.Reuses)
+	fmt.Fprintf(w, "| client timeouts | %d |\n| connection errors | %d |\n| responses dropped by the client | %d |\n| 5xx responses | %d |\n",
+		c.Timeouts, c.TransportErrors, c.Dropped, c.ServerErrors)
+	fmt.Fprintf(w, "| **violations** | **%d** |\n", len(r.Violations))
+
+	fmt.Fprintf(w, "\n| fault window | windows | seconds |\n|---|---:|---:|\n")
+	count, secs := map[FaultKind]int{}, map[FaultKind]time.Duration{}
+	for _, win := range r.Windows {
+		count[win.Kind]++
+		secs[win.Kind] += win.End - win.Start
+	}
+	for _, k := range Cycle {
+		if count[k] > 0 {
+			fmt.Fprintf(w, "| %s | %d | %.0f |\n", k, count[k], secs[k].Seconds())
+		}
+	}
+}
+
+// WriteViolations writes every violation with its history.
+func (r *Result) WriteViolations(w io.Writer) {
+	for i, v := range r.Violations {
+		fmt.Fprintf(w, "violation %d: %s\n  %s\n", i+1, v.Invariant, v.Detail)
+		for _, l := range v.History {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+	}
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func cell(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprint(n)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		// successes first, then statuses in order, "gave up" last
+		ri, rj := rank(out[i]), rank(out[j])
+		if ri != rj {
+			return ri < rj
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+func rank(o string) int {
+	switch {
+	case o == "ok":
+		return 0
+	case o == "ok (replayed)":
+		return 1
+	case o == "gave up":
+		return 3
+	}
+	return 2
+}

@@ -1,0 +1,276 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal"
+	"github.com/oncetable/oncetable/runtime/httpapi"
+	"github.com/oncetable/oncetable/runtime/localrun"
+)
+
+// Config is a workload run. Every field has a default.
+type Config struct {
+	// Duration of the run. Default: 30s.
+	Duration time.Duration
+	// Clients is the number of concurrent clients. Default: 16.
+	Clients int
+	// Users caps how many users the clients create. Default: 24.
+	Users int
+	// Seed seeds the clients' choices and the engine's faults. Default: 1.
+	Seed uint64
+	// NoFaults turns fault injection off. Default: false (all faults on,
+	// in windows).
+	NoFaults bool
+	// Phase is the length of one fault window. Default: 10s.
+	Phase time.Duration
+	// Timeout is a client's usual patience for one attempt. Default: 2s.
+	Timeout time.Duration
+	// ShortTimeout is the patience of one attempt in ten, so latency
+	// spikes produce client timeouts. Default: 60ms.
+	ShortTimeout time.Duration
+	// MaxTries bounds the attempts of one request. Default: 12.
+	MaxTries int
+	// MaxRetryAfter caps how long a client honours Retry-After.
+	// Default: 100ms.
+	MaxRetryAfter time.Duration
+	// History, if set, receives every attempt as one JSON line.
+	History io.Writer
+	// Progress, if set, receives a line every ten seconds.
+	Progress io.Writer
+}
+
+func (c Config) withDefaults() Config {
+	if c.Duration <= 0 {
+		c.Duration = 30 * time.Second
+	}
+	if c.Clients <= 0 {
+		c.Clients = 16
+	}
+	if c.Users <= 0 {
+		c.Users = 24
+	}
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	if c.Phase <= 0 {
+		c.Phase = 10 * time.Second
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 2 * time.Second
+	}
+	if c.ShortTimeout <= 0 {
+		c.ShortTimeout = 60 * time.Millisecond
+	}
+	if c.MaxTries <= 0 {
+		c.MaxTries = 12
+	}
+	if c.MaxRetryAfter <= 0 {
+		c.MaxRetryAfter = 100 * time.Millisecond
+	}
+	return c
+}
+
+// Result is a finished run.
+type Result struct {
+	Config     Config
+	Elapsed    time.Duration
+	History    *History
+	Windows    []Window
+	Faults     ddblocal.FaultCounts
+	Seconds    []Second
+	Violations []Violation
+	// State is the table as the checker read it.
+	State *State
+}
+
+// Second is what completed in one second of the run.
+type Second struct {
+	Attempts int           // HTTP exchanges that completed (any status)
+	Acked    int           // of them, success responses
+	P99      time.Duration // 99th percentile latency of the attempts
+	P50      time.Duration
+}
+
+// Table is the name of the workload's table.
+const Table = "oncetable-workload"
+
+// runner is one run in progress.
+type runner struct {
+	cfg     Config
+	url     string
+	http    *http.Client
+	start   time.Time
+	history *History
+	world   *world
+	window  atomic.Int32 // index into windows, -1 before the start
+
+	windows []Window
+	latMu   sync.Mutex
+	lat     [][]time.Duration // per second
+	acked   []int
+	reads   []balanceRead
+}
+
+type balanceRead struct {
+	intent  int
+	balance int64
+}
+
+// Run runs the workload and checks its invariants. It returns an error only
+// when the run could not be set up; violations are in the Result.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	cfg = cfg.withDefaults()
+	eng, err := ddblocal.Open(func(o *ddblocal.Options) { o.TTLSweepInterval = -1 })
+	if err != nil {
+		return nil, err
+	}
+	defer eng.Close()
+	db := eng.Client()
+	if err := ddblocal.EnsureTable(ctx, db, Table); err != nil {
+		return nil, fmt.Errorf("workload: create table: %w", err)
+	}
+	api := httpapi.New(db, httpapi.Config{Table: Table, Log: io.Discard, Metrics: io.Discard,
+		CursorSecret: []byte("oncetable workload cursor secret, 32+ bytes")})
+	srv := httptest.NewServer(localrun.Handler(api.Handle, nil))
+	defer srv.Close()
+
+	r := &runner{cfg: cfg, url: srv.URL, world: &world{},
+		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * cfg.Clients, MaxConnsPerHost: 0}},
+		windows: schedule(cfg.Duration, cfg.Phase, !cfg.NoFaults)}
+	r.window.Store(-1)
+	r.start = time.Now()
+	r.history = newHistory(r.start, cfg.History)
+
+	// A few users exist before the clients start, so every operation has
+	// something to act on from the first second.
+	seedRng := rand.New(rand.NewPCG(cfg.Seed, 0))
+	boot := &client{id: -1, caller: "boot", rng: seedRng, run: r}
+	for range min(4, cfg.Users) {
+		boot.step(ctx, OpCreateUser, KindNew)
+	}
+	if r.world.userCount() == 0 {
+		return nil, errors.New("workload: could not create the first users")
+	}
+
+	runCtx, cancel := context.WithTimeout(ctx, cfg.Duration)
+	defer cancel()
+	r.start = time.Now()
+	r.history.start = r.start
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); r.injectFaults(runCtx, eng) }()
+	for i := range cfg.Clients {
+		c := &client{id: i, caller: fmt.Sprintf("caller-%d", i%4), rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1)), run: r}
+		wg.Add(1)
+		go func() { defer wg.Done(); c.loop(runCtx) }()
+	}
+	wg.Wait()
+	elapsed := time.Since(r.start)
+	eng.ClearFaults("")
+	faults := eng.FaultCounts()
+	if err := r.history.flush(); err != nil {
+		return nil, fmt.Errorf("workload: history: %w", err)
+	}
+	// GSI writes held back by a delay land within its length; the checker
+	// reads the base table only, but waits so the table is at rest.
+	time.Sleep(1100 * time.Millisecond)
+
+	state, err := ReadState(context.Background(), db, Table)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Config: cfg, Elapsed: elapsed, History: r.history, Windows: r.windows, Faults: faults,
+		Seconds: r.seconds(), State: state}
+	res.Violations = Check(r.history, r.reads, state)
+	return res, nil
+}
+
+// injectFaults moves the engine through the fault windows.
+func (r *runner) injectFaults(ctx context.Context, eng *ddblocal.Engine) {
+	for i, w := range r.windows {
+		if d := time.Until(r.start.Add(w.Start)); d > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(d):
+			}
+		}
+		eng.SetFaults("", faultsFor(w.Kind, r.cfg.Seed, i))
+		r.window.Store(int32(i))
+		if r.cfg.Progress != nil {
+			fmt.Fprintf(r.cfg.Progress, "%6.1fs window %d: %s (%d attempts so far)\n", time.Since(r.start).Seconds(), i, w.Kind, r.attempts())
+		}
+	}
+}
+
+func (r *runner) attempts() int {
+	r.history.mu.Lock()
+	defer r.history.mu.Unlock()
+	return len(r.history.Attempts)
+}
+
+// dropRate is the share of keyed responses a client throws away: many in
+// the lost-response windows, a few at any time.
+func (r *runner) dropRate() float64 {
+	i := r.window.Load()
+	if i < 0 {
+		return 0
+	}
+	switch r.windows[i].Kind {
+	case LostReplies, AllFaults:
+		return 0.08
+	case Calm:
+		return 0
+	}
+	return 0.01
+}
+
+// observe adds an attempt to the per-second series and keeps balance reads.
+func (r *runner) observe(in *Intent, a *Attempt) {
+	sec := int((a.Start + a.Latency) / time.Second)
+	r.latMu.Lock()
+	defer r.latMu.Unlock()
+	for len(r.lat) <= sec {
+		r.lat = append(r.lat, nil)
+		r.acked = append(r.acked, 0)
+	}
+	r.lat[sec] = append(r.lat[sec], a.Latency)
+	if a.Status >= 200 && a.Status < 300 && a.Err == ErrNone {
+		r.acked[sec]++
+	}
+	if in.Op == OpBalance && a.Status == http.StatusOK {
+		var b struct{ Balance int64 }
+		if err := jsonUnmarshal(a.Body, &b); err == nil {
+			r.reads = append(r.reads, balanceRead{intent: in.ID, balance: b.Balance})
+		}
+	}
+}
+
+func (r *runner) seconds() []Second {
+	r.latMu.Lock()
+	defer r.latMu.Unlock()
+	out := make([]Second, len(r.lat))
+	for i, l := range r.lat {
+		sort.Slice(l, func(a, b int) bool { return l[a] < l[b] })
+		out[i] = Second{Attempts: len(l), Acked: r.acked[i], P99: quantile(l, 0.99), P50: quantile(l, 0.5)}
+	}
+	return out
+}
+
+func quantile(sorted []time.Duration, q float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(float64(len(sorted))*q+0.999999) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
+}
