@@ -145,7 +145,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer srv.Close()
 
 	r := &runner{cfg: cfg, url: srv.URL, world: &world{},
-		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * cfg.Clients, MaxConnsPerHost: 0}},
+		http:    &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * cfg.Clients, MaxConnsPerHost: 0}},
 		windows: schedule(cfg.Duration, cfg.Phase, !cfg.NoFaults)}
 	r.window.Store(-1)
 	r.start = time.Now()
