@@ -90,3 +90,9 @@ bench-engine: deps
 
 clean:
 	rm -rf $(CDK_OUT) $(TOOLS)
+
+## soak: the invariant workload with every fault on for DURATION (default 10m); writes docs/soak.md and docs/soak.svg
+DURATION ?= 10m
+.PHONY: soak
+soak: $(GO_STAMP)
+	go run ./test/workload/cmd/soak -duration $(DURATION) -out docs
