@@ -55,11 +55,5 @@ func (c Currency) Valid() bool { return c.Exponent() >= 0 }
 
 func (c Currency) String() string { return string(c) }
 
-func (c Currency) mustValid() error {
-	if !c.Valid() {
-		return &Error{Input: string(c), Reason: "unknown currency", err: ErrUnknownCurrency}
-	}
-	return nil
-}
 
 var _ fmt.Stringer = Currency("")
