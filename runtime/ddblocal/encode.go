@@ -3,9 +3,11 @@ package ddblocal
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"sort"
 	"strconv"
+	"unsafe"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
 )
@@ -25,6 +27,23 @@ func appendResponse(buf *bytes.Buffer, v any) error {
 		appendItem(buf, v)
 	case attr.Value:
 		appendValue(buf, v)
+	case rawItems:
+		buf.WriteByte('[')
+		for i, raw := range v {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			mark := buf.Len()
+			if !appendEncodedItem(buf, raw) {
+				buf.Truncate(mark)
+				it, err := decodeItem(raw)
+				if err != nil {
+					return err
+				}
+				appendItem(buf, it)
+			}
+		}
+		buf.WriteByte(']')
 	case []attr.Item:
 		buf.WriteByte('[')
 		for i, it := range v {
@@ -206,4 +225,123 @@ func appendValue(buf *bytes.Buffer, v attr.Value) {
 		buf.WriteString(`{"NULL":true`)
 	}
 	buf.WriteByte('}')
+}
+
+// rawItems are stored items still in attr's binary encoding; the response
+// encoder transcodes them to JSON without building maps.
+type rawItems [][]byte
+
+// appendEncodedItem writes an item stored by attr.EncodeItem as JSON. It
+// reports false when src is not in the expected format.
+func appendEncodedItem(buf *bytes.Buffer, src []byte) bool {
+	d := rawDecoder{src: src}
+	d.item(buf)
+	return d.ok && d.pos == len(src)
+}
+
+type rawDecoder struct {
+	src []byte
+	pos int
+	ok  bool
+}
+
+func (d *rawDecoder) uvarint() int {
+	n, w := binary.Uvarint(d.src[d.pos:])
+	if w <= 0 || n > uint64(len(d.src)-d.pos) {
+		d.ok = false
+		d.pos = len(d.src)
+		return 0
+	}
+	d.pos += w
+	return int(n)
+}
+
+func (d *rawDecoder) str() string {
+	n := d.uvarint()
+	if d.pos+n > len(d.src) {
+		d.ok = false
+		d.pos = len(d.src)
+		return ""
+	}
+	s := d.src[d.pos : d.pos+n]
+	d.pos += n
+	return unsafeString(s)
+}
+
+func (d *rawDecoder) item(buf *bytes.Buffer) {
+	d.ok = true
+	n := d.uvarint()
+	buf.WriteByte('{')
+	for i := 0; i < n && d.ok; i++ {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		appendString(buf, d.str())
+		buf.WriteByte(':')
+		d.value(buf)
+	}
+	buf.WriteByte('}')
+}
+
+func (d *rawDecoder) value(buf *bytes.Buffer) {
+	if d.pos >= len(d.src) {
+		d.ok = false
+		return
+	}
+	t := attr.Type(d.src[d.pos])
+	d.pos++
+	switch t {
+	case attr.S, attr.N, attr.B:
+		appendValue(buf, attr.Value{T: t, S: d.str()})
+	case attr.BOOL:
+		if d.pos >= len(d.src) {
+			d.ok = false
+			return
+		}
+		appendValue(buf, attr.Value{T: t, Bool: d.src[d.pos] == 1})
+		d.pos++
+	case attr.NULL:
+		buf.WriteString(`{"NULL":true}`)
+	case attr.L:
+		n := d.uvarint()
+		buf.WriteString(`{"L":[`)
+		for i := 0; i < n && d.ok; i++ {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			d.value(buf)
+		}
+		buf.WriteString(`]}`)
+	case attr.M:
+		buf.WriteString(`{"M":`)
+		ok := d.ok
+		d.item(buf)
+		d.ok = d.ok && ok
+		buf.WriteByte('}')
+	case attr.SS, attr.NS, attr.BS:
+		n := d.uvarint()
+		buf.WriteString(`{"` + t.String() + `":[`)
+		for i := 0; i < n && d.ok; i++ {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if t == attr.BS {
+				appendBase64(buf, d.str())
+			} else {
+				appendString(buf, d.str())
+			}
+		}
+		buf.WriteString(`]}`)
+	default:
+		d.ok = false
+	}
+}
+
+// unsafeString views b as a string without copying; the caller uses it
+// only while b is alive and unchanged (stored rows are never modified).
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }

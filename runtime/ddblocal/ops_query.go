@@ -171,6 +171,7 @@ func (r *reader) startKey() ([]byte, error) {
 // page is the result of reading one page.
 type page struct {
 	items    []attr.Item
+	raw      rawItems // items kept encoded, when nothing needs them decoded
 	count    int
 	scanned  int
 	bytes    int
@@ -189,7 +190,11 @@ func (r *reader) visit(lo, hi, start []byte, forward bool, keep func(attr.Item) 
 	p := &page{}
 	var err error
 	var last attr.Item
+	var lastRaw []byte
 	stopped := false
+	// Without a filter, a projection or a fetch, rows go to the response
+	// still encoded.
+	fast := keep == nil && r.x.c.Filter == nil && !r.x.hasProjection() && !r.fetch
 	each := func(en entry) bool {
 		k := en.key()
 		if hi != nil && bytes.Compare(k, hi) >= 0 {
@@ -204,6 +209,20 @@ func (r *reader) visit(lo, hi, start []byte, forward bool, keep func(attr.Item) 
 				return true
 			}
 		}
+		if fast {
+			p.scanned++
+			p.count++
+			p.bytes += int(en.size)
+			lastRaw = en.val()
+			if r.sel != "COUNT" {
+				p.raw = append(p.raw, lastRaw)
+			}
+			if (r.limit > 0 && p.scanned >= r.limit) || p.bytes >= maxPageBytes {
+				stopped = true
+				return false
+			}
+			return true
+		}
 		var it attr.Item
 		if it, err = decodeItem(en.val()); err != nil {
 			return false
@@ -212,7 +231,7 @@ func (r *reader) visit(lo, hi, start []byte, forward bool, keep func(attr.Item) 
 			return true
 		}
 		p.scanned++
-		p.bytes += attr.ItemSize(it)
+		p.bytes += int(en.size)
 		last = it
 		ok, merr := r.x.match(it)
 		if merr != nil {
@@ -257,6 +276,11 @@ func (r *reader) visit(lo, hi, start []byte, forward bool, keep func(attr.Item) 
 	if err != nil {
 		return nil, err
 	}
+	if stopped && lastRaw != nil {
+		if last, err = decodeItem(lastRaw); err != nil {
+			return nil, err
+		}
+	}
 	if stopped && last != nil {
 		p.lastKey = r.lastEvaluatedKey(last)
 	}
@@ -284,11 +308,14 @@ func (r *reader) lastEvaluatedKey(it attr.Item) attr.Item {
 func (r *reader) response(p *page) map[string]any {
 	out := map[string]any{"Count": p.count, "ScannedCount": p.scanned}
 	if r.sel != "COUNT" {
-		items := p.items
-		if items == nil {
-			items = []attr.Item{}
+		switch {
+		case p.raw != nil:
+			out["Items"] = p.raw
+		case p.items != nil:
+			out["Items"] = p.items
+		default:
+			out["Items"] = []attr.Item{}
 		}
-		out["Items"] = items
 	}
 	if p.lastKey != nil {
 		out["LastEvaluatedKey"] = p.lastKey

@@ -16,14 +16,15 @@ import (
 // a single allocation, which keeps a million small items well under 1 GB.
 type entry struct {
 	kv   []byte
-	klen int
+	klen uint32
+	size uint32 // attr.ItemSize of the item, for paging and capacity
 }
 
 func (e entry) key() []byte { return e.kv[:e.klen:e.klen] }
 func (e entry) val() []byte { return e.kv[e.klen:] }
 
 // probe is an entry for looking a key up.
-func probe(key []byte) entry { return entry{kv: key, klen: len(key)} }
+func probe(key []byte) entry { return entry{kv: key, klen: uint32(len(key))} }
 
 var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
@@ -37,7 +38,7 @@ func newEntry(key []byte, it attr.Item) entry {
 		*bp = buf[:0]
 		scratch.Put(bp)
 	}
-	return entry{kv: kv, klen: len(key)}
+	return entry{kv: kv, klen: uint32(len(key)), size: uint32(attr.ItemSize(it))}
 }
 
 // change is a row written by an operation, for the persistent store; val
