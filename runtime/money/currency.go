@@ -55,5 +55,4 @@ func (c Currency) Valid() bool { return c.Exponent() >= 0 }
 
 func (c Currency) String() string { return string(c) }
 
-
 var _ fmt.Stringer = Currency("")
