@@ -27,6 +27,16 @@ func appendResponse(buf *bytes.Buffer, v any) error {
 		appendItem(buf, v)
 	case attr.Value:
 		appendValue(buf, v)
+	case rawItem:
+		mark := buf.Len()
+		if !appendEncodedItem(buf, v) {
+			buf.Truncate(mark)
+			it, err := decodeItem(v)
+			if err != nil {
+				return err
+			}
+			appendItem(buf, it)
+		}
 	case rawItems:
 		buf.WriteByte('[')
 		for i, raw := range v {
@@ -226,6 +236,9 @@ func appendValue(buf *bytes.Buffer, v attr.Value) {
 	}
 	buf.WriteByte('}')
 }
+
+// rawItem is one stored item in attr's binary encoding.
+type rawItem []byte
 
 // rawItems are stored items still in attr's binary encoding; the response
 // encoder transcodes them to JSON without building maps.

@@ -189,16 +189,22 @@ func (e *Engine) getItem(_ context.Context, in *getItemInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var it attr.Item
-	t.rlocked(func() { it, err = t.get(key) })
-	if err != nil {
-		return nil, err
-	}
+	var en entry
+	var found bool
+	t.rlocked(func() { en, found = t.items.Get(probe(key)) })
 	out := map[string]any{}
 	size := 0
-	if it != nil {
-		size = attr.ItemSize(it)
-		out["Item"] = x.project(it)
+	if found {
+		size = int(en.size)
+		if x.hasProjection() {
+			it, err := decodeItem(en.val())
+			if err != nil {
+				return nil, err
+			}
+			out["Item"] = x.project(it)
+		} else {
+			out["Item"] = rawItem(en.val())
+		}
 	}
 	cc := consumed{table: t.name, read: readUnits(size, in.ConsistentRead)}
 	if r := cc.report(in.ReturnConsumedCapacity); r != nil {
