@@ -1,0 +1,133 @@
+package payments_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/oncetable/oncetable/runtime/money"
+	"github.com/oncetable/oncetable/runtime/payments"
+	"github.com/oncetable/oncetable/runtime/store"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+
+// recorder is a store.DB that records TransactWriteItems and answers
+// BatchGetItem with a fixed order; it needs no database.
+type recorder struct {
+	store.DB
+	tx    *dynamodb.TransactWriteItemsInput
+	order map[string]types.AttributeValue
+}
+
+func (r *recorder) TransactWriteItems(_ context.Context, in *dynamodb.TransactWriteItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	r.tx = in
+	return &dynamodb.TransactWriteItemsOutput{}, nil
+}
+
+func (r *recorder) BatchGetItem(_ context.Context, in *dynamodb.BatchGetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	return &dynamodb.BatchGetItemOutput{Responses: map[string][]map[string]types.AttributeValue{"oncetable": {r.order}}}, nil
+}
+
+func plain(av map[string]types.AttributeValue) any {
+	if av == nil {
+		return nil
+	}
+	var m map[string]any
+	if err := attributevalue.UnmarshalMap(av, &m); err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// render turns a transaction into stable, readable JSON: generated ids and
+// the token are replaced by placeholders.
+func render(t *testing.T, in *dynamodb.TransactWriteItemsInput) []byte {
+	t.Helper()
+	var items []any
+	for _, it := range in.TransactItems {
+		var row map[string]any
+		switch {
+		case it.Put != nil:
+			row = map[string]any{"Put": plain(it.Put.Item), "Condition": it.Put.ConditionExpression, "Names": it.Put.ExpressionAttributeNames,
+				"Values": plain(it.Put.ExpressionAttributeValues), "OnConditionFailure": it.Put.ReturnValuesOnConditionCheckFailure}
+		case it.Update != nil:
+			row = map[string]any{"Update": plain(it.Update.Key), "Expression": it.Update.UpdateExpression, "Condition": it.Update.ConditionExpression,
+				"Names": it.Update.ExpressionAttributeNames, "Values": plain(it.Update.ExpressionAttributeValues), "OnConditionFailure": it.Update.ReturnValuesOnConditionCheckFailure}
+		default:
+			t.Fatalf("unexpected transaction item %+v", it)
+		}
+		items = append(items, row)
+	}
+	token := ""
+	if in.ClientRequestToken != nil {
+		token = *in.ClientRequestToken
+	}
+	b, err := json.MarshalIndent(map[string]any{"TransactItems": items, "ClientRequestTokenLength": len(token)}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return regexp.MustCompile(`\b(cr|db|st|pay)_[0-9a-z]{26}\b`).ReplaceAll(b, []byte("${1}_<generated>"))
+}
+
+func TestTransactionGolden(t *testing.T) {
+	now := time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC)
+	eur := func(m int64) money.Amount { return money.Amount{Minor: m, Currency: "EUR"} }
+	order, _ := attributevalue.MarshalMap(store.Order{PK: "ORDER#o1", SK: "ORDER#o1", EntityType: store.TypeOrder,
+		GSI1PK: "ORDERSTATUS#created", GSI1SK: "2026-11-29T19:00:00.000000000Z#o1", OrderID: "o1", UserID: "u1",
+		Status: store.OrderCreated, Total: 2500, Currency: "EUR", ItemCount: 1,
+		UserOrderSK: "ORDER#2026-11-29T19:00:00.000000000Z#o1", CreatedAt: "2026-11-29T19:00:00.000000000Z", UpdatedAt: "2026-11-29T19:00:00.000000000Z"})
+	tests := []struct {
+		name string
+		run  func(*payments.Service) (payments.Response, error)
+	}{
+		{"credit", func(s *payments.Service) (payments.Response, error) {
+			return s.Credit(context.Background(), idem(payments.FlowCredit, "k", "/users/u1/credits", 1000), "u1", eur(1000))
+		}},
+		{"debit", func(s *payments.Service) (payments.Response, error) {
+			return s.Debit(context.Background(), idem(payments.FlowDebit, "k", "/users/u1/debits", 300), "u1", eur(300))
+		}},
+		{"create_order", func(s *payments.Service) (payments.Response, error) {
+			return s.CreateOrder(context.Background(), idem(payments.FlowCreateOrder, "k", "/users/u1/orders", "o1"), "u1",
+				payments.NewOrder{OrderID: "o1", Currency: "EUR", Items: []payments.NewItem{{ProductID: "mug", Quantity: 2, UnitPrice: eur(1250)}}})
+		}},
+		{"charge", func(s *payments.Service) (payments.Response, error) {
+			return s.Charge(context.Background(), idem(payments.FlowCharge, "k", "/orders/o1/payments", 2500), "o1", eur(2500))
+		}},
+		{"settle", func(s *payments.Service) (payments.Response, error) {
+			return s.Settle(context.Background(), idem(payments.FlowSettle, "k", "/orders/o1/settle", nil), "o1", nil)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &recorder{order: order}
+			st := store.New(rec, func(o *store.Options) { o.Clock = func() time.Time { return now } })
+			if _, err := tt.run(payments.New(st)); err != nil {
+				t.Fatal(err)
+			}
+			got := render(t, rec.tx)
+			golden := filepath.Join("testdata", tt.name+".golden.json")
+			if *update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update)", err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("%s transaction changed\ngot:\n%s\nwant:\n%s", tt.name, got, want)
+			}
+		})
+	}
+}
