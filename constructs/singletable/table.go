@@ -62,7 +62,9 @@ type ProvisionedCapacity struct {
 
 // Table is the single table.
 type Table struct {
-	constructs.Construct
+	// Construct is the scope holding every resource below. It is a field, not
+	// embedded: jsii rejects a Go struct that embeds a construct as a scope.
+	Construct constructs.Construct
 	// Table is the underlying TableV2: grant access and read metrics from it.
 	Table awsdynamodb.TableV2
 	// Key is the customer-managed key, or nil when the table uses the

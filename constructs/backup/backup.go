@@ -1,0 +1,259 @@
+package backup
+
+import (
+	"fmt"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsbackup"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
+)
+
+// Schedule says how often a rule runs. Every rule starts at 05:00 UTC.
+type Schedule string
+
+// Schedules.
+const (
+	Daily   Schedule = "Daily"
+	Weekly  Schedule = "Weekly"  // Saturdays
+	Monthly Schedule = "Monthly" // on the 1st
+)
+
+// Rule is one backup rule.
+type Rule struct {
+	Schedule      Schedule
+	RetentionDays int
+}
+
+// LockMode is the Vault Lock mode.
+type LockMode string
+
+// Vault Lock modes.
+const (
+	// Governance lets users with the right IAM permissions remove the lock.
+	Governance LockMode = "governance"
+	// Compliance becomes immutable after ChangeableForDays: nobody can
+	// delete recovery points early or remove the lock, not even the root
+	// user or AWS.
+	Compliance LockMode = "compliance"
+)
+
+// VaultLock configures Vault Lock.
+type VaultLock struct {
+	Mode LockMode
+	// MinRetentionDays and MaxRetentionDays bound the retention of every
+	// recovery point in the vault; each rule's retention must lie within.
+	MinRetentionDays, MaxRetentionDays int
+	// ChangeableForDays is the compliance-mode cooling-off period, at least
+	// 3 days; 0 in governance mode.
+	ChangeableForDays int
+}
+
+// TableBackupProps configures the backups. The zero value of each field is
+// its default, so nil props and &TableBackupProps{} are the same.
+type TableBackupProps struct {
+	// Rules are the backup rules. Default: DefaultRules.
+	Rules []Rule
+
+	// VaultLock locks the vault. Default: governance mode with retention
+	// bounds of 1 to 400 days.
+	VaultLock *VaultLock
+
+	// AlarmTopic receives failed, aborted and expired backup, restore and
+	// copy jobs of the account and region. Default: nil, no routing.
+	AlarmTopic awssns.ITopic
+
+	// CopyVaultARN copies every recovery point to that vault, kept
+	// CopyRetentionDays. Default: empty, no copy.
+	CopyVaultARN      string
+	CopyRetentionDays int
+
+	// EncryptionKey encrypts the vault. Default: a new key with rotation.
+	EncryptionKey awskms.IKey
+
+	// VaultName names the vault. Default: CloudFormation names it.
+	VaultName string
+
+	// RemovalPolicy applies to the vault and its key. Default: RETAIN.
+	RemovalPolicy awscdk.RemovalPolicy
+}
+
+// DefaultRules are daily backups kept 35 days, weekly kept 91 days and
+// monthly kept 365 days.
+var DefaultRules = []Rule{{Daily, 35}, {Weekly, 91}, {Monthly, 365}}
+
+// DefaultVaultLock is a governance-mode lock with bounds of 1 to 400 days.
+var DefaultVaultLock = VaultLock{Mode: Governance, MinRetentionDays: 1, MaxRetentionDays: 400}
+
+// TableBackup is the vault, plan and selection protecting one table.
+type TableBackup struct {
+	// Construct is the scope holding every resource below. It is a field, not
+	// embedded: jsii rejects a Go struct that embeds a construct as a scope.
+	Construct constructs.Construct
+	Vault     awsbackup.BackupVault
+	Key       awskms.IKey
+	Plan      awsbackup.BackupPlan
+	Selection awsbackup.BackupSelection
+	// FailedJobs is the EventBridge rule routing failures to the alarm
+	// topic, nil without AlarmTopic.
+	FailedJobs awsevents.Rule
+}
+
+// NewTableBackup backs up table. It panics on props that AWS Backup would
+// reject at deploy time, such as a retention outside the lock's bounds.
+func NewTableBackup(scope constructs.Construct, id string, table awsdynamodb.ITableV2, props *TableBackupProps) *TableBackup {
+	if props == nil {
+		props = &TableBackupProps{}
+	}
+	rules := props.Rules
+	if rules == nil {
+		rules = DefaultRules
+	}
+	lock := DefaultVaultLock
+	if props.VaultLock != nil {
+		lock = *props.VaultLock
+	}
+	if err := validate(rules, lock, props); err != nil {
+		panic("backup: " + err.Error())
+	}
+	removal := props.RemovalPolicy
+	if removal == "" {
+		removal = awscdk.RemovalPolicy_RETAIN
+	}
+
+	c := constructs.NewConstruct(scope, jsii.String(id))
+	b := &TableBackup{Construct: c, Key: props.EncryptionKey}
+	if b.Key == nil {
+		b.Key = awskms.NewKey(c, jsii.String("VaultKey"), &awskms.KeyProps{
+			Description:       jsii.String("Encrypts the oncetable backup vault"),
+			EnableKeyRotation: jsii.Bool(true),
+			RemovalPolicy:     removal,
+		})
+	}
+
+	lockConfig := &awsbackup.LockConfiguration{
+		MinRetention: awscdk.Duration_Days(jsii.Number(lock.MinRetentionDays)),
+		MaxRetention: awscdk.Duration_Days(jsii.Number(lock.MaxRetentionDays)),
+	}
+	if lock.Mode == Compliance {
+		lockConfig.ChangeableFor = awscdk.Duration_Days(jsii.Number(lock.ChangeableForDays))
+	}
+	var vaultName *string
+	if props.VaultName != "" {
+		vaultName = jsii.String(props.VaultName)
+	}
+	b.Vault = awsbackup.NewBackupVault(c, jsii.String("Vault"), &awsbackup.BackupVaultProps{
+		BackupVaultName:   vaultName,
+		EncryptionKey:     b.Key,
+		LockConfiguration: lockConfig,
+		RemovalPolicy:     removal,
+	})
+
+	var copyActions *[]*awsbackup.BackupPlanCopyActionProps
+	if props.CopyVaultARN != "" {
+		dest := awsbackup.BackupVault_FromBackupVaultArn(c, jsii.String("CopyVault"), jsii.String(props.CopyVaultARN))
+		copyActions = &[]*awsbackup.BackupPlanCopyActionProps{{
+			DestinationBackupVault: dest,
+			DeleteAfter:            awscdk.Duration_Days(jsii.Number(props.CopyRetentionDays)),
+		}}
+	}
+	planRules := make([]awsbackup.BackupPlanRule, 0, len(rules))
+	for _, r := range rules {
+		planRules = append(planRules, awsbackup.NewBackupPlanRule(&awsbackup.BackupPlanRuleProps{
+			RuleName:           jsii.String(string(r.Schedule)),
+			ScheduleExpression: schedule(r.Schedule),
+			StartWindow:        awscdk.Duration_Hours(jsii.Number(1)),
+			CompletionWindow:   awscdk.Duration_Hours(jsii.Number(8)),
+			DeleteAfter:        awscdk.Duration_Days(jsii.Number(r.RetentionDays)),
+			CopyActions:        copyActions,
+		}))
+	}
+	b.Plan = awsbackup.NewBackupPlan(c, jsii.String("Plan"), &awsbackup.BackupPlanProps{
+		// Plan names are unique per account and region, like stack names.
+		BackupPlanName:  jsii.String(*awscdk.Stack_Of(c).StackName() + "-" + id),
+		BackupVault:     b.Vault,
+		BackupPlanRules: &planRules,
+	})
+	b.Selection = b.Plan.AddSelection(jsii.String("Table"), &awsbackup.BackupSelectionOptions{
+		Resources:     &[]awsbackup.BackupResource{awsbackup.BackupResource_FromDynamoDbTable(table)},
+		AllowRestores: jsii.Bool(true),
+	})
+	cdknag.NagSuppressions_AddResourceSuppressions(b.Selection, &[]*cdknag.NagPackSuppression{{
+		Id: jsii.String("AwsSolutions-IAM4"),
+		Reason: jsii.String("Only AWS Backup assumes this selection role. AWSBackupServiceRolePolicyForBackup and " +
+			"...ForRestores are the AWS-maintained policies that follow every permission Backup needs to back up and " +
+			"restore DynamoDB; a hand-written copy would break backups or restores silently when that set changes."),
+		AppliesTo: &[]any{
+			"Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForBackup",
+			"Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForRestores",
+		},
+	}}, jsii.Bool(true))
+
+	if props.AlarmTopic != nil {
+		b.FailedJobs = awsevents.NewRule(c, jsii.String("FailedJobs"), &awsevents.RuleProps{
+			Description: jsii.String("Failed, aborted or expired AWS Backup backup, restore and copy jobs"),
+			EventPattern: &awsevents.EventPattern{
+				Source:     jsii.Strings("aws.backup"),
+				DetailType: jsii.Strings("Backup Job State Change", "Restore Job State Change", "Copy Job State Change"),
+				Detail:     &map[string]any{"state": []string{"FAILED", "ABORTED", "EXPIRED"}},
+			},
+			Targets: &[]awsevents.IRuleTarget{awseventstargets.NewSnsTopic(props.AlarmTopic, nil)},
+		})
+	}
+	return b
+}
+
+func schedule(s Schedule) awsevents.Schedule {
+	cron := &awsevents.CronOptions{Minute: jsii.String("0"), Hour: jsii.String("5")}
+	switch s {
+	case Weekly:
+		cron.WeekDay = jsii.String("SAT")
+	case Monthly:
+		cron.Day = jsii.String("1")
+	}
+	return awsevents.Schedule_Cron(cron)
+}
+
+func validate(rules []Rule, lock VaultLock, props *TableBackupProps) error {
+	switch lock.Mode {
+	case Governance:
+		if lock.ChangeableForDays != 0 {
+			return fmt.Errorf("governance mode takes no ChangeableForDays")
+		}
+	case Compliance:
+		if lock.ChangeableForDays < 3 {
+			return fmt.Errorf("compliance mode needs ChangeableForDays >= 3, got %d", lock.ChangeableForDays)
+		}
+	default:
+		return fmt.Errorf("unknown vault lock mode %q", lock.Mode)
+	}
+	if lock.MinRetentionDays < 1 || lock.MaxRetentionDays < lock.MinRetentionDays {
+		return fmt.Errorf("vault lock needs 1 <= MinRetentionDays <= MaxRetentionDays, got %d..%d", lock.MinRetentionDays, lock.MaxRetentionDays)
+	}
+	if len(rules) == 0 {
+		return fmt.Errorf("no backup rule")
+	}
+	seen := map[Schedule]bool{}
+	for _, r := range rules {
+		if r.Schedule != Daily && r.Schedule != Weekly && r.Schedule != Monthly {
+			return fmt.Errorf("unknown schedule %q", r.Schedule)
+		}
+		if seen[r.Schedule] {
+			return fmt.Errorf("two %s rules", r.Schedule)
+		}
+		seen[r.Schedule] = true
+		if r.RetentionDays < lock.MinRetentionDays || r.RetentionDays > lock.MaxRetentionDays {
+			return fmt.Errorf("%s retention of %d days is outside the vault lock's %d..%d", r.Schedule, r.RetentionDays, lock.MinRetentionDays, lock.MaxRetentionDays)
+		}
+	}
+	if (props.CopyVaultARN == "") != (props.CopyRetentionDays == 0) {
+		return fmt.Errorf("set CopyVaultARN and CopyRetentionDays together")
+	}
+	return nil
+}

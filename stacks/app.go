@@ -1,0 +1,31 @@
+package stacks
+
+import (
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/oncetable/oncetable/stacks/envconfig"
+)
+
+// AddEnvironments reads the environments from app's context (cdk.json) and
+// adds one OnceTable-<env> stack for each, or only for the one selected with
+// -c env=<name>. Configuration mistakes come back as errors, never panics.
+func AddEnvironments(app awscdk.App) ([]*OnceTableStack, error) {
+	all, err := envconfig.FromContext(app.Node().TryGetContext(jsii.String(envconfig.ContextKey)))
+	if err != nil {
+		return nil, err
+	}
+	selected, _ := app.Node().TryGetContext(jsii.String(envconfig.SelectKey)).(string)
+	envs, err := envconfig.Select(all, selected)
+	if err != nil {
+		return nil, err
+	}
+	var out []*OnceTableStack
+	for _, cfg := range envs {
+		out = append(out, NewOnceTableStack(app, StackName(cfg.Name), &OnceTableStackProps{
+			StackProps: awscdk.StackProps{Description: jsii.String("oncetable " + cfg.Name + ": single table, backups and alarms")},
+			Config:     cfg,
+		}))
+	}
+	return out, nil
+}

@@ -1,0 +1,65 @@
+package cdk
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/oncetable/oncetable/runtime/schema"
+)
+
+// TestConsumerApp runs test/consumer, a separate CDK app that imports the
+// constructs, as the CDK CLI would (go run with CDK_OUTDIR), and checks the
+// template it writes.
+func TestConsumerApp(t *testing.T) {
+	out := t.TempDir()
+	cmd := exec.Command("go", "run", "../consumer")
+	cmd.Env = append(os.Environ(), "CDK_OUTDIR="+out)
+	if output, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go run ../consumer: %v\n%s", err, output)
+	}
+	raw, err := os.ReadFile(filepath.Join(out, "Payments.template.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var template struct {
+		Resources map[string]struct {
+			Type       string
+			Properties map[string]any
+		}
+	}
+	if err := json.Unmarshal(raw, &template); err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	var tableKeys string
+	for _, r := range template.Resources {
+		count[r.Type]++
+		if r.Type == "AWS::DynamoDB::GlobalTable" {
+			keys, _ := json.Marshal(r.Properties["KeySchema"])
+			tableKeys = string(keys)
+		}
+	}
+	// 2 throttle alarms for the table and each index, system errors,
+	// conflicts, 2 capacity alarms, plus the consumer's latency alarm.
+	wantAlarms := 2*(1+len(schema.Indexes())) + 4 + 1
+	for typ, n := range map[string]int{
+		"AWS::DynamoDB::GlobalTable":   1,
+		"AWS::CloudWatch::Alarm":       wantAlarms,
+		"AWS::CloudWatch::Dashboard":   1,
+		"AWS::SNS::Topic":              1,
+		"AWS::Backup::BackupVault":     1,
+		"AWS::Backup::BackupSelection": 1,
+		"AWS::Events::Rule":            1,
+	} {
+		if count[typ] != n {
+			t.Errorf("got %d %s, want %d", count[typ], typ, n)
+		}
+	}
+	if !strings.Contains(tableKeys, `"`+schema.PartitionKey+`"`) || !strings.Contains(tableKeys, `"`+schema.SortKey+`"`) {
+		t.Errorf("table keys %s, want %s and %s", tableKeys, schema.PartitionKey, schema.SortKey)
+	}
+}

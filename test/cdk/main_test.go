@@ -1,0 +1,120 @@
+package cdk
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/jsii-runtime-go"
+	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
+
+	"github.com/oncetable/oncetable/constructs/alarms"
+	"github.com/oncetable/oncetable/constructs/backup"
+	"github.com/oncetable/oncetable/constructs/singletable"
+	"github.com/oncetable/oncetable/stacks"
+)
+
+// envs are the environments cdk.json must define, in the order tests report.
+var envs = []string{"dev", "staging", "prod"}
+
+// synthesized is one stack of the shared app, synthesized once per binary.
+type synthesized struct {
+	stack    awscdk.Stack
+	template assertions.Template
+	json     map[string]any // the template as plain Go values
+}
+
+var (
+	byEnv    = map[string]*synthesized{}
+	defaults *synthesized // a stack of every construct with nil props
+)
+
+func TestMain(m *testing.M) {
+	code := func() int {
+		defer jsii.Close()
+		if err := synthAll(); err != nil {
+			fmt.Fprintln(os.Stderr, "synth:", err)
+			return 1
+		}
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+// synthAll builds the real app from the repository's cdk.json (context and
+// feature flags included) plus a defaults stack, with cdk-nag's AwsSolutions
+// pack on everything, and synthesizes it once.
+func synthAll() error {
+	cdkJSON, err := os.ReadFile(filepath.Join("..", "..", "cdk.json"))
+	if err != nil {
+		return err
+	}
+	var file struct {
+		Context map[string]any `json:"context"`
+	}
+	if err := json.Unmarshal(cdkJSON, &file); err != nil {
+		return err
+	}
+	// With this flag on, synthesis aborts on the first error annotation; off,
+	// cdk-nag's findings reach TestNag as annotations. Templates are the same.
+	file.Context["@aws-cdk/core:validateAgainstDefaultRules"] = false
+	app := awscdk.NewApp(&awscdk.AppProps{Context: &file.Context})
+	awscdk.Aspects_Of(app).Add(cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
+
+	built, err := stacks.AddEnvironments(app)
+	if err != nil {
+		return err
+	}
+	for _, s := range built {
+		byEnv[*s.Stack.StackName()] = &synthesized{stack: s.Stack}
+	}
+	defaults = &synthesized{stack: newDefaultsStack(app)}
+
+	all := []*synthesized{defaults}
+	for _, env := range envs {
+		s, ok := byEnv[stacks.StackName(env)]
+		if !ok {
+			return fmt.Errorf("cdk.json defines no %s environment", env)
+		}
+		byEnv[env] = s
+		all = append(all, s)
+	}
+	for _, s := range all {
+		s.template = assertions.Template_FromStack(s.stack, nil)
+		raw, err := json.Marshal(s.template.ToJSON())
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(raw, &s.json); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newDefaultsStack uses every construct with nil props, as a consumer would.
+func newDefaultsStack(app awscdk.App) awscdk.Stack {
+	stack := awscdk.NewStack(app, jsii.String("Defaults"), &awscdk.StackProps{
+		Env: &awscdk.Environment{Region: jsii.String("eu-west-1")},
+	})
+	table := singletable.NewTable(stack, "Data", nil)
+	ops := alarms.NewOperations(stack, "Operations", nil)
+	ops.MonitorTable("Table", table.Table, nil)
+	backup.NewTableBackup(stack, "Backup", table.Table, &backup.TableBackupProps{AlarmTopic: ops.Topic})
+	return stack
+}
+
+// check runs a CDK assertion, which panics on a mismatch, as a test error.
+func check(t *testing.T, what string, assertion func()) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			t.Errorf("%s: %v", what, r)
+		}
+	}()
+	assertion()
+}

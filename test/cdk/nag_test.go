@@ -1,0 +1,91 @@
+package cdk
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// TestNag checks that cdk-nag's AwsSolutions pack, applied to the whole app
+// in TestMain, finds no unsuppressed error or warning in any stack.
+func TestNag(t *testing.T) {
+	for _, env := range append(envs, "defaults") {
+		t.Run(env, func(t *testing.T) {
+			s := byEnv[env]
+			if env == "defaults" {
+				s = defaults
+			}
+			annotations := assertions.Annotations_FromStack(s.stack)
+			for kind, found := range map[string][]string{
+				"error":   messages(annotations.FindError(jsii.String("*"), assertions.Match_StringLikeRegexp(jsii.String("AwsSolutions-.*")))),
+				"warning": messages(annotations.FindWarning(jsii.String("*"), assertions.Match_StringLikeRegexp(jsii.String("AwsSolutions-.*")))),
+			} {
+				for _, f := range found {
+					t.Errorf("unsuppressed cdk-nag %s: %s", kind, f)
+				}
+			}
+		})
+	}
+}
+
+// TestNagSuppressionsHaveReasons checks every suppression names one rule
+// and says specifically why it does not apply.
+func TestNagSuppressionsHaveReasons(t *testing.T) {
+	for _, env := range append(envs, "defaults") {
+		t.Run(env, func(t *testing.T) {
+			s := byEnv[env]
+			if env == "defaults" {
+				s = defaults
+			}
+			count := 0
+			for id, r := range s.json["Resources"].(map[string]any) {
+				meta, _ := r.(map[string]any)["Metadata"].(map[string]any)
+				nag, _ := meta["cdk_nag"].(map[string]any)
+				rules, _ := nag["rules_to_suppress"].([]any)
+				for _, rule := range rules {
+					count++
+					rm := rule.(map[string]any)
+					ruleID, _ := rm["id"].(string)
+					reason, _ := rm["reason"].(string)
+					if !strings.HasPrefix(ruleID, "AwsSolutions-") {
+						t.Errorf("%s: suppression of %q is not one AwsSolutions rule", id, ruleID)
+					}
+					if len(reason) < 80 {
+						t.Errorf("%s: suppression of %s has a reason too short to be specific: %q", id, ruleID, reason)
+					}
+					if _, ok := rm["applies_to"]; !ok && strings.HasPrefix(ruleID, "AwsSolutions-IAM") {
+						t.Errorf("%s: IAM suppression of %s must name the findings it applies to (appliesTo)", id, ruleID)
+					}
+				}
+			}
+			if count == 0 {
+				t.Error("no suppression found; if none is needed any more, delete this test")
+			}
+		})
+	}
+}
+
+// messages renders synthesis messages as "path: message". It goes through
+// JSON because the Go fields of cxapi.SynthesisMessage are deprecated aliases.
+func messages[T any](found *[]*T) []string {
+	var out []string
+	if found == nil {
+		return out
+	}
+	for _, m := range *found {
+		raw, _ := json.Marshal(m)
+		var msg struct {
+			ID    string `json:"id"`
+			Entry struct {
+				Data any `json:"data"`
+			} `json:"entry"`
+		}
+		_ = json.Unmarshal(raw, &msg)
+		out = append(out, fmt.Sprintf("%s: %v", msg.ID, msg.Entry.Data))
+	}
+	return out
+}
