@@ -25,7 +25,7 @@ NODE_STAMP := node_modules/.installed
 GO_STAMP := $(TOOLS)/.go-mod-downloaded
 CDK := npx --no-install cdk --no-notices
 
-.PHONY: run test synth diff deploy lint fmt deps clean require-env bench-engine
+.PHONY: run test synth diff deploy bootstrap lint fmt deps clean require-env bench-engine
 
 ## deps: install Node.js 22 + CDK CLI (npm ci) and the Go modules
 deps: $(NODE_STAMP) $(GO_STAMP)
@@ -60,6 +60,10 @@ synth: deps
 ## diff ENV=name: compare one environment with what is deployed (needs AWS credentials)
 diff: deps require-env
 	$(CDK) diff -c env=$(ENV) OnceTable-$(ENV)
+
+## bootstrap ENV=name: prepare the environment's account and region for CDK deployments, once
+bootstrap: deps require-env
+	$(CDK) bootstrap -c env=$(ENV) OnceTable-$(ENV)
 
 ## deploy ENV=name: deploy one environment (needs AWS credentials)
 deploy: deps require-env
