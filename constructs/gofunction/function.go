@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3assets"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
 	"github.com/oncetable/oncetable/runtime/schema"
 )
@@ -71,7 +72,9 @@ type Props struct {
 
 // Function is a bundled Go Lambda function and what it owns.
 type Function struct {
-	constructs.Construct
+	// Construct is the scope of every resource below. It is a field, not
+	// embedded: jsii rejects a Go struct that embeds a construct as a scope.
+	Construct constructs.Construct
 	// Function is the Lambda function; grant it access and add routes to it.
 	Function awslambda.Function
 	// Role is the execution role. It starts with only the right to write to
@@ -185,6 +188,14 @@ func New(scope constructs.Construct, id string, props *Props) *Function {
 		fp.ReservedConcurrentExecutions = jsii.Number(float64(p.ReservedConcurrency))
 	}
 	f.Function = awslambda.NewFunction(c, jsii.String("Function"), fp)
+	if !p.DisableTracing {
+		cdknag.NagSuppressions_AddResourceSuppressions(f.Role, &[]*cdknag.NagPackSuppression{{
+			Id: jsii.String("AwsSolutions-IAM5"),
+			Reason: jsii.String("Active tracing adds xray:PutTraceSegments and xray:PutTelemetryRecords, which support no " +
+				"resource-level permissions; the wildcard resource covers only these two actions."),
+			AppliesTo: &[]any{"Resource::*"},
+		}}, jsii.Bool(true))
+	}
 	return f
 }
 
@@ -258,9 +269,32 @@ func prebuild(outdir, moduleDir, entry, hash string) (string, error) {
 		r := v.(prebuiltResult)
 		return r.path, r.err
 	}
-	path, err := Build(moduleDir, entry, filepath.Join(outdir, ".gobuild", hash))
+	dir := filepath.Join(outdir, ".gobuild", hash)
+	var path string
+	var err error
+	// Another app in this process (tests synthesize several) may hold the
+	// same binary already.
+	if earlier, ok := builtByHash[hash]; ok && reuse(earlier, dir) == nil {
+		path = filepath.Join(dir, BinaryName)
+	} else if path, err = Build(moduleDir, entry, dir); err == nil {
+		builtByHash[hash] = path
+	}
 	prebuilt.Store(key, prebuiltResult{path, err})
 	return path, err
+}
+
+// builtByHash is the first binary built for each hash; guarded by prebuildMu.
+var builtByHash = map[string]string{}
+
+func reuse(src, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	dst := filepath.Join(dir, BinaryName)
+	if err := os.Link(src, dst); err == nil {
+		return nil
+	}
+	return copyFile(src, dst)
 }
 
 // localBundler is CDK's local bundling hook. Its methods have a pointer

@@ -43,7 +43,7 @@ func (f *Function) Monitor(m Monitor, props *AlarmProps) []awscloudwatch.Alarm {
 		p = *props
 	}
 	if p.Name == "" {
-		p.Name = *f.Node().Id()
+		p.Name = *f.Construct.Node().Id()
 	}
 	if p.Errors == 0 {
 		p.Errors = 1
@@ -69,19 +69,19 @@ func (f *Function) Monitor(m Monitor, props *AlarmProps) []awscloudwatch.Alarm {
 	throttles := f.Function.MetricThrottles(sum)
 	duration := f.Function.MetricDuration(p99)
 	alarms := []awscloudwatch.Alarm{
-		awscloudwatch.NewAlarm(f, jsii.String("ErrorsAlarm"), &awscloudwatch.AlarmProps{
+		awscloudwatch.NewAlarm(f.Construct, jsii.String("ErrorsAlarm"), &awscloudwatch.AlarmProps{
 			AlarmDescription: jsii.String(fmt.Sprintf("%s: %d or more failed invocations in %s (crashes or timeouts, not business errors)", p.Name, p.Errors, p.Period)),
 			Metric:           errs, Threshold: jsii.Number(float64(p.Errors)), EvaluationPeriods: jsii.Number(1),
 			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
 			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 		}),
-		awscloudwatch.NewAlarm(f, jsii.String("ThrottlesAlarm"), &awscloudwatch.AlarmProps{
+		awscloudwatch.NewAlarm(f.Construct, jsii.String("ThrottlesAlarm"), &awscloudwatch.AlarmProps{
 			AlarmDescription: jsii.String(fmt.Sprintf("%s: %d or more throttled invocations in %s (concurrency exhausted)", p.Name, p.Throttles, p.Period)),
 			Metric:           throttles, Threshold: jsii.Number(float64(p.Throttles)), EvaluationPeriods: jsii.Number(1),
 			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
 			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 		}),
-		awscloudwatch.NewAlarm(f, jsii.String("DurationAlarm"), &awscloudwatch.AlarmProps{
+		awscloudwatch.NewAlarm(f.Construct, jsii.String("DurationAlarm"), &awscloudwatch.AlarmProps{
 			AlarmDescription: jsii.String(fmt.Sprintf("%s: p99 duration at or above %d%% of the %s timeout in 2 of 3 periods", p.Name, p.DurationPercentOfTimeout, f.Timeout)),
 			Metric:           duration, Threshold: jsii.Number(limitMs),
 			EvaluationPeriods: jsii.Number(3), DatapointsToAlarm: jsii.Number(2),

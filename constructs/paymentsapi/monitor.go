@@ -20,13 +20,13 @@ func (a *PaymentsAPI) monitor(p Props) {
 	latency := a.Stage.MetricLatency(p99)
 	latencyMs := float64(p.LatencyP99.Milliseconds())
 	a.Alarms = append(a.Alarms,
-		awscloudwatch.NewAlarm(a, jsii.String("ServerErrorsAlarm"), &awscloudwatch.AlarmProps{
+		awscloudwatch.NewAlarm(a.Construct, jsii.String("ServerErrorsAlarm"), &awscloudwatch.AlarmProps{
 			AlarmDescription: jsii.String(fmt.Sprintf("payments API: %d or more 5xx answers in 5 minutes", p.ServerErrors)),
 			Metric:           serverErrors, Threshold: jsii.Number(float64(p.ServerErrors)), EvaluationPeriods: jsii.Number(1),
 			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
 			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 		}),
-		awscloudwatch.NewAlarm(a, jsii.String("LatencyAlarm"), &awscloudwatch.AlarmProps{
+		awscloudwatch.NewAlarm(a.Construct, jsii.String("LatencyAlarm"), &awscloudwatch.AlarmProps{
 			AlarmDescription: jsii.String(fmt.Sprintf("payments API: p99 latency at or above %s in 2 of 3 periods of 5 minutes", p.LatencyP99)),
 			Metric:           latency, Threshold: jsii.Number(latencyMs),
 			EvaluationPeriods: jsii.Number(3), DatapointsToAlarm: jsii.Number(2),
