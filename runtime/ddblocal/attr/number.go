@@ -57,15 +57,16 @@ func checkRange(d *apd.Decimal) error {
 		d.Exponent = 0
 		return nil
 	}
-	digits := d.NumDigits()
-	if digits > MaxDigits {
-		return &ValidationError{Message: msgTooManyDigits}
-	}
 	// The value is coefficient * 10^exp with `digits` digits, so its
-	// magnitude lies in [10^(exp+digits-1), 10^(exp+digits)).
+	// magnitude lies in [10^(exp+digits-1), 10^(exp+digits)). DynamoDB
+	// reports an overflow before a precision loss.
+	digits := d.NumDigits()
 	top := int64(d.Exponent) + digits
 	if top > maxMagnitude {
 		return &ValidationError{Message: msgOverflow}
+	}
+	if digits > MaxDigits {
+		return &ValidationError{Message: msgTooManyDigits}
 	}
 	if top-1 < minExponent {
 		return &ValidationError{Message: msgUnderflow}
