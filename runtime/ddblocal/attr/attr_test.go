@@ -67,7 +67,7 @@ func TestArithmetic(t *testing.T) {
 		{name: "38 digits stay exact", a: big, b: attr.MustNum("-1"), want: "99999999999999999999999999999999999998"},
 		{name: "carry to 39 places reduces to one digit", a: big, b: attr.MustNum("1"), want: "100000000000000000000000000000000000000"},
 		{name: "precision lost", a: big, b: attr.MustNum("0.1"), wantErr: "Attempting to store more than 38 significant digits in a Number"},
-		{name: "overflow reported before precision", a: big, b: attr.MustNum("9E+125"), wantErr: "Number overflow. Attempting to store a number with magnitude larger than supported range"},
+		{name: "overflow reported before precision", a: attr.MustNum("9.9999999999999999999999999999999999999E+125"), b: attr.MustNum("1.1E+88"), wantErr: "Number overflow. Attempting to store a number with magnitude larger than supported range"},
 		{name: "overflow", a: attr.MustNum("9E+125"), b: attr.MustNum("9E+125"), wantErr: "Number overflow. Attempting to store a number with magnitude larger than supported range"},
 	}
 	for _, tt := range tests {
