@@ -273,7 +273,11 @@ func TestRoutes(t *testing.T) {
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
+			h.env.Requests.Reset()
 			r := h.do(t, s.method, s.path, s.body, s.headers)
+			if (r.StatusCode == 400 || r.StatusCode == 415) && h.env.Requests.Total() != 0 {
+				t.Errorf("rejected request sent %v to DynamoDB, want nothing", h.env.Requests.Snapshot())
+			}
 			if r.StatusCode != s.status {
 				t.Fatalf("%s %s: status %d, want %d; body %s", s.method, s.path, r.StatusCode, s.status, r.Body)
 			}

@@ -117,10 +117,13 @@ func walkObject(dec *json.Decoder, path string) error {
 			return fmt.Errorf("%w: malformed JSON: %v", ErrBadRequest, err)
 		}
 		key, _ := t.(string)
-		if seen[key] {
+		// encoding/json matches field names case-insensitively (with
+		// Unicode folding), so "Amount" after "amount" would replace it.
+		folded := strings.ToLower(strings.ToUpper(key))
+		if seen[folded] {
 			return fmt.Errorf("%w: duplicate key %q", ErrBadRequest, path+key)
 		}
-		seen[key] = true
+		seen[folded] = true
 		if err := walkValue(dec, path+key+"."); err != nil {
 			return err
 		}

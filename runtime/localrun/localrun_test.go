@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/oncetable/oncetable/runtime/localrun"
 )
@@ -161,5 +162,29 @@ func TestServerEndToEnd(t *testing.T) {
 	resp, body = call(t, "GET", s2.APIURL+"/users/alice/balance", "")
 	if resp.StatusCode != 200 || !strings.Contains(body, `"balance":1000`) {
 		t.Errorf("balance after restart: %d %s", resp.StatusCode, body)
+	}
+}
+
+// -dynamodb-endpoint: a second runner uses the first one's engine over HTTP.
+func TestExternalEndpoint(t *testing.T) {
+	engine, _ := start(t, "")
+	defer engine.Shutdown(context.Background())
+	out := &syncBuf{mu: make(chan struct{}, 1)}
+	s, err := localrun.Start(context.Background(), localrun.Options{APIAddr: "127.0.0.1:0", DynamoDBEndpoint: engine.DynamoDBURL, Table: "external", Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown(context.Background())
+	if s.DynamoDBURL != engine.DynamoDBURL || !strings.Contains(out.String(), "external endpoint") {
+		t.Errorf("banner:\n%s", out.String())
+	}
+	if resp, body := call(t, "POST", s.APIURL+"/users", `{"userId":"x1","name":"X","email":"x@example.com"}`); resp.StatusCode != 201 {
+		t.Fatalf("create user via external endpoint: %d %s", resp.StatusCode, body)
+	}
+	ddb := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(engine.DynamoDBURL), Credentials: aws.AnonymousCredentials{}})
+	got, err := ddb.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String("external"),
+		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "USER#x1"}, "SK": &types.AttributeValueMemberS{Value: "PROFILE"}}})
+	if err != nil || len(got.Item) == 0 {
+		t.Errorf("user not in the external engine: %v", err)
 	}
 }
