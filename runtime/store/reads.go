@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -76,6 +77,19 @@ type Balance struct {
 	UserID   string `json:"userId"`
 	Balance  int64  `json:"balance"`
 	Currency string `json:"currency"`
+}
+
+// MarshalJSON writes currency: null until the first credit fixes it.
+func (b Balance) MarshalJSON() ([]byte, error) {
+	var cur *string
+	if b.Currency != "" {
+		cur = &b.Currency
+	}
+	return json.Marshal(struct {
+		UserID   string  `json:"userId"`
+		Balance  int64   `json:"balance"`
+		Currency *string `json:"currency"`
+	}{b.UserID, b.Balance, cur})
 }
 
 // Balance reads a user's balance with a strongly consistent, projected

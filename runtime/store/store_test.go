@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -129,5 +130,20 @@ func TestProductsAndFeatured(t *testing.T) {
 	}
 	if _, err := st.Product(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("Product(nope) = %v", err)
+	}
+}
+
+func TestBalanceJSON(t *testing.T) {
+	for _, tt := range []struct {
+		b    store.Balance
+		want string
+	}{
+		{store.Balance{UserID: "u", Balance: 0}, `{"userId":"u","balance":0,"currency":null}`},
+		{store.Balance{UserID: "u", Balance: 250, Currency: "EUR"}, `{"userId":"u","balance":250,"currency":"EUR"}`},
+	} {
+		got, err := json.Marshal(tt.b)
+		if err != nil || string(got) != tt.want {
+			t.Errorf("json = %s, %v; want %s", got, err, tt.want)
+		}
 	}
 }
