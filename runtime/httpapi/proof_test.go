@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -103,6 +104,9 @@ func TestConcurrentDebitsNeverNegative(t *testing.T) {
 			wg.Wait()
 			if h.env.Engine != nil {
 				h.env.Engine.ClearFaults(h.env.Table)
+				if conflicts > 0 && !strings.Contains(h.log.String(), `"ConflictRetried":1`) {
+					t.Error("injected conflicts were retried without a ConflictRetried metric")
+				}
 			}
 			count := map[int]int{}
 			for _, s := range statuses {
