@@ -11,8 +11,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	dynamodbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/httpapi"
@@ -227,13 +227,17 @@ func (*discard) Write(p []byte) (int, error) { return len(p), nil }
 func countIdem(t *testing.T, env *dbtest.Env, user string) int {
 	t.Helper()
 	pk, _ := keys.UserPartition(user)
+	expr, err := expression.NewBuilder().WithKeyCondition(expression.Key("PK").Equal(expression.Value(pk)).
+		And(expression.Key("SK").BeginsWith(keys.IdemPrefix))).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
 	out, err := env.Client.Query(context.Background(), &dynamodb.QueryInput{
-		TableName:              aws.String(env.Table),
-		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :idem)"),
-		ExpressionAttributeValues: map[string]typesAV{
-			":pk": sv(pk), ":idem": sv(keys.IdemPrefix),
-		},
-		ConsistentRead: aws.Bool(true),
+		TableName:                 aws.String(env.Table),
+		KeyConditionExpression:    expr.KeyCondition(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+		ConsistentRead:            aws.Bool(true),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -278,7 +282,3 @@ func TestRequestCounts(t *testing.T) {
 		})
 	}
 }
-
-type typesAV = dynamodbtypes.AttributeValue
-
-func sv(s string) typesAV { return &dynamodbtypes.AttributeValueMemberS{Value: s} }
