@@ -608,3 +608,22 @@ func TestFaultsLimitedToOperations(t *testing.T) {
 		})
 	}
 }
+
+// TestLargeResponsesOverTCP guards against the SDK body-close race that
+// HTTPClient works around (see its doc comment).
+func TestLargeResponsesOverTCP(t *testing.T) {
+	eng, db := newTable(t)
+	for i := range 12 {
+		put(t, db, map[string]av{"PK": s("p"), "SK": s(strconv.Itoa(i)), "d": s(strings.Repeat("x", 100*1024))})
+	}
+	srv := httptest.NewServer(eng.Handler())
+	defer srv.Close()
+	c := ddblocal.EndpointClient(srv.URL, func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
+	for i := range 40 {
+		out, err := c.Query(context.Background(), &dynamodb.QueryInput{TableName: aws.String("tbl"),
+			KeyConditionExpression: aws.String("PK = :p"), ExpressionAttributeValues: map[string]av{":p": s("p")}})
+		if err != nil || out.Count < 9 {
+			t.Fatalf("request %d: %d items, %v", i, out.Count, err)
+		}
+	}
+}
