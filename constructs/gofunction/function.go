@@ -209,7 +209,7 @@ func (f *Function) code(c constructs.Construct, p Props) awslambda.Code {
 		// A reference that is never deployed: the error annotation stops
 		// synthesis before any template is used.
 		bucket := awss3.Bucket_FromBucketName(c, jsii.String("Unbuilt"), jsii.String("oncetable-unbuilt-code"))
-		return awslambda.Code_FromBucket(bucket, jsii.String(BinaryName+".zip"), nil)
+		return awslambda.Code_FromBucket(bucket, jsii.String(BinaryName+".zip"), jsii.String("unbuilt"))
 	}
 	moduleDir := p.ModuleDir
 	if moduleDir == "" {
