@@ -28,7 +28,10 @@
 //		o.TTLSweepInterval = -1   // no background sweeper; call SweepTTL
 //	})
 //
-// To serve the engine on a TCP address, mount Handler on an http.Server.
+// To serve the engine on a TCP address, mount Handler on an http.Server;
+// clients reach it with EndpointClient (or HTTPClient in their own options),
+// which avoids an SDK race that a server this fast triggers on large
+// responses.
 //
 // # Injecting faults
 //
@@ -42,6 +45,10 @@
 //		GSIDelay:         50 * time.Millisecond, // eventually consistent GSIs
 //	})
 //	counts := eng.FaultCounts()
+//
+// Faults.Operations limits faults to some operations, for example only
+// TransactWriteItems; LoseResponseMode chooses between an HTTP 500 and a
+// reset connection.
 //
 // # Concurrency
 //
