@@ -1,0 +1,134 @@
+package badinput_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal"
+	"github.com/oncetable/oncetable/runtime/httpapi"
+	"github.com/oncetable/oncetable/runtime/localrun"
+)
+
+const table = "oncetable-badinput"
+
+// env is the API behind the local runner's net/http handler, on a fresh
+// embedded engine with a few users, orders and ledger entries.
+type env struct {
+	db *dynamodb.Client
+	h  http.Handler
+}
+
+func newEnv(t testing.TB) *env {
+	t.Helper()
+	eng := ddblocal.New(func(o *ddblocal.Options) { o.TTLSweepInterval = -1 })
+	t.Cleanup(func() { eng.Close() })
+	db := eng.Client()
+	if err := ddblocal.EnsureTable(context.Background(), db, table); err != nil {
+		t.Fatal(err)
+	}
+	api := httpapi.New(db, httpapi.Config{Table: table, Log: io.Discard, Metrics: io.Discard,
+		CursorSecret: []byte("badinput cursor secret of 32+ bytes")})
+	e := &env{db: db, h: localrun.Handler(api.Handle, nil)}
+	for _, s := range []struct {
+		status       int
+		method, path string
+		key, body    string
+	}{
+		{201, "POST", "/users", "", `{"userId":"alice","name":"Alice","email":"alice@example.com"}`},
+		{201, "POST", "/users", "", `{"userId":"bob","name":"Bob","email":"bob@example.com"}`},
+		{201, "POST", "/users/alice/credits", "seed-a1", `{"amount":10000,"currency":"EUR"}`},
+		{201, "POST", "/users/alice/credits", "replay-key", `{"amount":300,"currency":"EUR"}`},
+		{201, "POST", "/users/bob/credits", "seed-b1", `{"amount":500,"currency":"EUR"}`},
+		{201, "POST", "/users/bob/credits", "seed-b2", `{"amount":70,"currency":"EUR"}`},
+		{201, "POST", "/users/alice/orders", "seed-o1", `{"orderId":"o-open","currency":"EUR","items":[{"productId":"p1","quantity":1,"unitPrice":2500}]}`},
+		{201, "POST", "/users/alice/orders", "seed-o2", `{"orderId":"o-paid","currency":"EUR","items":[{"productId":"p1","quantity":1,"unitPrice":100}]}`},
+		{200, "POST", "/orders/o-paid/settle", "seed-s1", ``},
+		{201, "POST", "/users/bob/orders", "seed-o3", `{"orderId":"o-big","currency":"EUR","items":[{"productId":"p1","quantity":1,"unitPrice":90000}]}`},
+	} {
+		hdr := http.Header{}
+		if s.key != "" {
+			hdr.Set("Idempotency-Key", s.key)
+		}
+		if s.body != "" {
+			hdr.Set("Content-Type", "application/json")
+		}
+		if r := e.do(s.method, s.path, hdr, []byte(s.body)); r.status != s.status {
+			t.Fatalf("seed %s %s: %d %s, want %d", s.method, s.path, r.status, r.body, s.status)
+		}
+	}
+	return e
+}
+
+type response struct {
+	status int
+	typ    string // problem type, for problem+json responses
+	body   string
+}
+
+func (e *env) do(method, path string, hdr http.Header, body []byte) response {
+	req, err := http.NewRequest(method, "http://api.local"+path, bytes.NewReader(body))
+	if err != nil {
+		panic(err)
+	}
+	req.RemoteAddr = "127.0.0.1:50000"
+	for k, v := range hdr {
+		req.Header[k] = v
+	}
+	rec := httptest.NewRecorder()
+	e.h.ServeHTTP(rec, req)
+	r := response{status: rec.Code, body: rec.Body.String()}
+	if strings.HasPrefix(rec.Header().Get("Content-Type"), "application/problem+json") {
+		var p struct{ Type string }
+		if json.Unmarshal(rec.Body.Bytes(), &p) == nil {
+			r.typ = p.Type
+		}
+	}
+	return r
+}
+
+// snapshot is the whole table, canonically encoded: two snapshots are equal
+// exactly when nothing was written in between.
+func (e *env) snapshot(t testing.TB) string {
+	t.Helper()
+	var rows []string
+	p := dynamodb.NewScanPaginator(e.db, &dynamodb.ScanInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(context.Background())
+		if err != nil {
+			t.Fatalf("scan: %v", err)
+		}
+		for _, item := range page.Items {
+			var m map[string]any
+			if err := attributevalue.UnmarshalMap(item, &m); err != nil {
+				t.Fatalf("decode item: %v", err)
+			}
+			b, _ := json.Marshal(m)
+			rows = append(rows, string(b))
+		}
+	}
+	sort.Strings(rows)
+	return fmt.Sprintf("%d items\n%s", len(rows), strings.Join(rows, "\n"))
+}
+
+// nextCursor lists one page of a ledger and returns its cursor.
+func (e *env) nextCursor(t testing.TB, user string) string {
+	t.Helper()
+	r := e.do("GET", "/users/"+user+"/ledger?limit=1", nil, nil)
+	var page struct{ NextCursor string }
+	if r.status != 200 || json.Unmarshal([]byte(r.body), &page) != nil || page.NextCursor == "" {
+		t.Fatalf("ledger of %s: %d %s, want a page with a cursor", user, r.status, r.body)
+	}
+	return page.NextCursor
+}
