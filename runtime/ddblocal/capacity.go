@@ -57,28 +57,20 @@ func (c *consumed) report(mode string) map[string]any {
 	if mode != "TOTAL" && mode != "INDEXES" {
 		return nil
 	}
+	write := c.write > 0
 	total := c.read + c.write
-	for _, u := range c.gsis {
+	for n, u := range c.gsis {
 		total += u
+		write = write || c.indexRW[n]
 	}
-	for _, u := range c.lsis {
+	for n, u := range c.lsis {
 		total += u
+		write = write || c.indexRW[n]
 	}
-	out := map[string]any{"TableName": c.table, "CapacityUnits": total}
-	if c.write > 0 || (c.read == 0 && len(c.indexRW) == 0) {
-		if c.read == 0 {
-			out["WriteCapacityUnits"] = total
-		}
-	}
-	if c.read > 0 && c.write == 0 {
-		out["ReadCapacityUnits"] = total
-	}
+	out := capacityUnits(total, write)
+	out["TableName"] = c.table
 	if mode == "INDEXES" {
-		if c.read > 0 {
-			out["Table"] = capacityUnits(c.read+c.write, c.write > 0)
-		} else {
-			out["Table"] = capacityUnits(c.write, true)
-		}
+		out["Table"] = capacityUnits(c.read+c.write, write)
 		if len(c.gsis) > 0 {
 			g := map[string]any{}
 			for n, u := range c.gsis {
