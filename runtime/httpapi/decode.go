@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"reflect"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -70,6 +71,9 @@ func decodeStrict(body []byte, v any) error {
 		return fmt.Errorf("%w: a JSON object body is required", ErrBadRequest)
 	}
 	if err := checkDuplicates(body); err != nil {
+		return err
+	}
+	if err := checkExactNames(body, reflect.TypeOf(v), ""); err != nil {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -151,6 +155,57 @@ func walkValue(dec *json.Decoder, path string) error {
 		}
 		if _, err := dec.Token(); err != nil {
 			return fmt.Errorf("%w: malformed JSON: %v", ErrBadRequest, err)
+		}
+	}
+	return nil
+}
+
+// checkExactNames rejects object keys that match a field only when case is
+// ignored ("AMOUNT" for "amount"): encoding/json would accept them, and a
+// strict API names every field one way.
+func checkExactNames(data []byte, t reflect.Type, path string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(data, &obj) != nil {
+			return nil // not an object: the decoder reports the type error
+		}
+		fields := map[string]reflect.Type{}
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" || !f.IsExported() {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			fields[name] = f.Type
+		}
+		for k, raw := range obj {
+			ft, ok := fields[k]
+			if !ok {
+				return fmt.Errorf("%w: unknown field %q", ErrBadRequest, path+k)
+			}
+			if err := checkExactNames(raw, ft, path+k+"."); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return nil // json.RawMessage and []byte hold any value
+		}
+		var arr []json.RawMessage
+		if json.Unmarshal(data, &arr) != nil {
+			return nil
+		}
+		for i, raw := range arr {
+			if err := checkExactNames(raw, t.Elem(), fmt.Sprintf("%s[%d].", strings.TrimSuffix(path, "."), i)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

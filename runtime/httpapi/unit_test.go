@@ -66,6 +66,8 @@ func TestRequestShapes(t *testing.T) {
 			r.Body = `{"userId":"n","name":"N","email":"n@example.com","x":{"a":1,"a":2}}`
 		}, 400},
 		{"empty body", func(r *events.APIGatewayV2HTTPRequest) { r.Body = "" }, 400},
+		{"field name in another case", func(r *events.APIGatewayV2HTTPRequest) { r.Body = `{"NAME":"N","email":"n@example.com"}` }, 400},
+		{"duplicate differing in case", func(r *events.APIGatewayV2HTTPRequest) { r.Body = `{"name":"N","Name":"M","email":"n@example.com"}` }, 400},
 		{"string instead of name", func(r *events.APIGatewayV2HTTPRequest) { r.Body = `{"name":5,"email":"n@example.com"}` }, 400},
 		{"control char in name", func(r *events.APIGatewayV2HTTPRequest) { r.Body = `{"name":"a\u0007","email":"n@example.com"}` }, 400},
 	}
