@@ -79,6 +79,9 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		client = dynamodb.New(dynamodb.Options{
 			Region:       envOr("AWS_REGION", "us-east-1"),
 			BaseEndpoint: aws.String(o.DynamoDBEndpoint),
+			// Works around a smithy-go request-body race that a very fast
+			// local server triggers on large responses; harmless elsewhere.
+			HTTPClient: ddblocal.HTTPClient(),
 			Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 				return aws.Credentials{AccessKeyID: envOr("AWS_ACCESS_KEY_ID", "local"),
 					SecretAccessKey: envOr("AWS_SECRET_ACCESS_KEY", "local"), SessionToken: os.Getenv("AWS_SESSION_TOKEN")}, nil
