@@ -100,3 +100,10 @@ DURATION ?= 10m
 .PHONY: soak
 soak: $(GO_STAMP)
 	go run ./test/workload/cmd/soak -duration $(DURATION) -out docs
+
+## bench: the cost of each flow (test/costbench: DynamoDB requests, capacity units, latency, hot account)
+##        against the Powertools-style baseline; writes docs/cost.md (the engine's own: make bench-engine)
+BENCHTIME ?= 400x
+.PHONY: bench
+bench: $(GO_STAMP)
+	COSTBENCH_OUT=$(CURDIR)/docs/cost.md go test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 30m ./test/costbench
