@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -325,6 +326,9 @@ func writeReport(path string) error {
 	mem := measureRSS()
 	var buf bytes.Buffer
 	enginebench.WriteMarkdown(&buf, &results, env, mem)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
 	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
 
