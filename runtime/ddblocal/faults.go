@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -129,6 +130,10 @@ const (
 )
 
 type faultInjector struct {
+	// active is set while any faults are configured, so that requests on
+	// a fault-free engine skip the mutex.
+	active atomic.Bool
+
 	mu       sync.Mutex
 	engine   Faults
 	perTable map[string]Faults
@@ -137,12 +142,29 @@ type faultInjector struct {
 }
 
 func newFaultInjector(f Faults) *faultInjector {
-	return &faultInjector{
+	fi := &faultInjector{
 		engine:   f,
 		perTable: map[string]Faults{},
 		rng:      rand.New(rand.NewPCG(f.Seed, f.Seed^0x9E3779B97F4A7C15)),
 		counts:   map[string]*FaultCounts{},
 	}
+	fi.refresh()
+	return fi
+}
+
+// refresh recomputes active; the caller holds mu (or owns fi).
+func (fi *faultInjector) refresh() {
+	on := !fi.engine.none()
+	for _, f := range fi.perTable {
+		on = on || !f.none()
+	}
+	fi.active.Store(on)
+}
+
+// none reports whether f injects nothing.
+func (f Faults) none() bool {
+	return f.Latency == 0 && f.ThrottleRate <= 0 && f.UnprocessedRate <= 0 && f.TransactionConflictRate <= 0 &&
+		f.WriteConflictRate <= 0 && f.LoseResponseRate <= 0 && f.GSIDelay == 0
 }
 
 // SetFaults sets the faults of one table, or of the whole engine when
@@ -158,6 +180,7 @@ func (e *Engine) SetFaults(table string, f Faults) {
 		fi.perTable[table] = f
 	}
 	fi.rng = rand.New(rand.NewPCG(f.Seed, f.Seed^0x9E3779B97F4A7C15))
+	fi.refresh()
 }
 
 // ClearFaults removes a table's own faults (or the engine's, for "").
@@ -170,6 +193,7 @@ func (e *Engine) ClearFaults(table string) {
 	} else {
 		delete(fi.perTable, table)
 	}
+	fi.refresh()
 }
 
 // FaultCounts returns the faults injected so far, over all tables.
@@ -232,7 +256,7 @@ func (fi *faultInjector) draw(p float64) bool {
 // before applies latency, throttling and write conflicts to a request on
 // tables.
 func (fi *faultInjector) before(ctx context.Context, kind faultKind, opName string, tables []string) error {
-	if len(tables) == 0 {
+	if len(tables) == 0 || !fi.active.Load() {
 		return nil
 	}
 	fi.mu.Lock()
@@ -283,6 +307,9 @@ func throttleError(f Faults) *APIError {
 
 // batchItem decides whether one batch item on table is left unprocessed.
 func (fi *faultInjector) batchItem(opName, table string) (unprocessed, throttled bool) {
+	if !fi.active.Load() {
+		return false, false
+	}
 	fi.mu.Lock()
 	defer fi.mu.Unlock()
 	f := fi.forTable(table)
@@ -310,7 +337,7 @@ func (fi *faultInjector) throttleErrorFor(table string) *APIError {
 // transactionConflict returns the index of the item (out of n) a conflict
 // cancels the transaction on, or -1.
 func (fi *faultInjector) transactionConflict(opName string, tables []string, n int) int {
-	if len(tables) == 0 || n == 0 {
+	if len(tables) == 0 || n == 0 || !fi.active.Load() {
 		return -1
 	}
 	fi.mu.Lock()
@@ -325,7 +352,7 @@ func (fi *faultInjector) transactionConflict(opName string, tables []string, n i
 
 // loseResponse decides whether the response to a committed write is lost.
 func (fi *faultInjector) loseResponse(opName string, tables []string) loseKind {
-	if len(tables) == 0 {
+	if len(tables) == 0 || !fi.active.Load() {
 		return loseNone
 	}
 	fi.mu.Lock()
@@ -343,6 +370,9 @@ func (fi *faultInjector) loseResponse(opName string, tables []string) loseKind {
 
 // gsiDelay returns the GSI propagation delay of a table.
 func (fi *faultInjector) gsiDelay(table string) time.Duration {
+	if !fi.active.Load() {
+		return 0
+	}
 	fi.mu.Lock()
 	defer fi.mu.Unlock()
 	return fi.forTable(table).GSIDelay
