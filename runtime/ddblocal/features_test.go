@@ -627,3 +627,28 @@ func TestLargeResponsesOverTCP(t *testing.T) {
 		}
 	}
 }
+
+func TestTags(t *testing.T) {
+	_, db := newTable(t)
+	ctx := context.Background()
+	d, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("tbl")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arn := d.Table.TableArn
+	if _, err := db.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: arn, Tags: []types.Tag{
+		{Key: aws.String("env"), Value: aws.String("dev")}, {Key: aws.String("team"), Value: aws.String("pay")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.UntagResource(ctx, &dynamodb.UntagResourceInput{ResourceArn: arn, TagKeys: []string{"team"}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := db.ListTagsOfResource(ctx, &dynamodb.ListTagsOfResourceInput{ResourceArn: arn})
+	if err != nil || len(out.Tags) != 1 || aws.ToString(out.Tags[0].Key) != "env" {
+		t.Fatalf("tags %+v, %v; want only env", out, err)
+	}
+	_, err = db.ListTagsOfResource(ctx, &dynamodb.ListTagsOfResourceInput{ResourceArn: aws.String("arn:aws:dynamodb:us-east-1:000000000000:table/missing")})
+	if apiCode(err) != "ResourceNotFoundException" {
+		t.Fatalf("missing table: %v", err)
+	}
+}

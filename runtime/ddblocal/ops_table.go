@@ -53,7 +53,7 @@ type createTableInput struct {
 	ProvisionedThroughput     *provisionedThroughput
 	StreamSpecification       *streamSpecification
 	DeletionProtectionEnabled bool
-	Tags                      []map[string]string
+	Tags                      []tag
 	SSESpecification          map[string]any
 	TableClass                string
 }
@@ -217,6 +217,12 @@ func (e *Engine) createTable(_ context.Context, in *createTableInput) (any, erro
 		streamSpec:         in.StreamSpecification,
 	}
 	t.id = tableID(in.TableName, t.created)
+	for _, tg := range in.Tags {
+		if t.tags == nil {
+			t.tags = map[string]string{}
+		}
+		t.tags[tg.Key] = tg.Value
+	}
 	t.arn = fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s", e.opts.Region, e.opts.AccountID, in.TableName)
 	if len(in.GlobalSecondaryIndexes) > 20 {
 		return nil, validationf("One or more parameter values were invalid: GlobalSecondaryIndex count exceeds the per-table limit of 20")

@@ -46,6 +46,7 @@ type storedTable struct {
 	TTLEnabled         bool
 	PITR               bool
 	PITRSince          time.Time
+	Tags               map[string]string
 }
 
 func (e *Engine) openStore(dir string) error {
@@ -106,7 +107,7 @@ func restoreTable(st storedTable) (*table, error) {
 		name: st.Name, id: st.ID, arn: st.ARN, created: st.Created,
 		billing: st.Billing, rcu: st.RCU, wcu: st.WCU,
 		deletionProtection: st.DeletionProtection, streamSpec: st.Stream,
-		items: newTree(), pitr: st.PITR, pitrSince: st.PITRSince,
+		items: newTree(), pitr: st.PITR, pitrSince: st.PITRSince, tags: st.Tags,
 	}
 	for _, d := range st.AttrDefs {
 		typ, _ := attr.ParseType(d.AttributeType)
@@ -148,7 +149,7 @@ func (e *Engine) persistTable(t *table) error {
 	st := storedTable{
 		Name: t.name, ID: t.id, ARN: t.arn, Created: t.created, Keys: keySchemaJSON(t.keys),
 		Billing: t.billing, RCU: t.rcu, WCU: t.wcu, DeletionProtection: t.deletionProtection, Stream: t.streamSpec,
-		TTLAttr: t.ttlAttr, TTLEnabled: t.ttlEnabled, PITR: t.pitr, PITRSince: t.pitrSince,
+		TTLAttr: t.ttlAttr, TTLEnabled: t.ttlEnabled, PITR: t.pitr, PITRSince: t.pitrSince, Tags: t.tags,
 	}
 	for _, d := range t.attrDefs {
 		st.AttrDefs = append(st.AttrDefs, attributeDefinition{d.name, d.typ.String()})

@@ -148,6 +148,8 @@ type table struct {
 	pitr      bool
 	pitrSince time.Time
 
+	tags map[string]string
+
 	// delayedWrites counts index writes held back by a GSI delay.
 	delayedWrites atomic.Int64
 

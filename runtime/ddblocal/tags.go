@@ -1,0 +1,95 @@
+package ddblocal
+
+import (
+	"context"
+	"sort"
+	"strings"
+)
+
+type tag struct {
+	Key   string
+	Value string
+}
+
+type tagResourceInput struct {
+	ResourceArn string
+	Tags        []tag
+	TagKeys     []string
+	NextToken   *string
+}
+
+func (in *tagResourceInput) tableNames() []string { return []string{tableOfARN(in.ResourceArn)} }
+
+// tableOfARN returns the table named by a table ARN, or "".
+func tableOfARN(arn string) string {
+	_, rest, ok := strings.Cut(arn, ":table/")
+	if !ok || !strings.HasPrefix(arn, "arn:") {
+		return ""
+	}
+	name, _, _ := strings.Cut(rest, "/")
+	return name
+}
+
+func (e *Engine) tableByARN(arn string) (*table, error) {
+	name := tableOfARN(arn)
+	if name == "" {
+		return nil, validationf("Invalid TableArn: Invalid ResourceArn provided as input %s", arn)
+	}
+	t, err := e.table(name)
+	if err != nil {
+		return nil, newError(CodeResourceNotFound, "Requested resource not found: ResourceArn: %s not found", arn)
+	}
+	return t, nil
+}
+
+func (e *Engine) tagResource(_ context.Context, in *tagResourceInput) (any, error) {
+	t, err := e.tableByARN(in.ResourceArn)
+	if err != nil {
+		return nil, err
+	}
+	if len(in.Tags) == 0 {
+		return nil, validationf("1 validation error detected: Value null at 'tags' failed to satisfy constraint: Member must not be null")
+	}
+	_ = t.locked(func() error {
+		if t.tags == nil {
+			t.tags = map[string]string{}
+		}
+		for _, tg := range in.Tags {
+			t.tags[tg.Key] = tg.Value
+		}
+		return nil
+	})
+	return map[string]any{}, e.persistTable(t)
+}
+
+func (e *Engine) untagResource(_ context.Context, in *tagResourceInput) (any, error) {
+	t, err := e.tableByARN(in.ResourceArn)
+	if err != nil {
+		return nil, err
+	}
+	_ = t.locked(func() error {
+		for _, k := range in.TagKeys {
+			delete(t.tags, k)
+		}
+		return nil
+	})
+	return map[string]any{}, e.persistTable(t)
+}
+
+func (e *Engine) listTagsOfResource(_ context.Context, in *tagResourceInput) (any, error) {
+	t, err := e.tableByARN(in.ResourceArn)
+	if err != nil {
+		return nil, err
+	}
+	var tags []tag
+	t.rlocked(func() {
+		for k, v := range t.tags {
+			tags = append(tags, tag{k, v})
+		}
+	})
+	sort.Slice(tags, func(i, j int) bool { return tags[i].Key < tags[j].Key })
+	if tags == nil {
+		tags = []tag{}
+	}
+	return map[string]any{"Tags": tags}, nil
+}
