@@ -498,3 +498,34 @@ func TestGSIQueries(t *testing.T) {
 		})
 	})
 }
+
+func TestLSIQueries(t *testing.T) {
+	doc(t, "Local secondary indexes (Developer Guide)", `A local secondary index has the same partition key as the table and an alternate sort key; queries on it return items of one partition ordered by the index sort key. Local secondary indexes support strongly consistent reads (ConsistentRead true). An item without the index sort key is not written to the index (sparse).`)
+	each(t, func(t *testing.T, tg *target) {
+		in := tableInput(keyDef{"pk", types.ScalarAttributeTypeS}, &keyDef{"sk", types.ScalarAttributeTypeS})
+		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String("rank"), AttributeType: types.ScalarAttributeTypeN})
+		in.LocalSecondaryIndexes = []types.LocalSecondaryIndex{{IndexName: aws.String("byRank"), KeySchema: hashRange("pk", "rank"),
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}
+		table := createTable(t, tg, in)
+		for i, r := range []string{"30", "10", "", "20"} {
+			it := item{"pk": s("p"), "sk": s(fmt.Sprint("s", i))}
+			if r != "" {
+				it["rank"] = n(r)
+			}
+			put(t, tg, table, it)
+		}
+		put(t, tg, table, item{"pk": s("other"), "sk": s("x"), "rank": n("1")})
+		out, err := tg.client.Query(ctx(t), &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("byRank"),
+			KeyConditionExpression: aws.String("pk = :p AND #r > :z"), ExpressionAttributeNames: map[string]string{"#r": "rank"},
+			ExpressionAttributeValues: item{":p": s("p"), ":z": n("0")}, ConsistentRead: aws.Bool(true)})
+		noErr(t, err, "strongly consistent Query on an LSI")
+		if got := sortKeys(out.Items, "rank"); !slices.Equal(got, []string{"10", "20", "30"}) {
+			t.Errorf("LSI order by rank = %q, want [10 20 30] (the item without rank is not indexed)", got)
+		}
+		for _, it := range out.Items {
+			if len(it) != 3 {
+				t.Errorf("KEYS_ONLY LSI item %s, want pk, sk and rank only", show(it))
+			}
+		}
+	})
+}
