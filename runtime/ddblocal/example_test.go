@@ -2,6 +2,7 @@ package ddblocal_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -48,4 +49,28 @@ func ExampleEngine_Client() {
 	}
 	fmt.Println(out.Item["balance"].(*types.AttributeValueMemberN).Value)
 	// Output: 100
+}
+
+// Faults make the engine fail the way DynamoDB does; with retries off the
+// client sees the throttling, and FaultCounts reports what was injected.
+func ExampleEngine_SetFaults() {
+	ctx := context.Background()
+	eng := ddblocal.New()
+	defer eng.Close()
+	db := eng.Client(func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
+	if err := ddblocal.EnsureTable(ctx, db, "oncetable"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	eng.SetFaults("oncetable", ddblocal.Faults{Seed: 1, ThrottleRate: 1, Operations: []string{"PutItem"}})
+	_, err := db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String("oncetable"),
+		Item: map[string]types.AttributeValue{
+			"PK": &types.AttributeValueMemberS{Value: "USER#1"},
+			"SK": &types.AttributeValueMemberS{Value: "PROFILE"},
+		},
+	})
+	var throttled *types.ProvisionedThroughputExceededException
+	fmt.Println(errors.As(err, &throttled), eng.FaultCounts().Throttled)
+	// Output: true 1
 }
