@@ -57,11 +57,11 @@ func faultsFor(k FaultKind, seed uint64, i int) ddblocal.Faults {
 	}
 	switch k {
 	case Throttling:
-		f.ThrottleRate, f.ThrottleCode, f.UnprocessedRate = 0.6, code, 0.3
+		f.ThrottleRate, f.ThrottleCode, f.UnprocessedRate = 0.5, code, 0.3
 	case Conflicts:
 		f.TransactionConflictRate, f.WriteConflictRate = 0.5, 0.3
 	case Latency:
-		f.Latency = 40 * time.Millisecond
+		f.Latency = 100 * time.Millisecond
 	case LostReplies:
 		f.LoseResponseRate, f.LoseResponseMode = 0.15, mode
 	case GSIDelay:

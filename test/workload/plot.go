@@ -52,7 +52,7 @@ func (r *Result) WriteSVG(w io.Writer) error {
 			{"all attempts", "#1f77b4", func(s Second) float64 { return float64(s.Attempts) }},
 			{"success responses", "#2ca02c", func(s Second) float64 { return float64(s.Acked) }},
 		}},
-		{"p99 latency per second (ms)", top + panelH + gap, maxP99, "ms", []series{
+		{"latency of the attempts completed in each second (ms)", top + panelH + gap, maxP99, "ms", []series{
 			{"p99", "#d62728", func(s Second) float64 { return float64(s.P99) / float64(time.Millisecond) }},
 			{"p50", "#ff7f0e", func(s Second) float64 { return float64(s.P50) / float64(time.Millisecond) }},
 		}},
@@ -114,7 +114,7 @@ func niceCeil(v float64) float64 {
 		return 1
 	}
 	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 5, 10} {
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
 		if m*p >= v {
 			return m * p
 		}

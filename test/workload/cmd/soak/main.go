@@ -82,7 +82,7 @@ The workload (test/workload) runs concurrent clients against the real HTTP handl
 embedded engine. The engine injects faults in windows that follow each other in a cycle:
 calm, throttling bursts (ProvisionedThroughputExceeded / ThrottlingException, unprocessed
 batch items), TransactionConflict (transactions and single writes), latency spikes (every
-request +40 ms; one client attempt in ten gives up after 60 ms), responses lost after commit
+request +100 ms; one client attempt in ten gives up after 60 ms), responses lost after commit
 (HTTP 500 or connection reset, alternately), GSI propagation delay (1 s), and all of them at
 once. Clients retry every ambiguous outcome (timeout, 5xx, connection error, a response they
 drop on purpose) with the same Idempotency-Key and body, resubmit old keys, and reuse keys with a
