@@ -652,3 +652,13 @@ func TestTags(t *testing.T) {
 		t.Fatalf("missing table: %v", err)
 	}
 }
+
+func TestQueryFilterOnKeyIsRejected(t *testing.T) {
+	_, db := newTable(t)
+	_, err := db.Query(context.Background(), &dynamodb.QueryInput{TableName: aws.String("tbl"),
+		KeyConditionExpression: aws.String("PK = :p"), FilterExpression: aws.String("begins_with(SK, :s)"),
+		ExpressionAttributeValues: map[string]av{":p": s("a"), ":s": s("b")}})
+	if apiCode(err) != "ValidationException" || !strings.Contains(err.Error(), "Filter Expression can only contain non-primary key attributes: Primary key attribute: SK") {
+		t.Fatalf("got %v", err)
+	}
+}
