@@ -17,7 +17,9 @@
 //   - no balance is ever negative, at any observed read;
 //   - every balance equals the sum of its ledger entries;
 //   - every acknowledged request was applied exactly once, an unacknowledged
-//     one at most once, a request answered with a business failure not at all;
+//     one at most once, a request answered with a business failure not at all
+//     (unless an earlier attempt of it was still in flight: then it is
+//     reported as an observation, not a violation);
 //   - every idempotency key was applied at most once (every effect is claimed
 //     by exactly one idempotency record, every record by one request);
 //   - no order is paid twice and every paid order has exactly one settle

@@ -119,6 +119,7 @@ func (r *Result) WriteSummary(w io.Writer) {
 		c.ReplayedResponses, c.Resubmits, c.Reuses)
 	fmt.Fprintf(w, "| client timeouts | %d |\n| connection errors | %d |\n| responses dropped by the client | %d |\n| 5xx responses | %d |\n",
 		c.Timeouts, c.TransportErrors, c.Dropped, c.ServerErrors)
+	fmt.Fprintf(w, "| refused, then applied by an earlier attempt still in flight (allowed, see below) | %d |\n", len(r.Observations))
 	fmt.Fprintf(w, "| **violations** | **%d** |\n", len(r.Violations))
 
 	fmt.Fprintf(w, "\n| fault window | windows | seconds |\n|---|---:|---:|\n")
@@ -130,6 +131,16 @@ func (r *Result) WriteSummary(w io.Writer) {
 	for _, k := range Cycle {
 		if count[k] > 0 {
 			fmt.Fprintf(w, "| %s | %d | %.0f |\n", k, count[k], secs[k].Seconds())
+		}
+	}
+}
+
+// WriteObservations writes every observation with its history.
+func (r *Result) WriteObservations(w io.Writer) {
+	for i, v := range r.Observations {
+		fmt.Fprintf(w, "observation %d: %s\n  %s\n", i+1, v.Invariant, v.Detail)
+		for _, l := range v.History {
+			fmt.Fprintf(w, "    %s\n", l)
 		}
 	}
 }

@@ -89,6 +89,10 @@ type Result struct {
 	Faults     ddblocal.FaultCounts
 	Seconds    []Second
 	Violations []Violation
+	// Observations are outcomes the invariants allow but that a client
+	// would notice: a request refused with a business failure while an
+	// earlier attempt of it was still in flight, which then committed.
+	Observations []Violation
 	// State is the table as the checker read it.
 	State *State
 }
@@ -191,7 +195,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res := &Result{Config: cfg, Elapsed: elapsed, History: r.history, Windows: r.windows, Faults: faults,
 		Seconds: r.seconds(), State: state}
-	res.Violations = Check(r.history, r.reads, state)
+	res.Violations, res.Observations = check(r.history, r.reads, state)
 	return res, nil
 }
 
