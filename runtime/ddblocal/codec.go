@@ -2,8 +2,6 @@ package ddblocal
 
 import "github.com/oncetable/oncetable/runtime/ddblocal/attr"
 
-func encodeItem(it attr.Item) []byte { return attr.EncodeItem(nil, it) }
-
 func decodeItem(raw []byte) (attr.Item, error) {
 	it, err := attr.DecodeItem(raw)
 	if err != nil {

@@ -50,8 +50,7 @@ type reader struct {
 	in    *readInput
 	sel   string
 	limit int
-	fetch bool // read the full item from the table (LSI, ALL_ATTRIBUTES)
-	start []byte
+	fetch bool      // read the full item from the table (LSI, ALL_ATTRIBUTES)
 	keys  keySchema // of the table or index read
 }
 

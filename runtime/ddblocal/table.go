@@ -189,16 +189,6 @@ func (t *table) index(name string) *index {
 	return nil
 }
 
-// attrType returns the declared type of a key attribute.
-func (t *table) attrType(name string) attr.Type {
-	for _, d := range t.attrDefs {
-		if d.name == name {
-			return d.typ
-		}
-	}
-	return 0
-}
-
 // itemKey extracts and validates the table key of a full item (PutItem).
 func (t *table) itemKey(it attr.Item) ([]byte, error) {
 	var buf []byte
