@@ -241,6 +241,16 @@ and compared with the state before it: **no bad input wrote anything**. Problem 
 ` + "`urn:oncetable:problem:<slug>`" + `; every error body is application/problem+json (RFC 9457).
 Requests are POST with ` + "`Content-Type: application/json`" + ` and an Idempotency-Key unless the row says otherwise.
 
+Fuzz targets cover the same ground with generated input. Their seed corpora (testdata/fuzz) run with every
+` + "`go test`" + `; ` + "`go test -run XXX -fuzz <Target> -fuzzminimizetime 50x <package>`" + ` explores further.
+
+| target | package | property |
+|---|---|---|
+| FuzzRequest | test/badinput | any method, path and query, Content-Type, Idempotency-Key and body through the local runner's handler: no panic, no 5xx, and a refused request leaves the whole table unchanged |
+| FuzzParseJSON | runtime/money | no panic; an accepted amount is exactly a plain integer literal in 1..10^12 with a known currency; a refusal wraps a money sentinel |
+| FuzzValidateKey | runtime/idempotency | an accepted Idempotency-Key is exactly 1..255 printable ASCII bytes; canonical JSON is stable |
+| FuzzDecode | runtime/cursor | only a cursor the codec issued for this query verifies; round trip; a cursor of another query is refused |
+
 `
 
 func cellFor(c badInput) string {
