@@ -110,20 +110,23 @@ func TestFaultGSIDelay(t *testing.T) {
 	doc(t, pageGSI, `Global secondary indexes are eventually consistent: when an item is written to the table, its index entries are propagated asynchronously, usually within a fraction of a second; a query on the index may not yet show a recent write.`)
 	eachEngine(t, nil, func(t *testing.T, tg *target) {
 		table := gsiTable(t, tg)
-		tg.engine.SetFaults(table, ddblocal.Faults{GSIDelay: 300 * time.Millisecond})
+		const delay = 2 * time.Second
+		tg.engine.SetFaults(table, ddblocal.Faults{GSIDelay: delay})
+		start := time.Now()
 		put(t, tg, table, item{"pk": s("1"), "sk": s("a"), "gk": s("g"), "gs": n("1")})
-		if got := queryIndex(t, tg, table, "byG", "gk = :g", item{":g": s("g")}); len(got) != 0 {
-			t.Errorf("index shows the write at once (%d items), want it delayed", len(got))
+		// Only a query that ran inside the delay window can prove the delay.
+		if got := queryIndex(t, tg, table, "byG", "gk = :g", item{":g": s("g")}); len(got) != 0 && time.Since(start) < delay {
+			t.Errorf("index shows the write after %v, want it held back for %v", time.Since(start), delay)
 		}
 		if get(t, tg, table, item{"pk": s("1"), "sk": s("a")}) == nil {
 			t.Errorf("the table itself must show the write at once")
 		}
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(delay + 10*time.Second)
 		for len(queryIndex(t, tg, table, "byG", "gk = :g", item{":g": s("g")})) == 0 {
 			if time.Now().After(deadline) {
 				t.Fatalf("delayed index write never appeared")
 			}
-			time.Sleep(25 * time.Millisecond)
+			time.Sleep(50 * time.Millisecond)
 		}
 	})
 }

@@ -97,10 +97,10 @@ func TestTTLBackgroundSweeper(t *testing.T) {
 			TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("expiresAt"), Enabled: aws.Bool(true)}})
 		noErr(t, err, "UpdateTimeToLive")
 		put(t, tg, table, item{"pk": s("old"), "expiresAt": n(fmt.Sprint(time.Now().Unix() - 1))})
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(20 * time.Second)
 		for get(t, tg, table, item{"pk": s("old")}) != nil {
 			if time.Now().After(deadline) {
-				t.Fatalf("background sweeper did not delete the expired item within 5s")
+				t.Fatalf("background sweeper did not delete the expired item within 20s")
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
