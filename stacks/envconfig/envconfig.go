@@ -185,7 +185,7 @@ func Parse(data []byte) (map[string]Config, error) {
 // JSON). A nil value means the context is missing.
 func FromContext(v any) (map[string]Config, error) {
 	if v == nil {
-		return nil, fmt.Errorf("%w: context %s is missing (run from the repository root, where cdk.json is)", ErrInvalidConfig, ContextKey)
+		return nil, fmt.Errorf("%w: context %s is missing: run the app through the CDK CLI (make synth), which passes the context of cdk.json", ErrInvalidConfig, ContextKey)
 	}
 	data, err := json.Marshal(v)
 	if err != nil {
