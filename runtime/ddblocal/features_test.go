@@ -662,3 +662,40 @@ func TestQueryFilterOnKeyIsRejected(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestPersistenceKeepsTableSettings(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	eng := ddblocal.New(func(o *ddblocal.Options) { o.Dir = dir })
+	db := eng.Client()
+	if err := ddblocal.EnsureTable(ctx, db, "tbl"); err != nil {
+		t.Fatal(err)
+	}
+	put(t, db, map[string]av{"PK": s("A"), "SK": s("1"), "color": s("red")})
+	if _, err := db.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("tbl"),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("color"), AttributeType: types.ScalarAttributeTypeS}},
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+			IndexName: aws.String("ByColor"), KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("color"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.UpdateContinuousBackups(ctx, &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String("tbl"),
+		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true)}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	eng = ddblocal.New(func(o *ddblocal.Options) { o.Dir = dir })
+	defer eng.Close()
+	db = eng.Client()
+	q, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("tbl"), IndexName: aws.String("ByColor"),
+		KeyConditionExpression: aws.String("color = :c"), ExpressionAttributeValues: map[string]av{":c": s("red")}})
+	if err != nil || q.Count != 1 {
+		t.Fatalf("index created by UpdateTable after restart: %v, %v", q, err)
+	}
+	cb, err := db.DescribeContinuousBackups(ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String("tbl")})
+	if err != nil || cb.ContinuousBackupsDescription.PointInTimeRecoveryDescription.PointInTimeRecoveryStatus != types.PointInTimeRecoveryStatusEnabled {
+		t.Fatalf("PITR after restart: %+v, %v", cb, err)
+	}
+}
