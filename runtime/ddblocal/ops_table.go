@@ -215,6 +215,9 @@ func (e *Engine) createTable(_ context.Context, in *createTableInput) (any, erro
 		items:              newTree(),
 		deletionProtection: in.DeletionProtectionEnabled,
 		streamSpec:         in.StreamSpecification,
+		// Set before the table is visible, so that no early write escapes
+		// the store.
+		persist: e.db != nil,
 	}
 	t.id = tableID(in.TableName, t.created)
 	for _, tg := range in.Tags {
