@@ -51,6 +51,9 @@ run: $(GO_STAMP)
 	go run ./lambdas/local $(RUN_FLAGS)
 
 ## synth: synthesize every environment (or ENV=name) into cdk.out/ and list the templates
+# Synthesis needs no AWS account: keep the CLI's credential lookup off the
+# EC2 instance metadata endpoint, so it never waits on the network.
+synth: export AWS_EC2_METADATA_DISABLED := true
 synth: deps
 	@rm -rf $(CDK_OUT)
 	@$(CDK) synth --quiet --output $(CDK_OUT) $(if $(ENV),-c env=$(ENV))
