@@ -428,6 +428,7 @@ func (e *Engine) deleteTable(_ context.Context, in *tableNameInput) (any, error)
 	}
 	delete(e.tables, in.TableName)
 	e.mu.Unlock()
+	_ = t.locked(func() error { t.deleted = true; return nil })
 	desc := t.describe()
 	desc["TableStatus"] = "DELETING"
 	if err := e.dropStoredTable(t.name); err != nil {

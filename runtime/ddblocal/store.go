@@ -182,7 +182,7 @@ func (e *Engine) flush(t *table) error {
 	}
 	changes := t.changes
 	t.changes = t.changes[:0]
-	if e.db == nil {
+	if e.db == nil || t.deleted {
 		return nil
 	}
 	err := e.db.Update(func(tx *bolt.Tx) error {

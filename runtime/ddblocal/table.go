@@ -157,6 +157,8 @@ type table struct {
 	// then collects the rows written by the current operation.
 	persist bool
 	changes []change
+	// deleted is set (under mu) by DeleteTable; later writes are not stored.
+	deleted bool
 }
 
 // locked runs fn under the write lock, released even if fn panics (the
