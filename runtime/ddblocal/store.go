@@ -145,6 +145,9 @@ func (e *Engine) persistTable(t *table) error {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.deleted {
+		return nil
+	}
 	t.persist = true
 	st := storedTable{
 		Name: t.name, ID: t.id, ARN: t.arn, Created: t.created, Keys: keySchemaJSON(t.keys),
