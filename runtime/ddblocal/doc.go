@@ -57,4 +57,14 @@
 // writes are serializable. Items are stored encoded (attr.EncodeItem) in a
 // B-tree per table and per index, keyed by an order-preserving encoding of
 // their keys; a transaction costs the same on a table of any size.
+//
+// # Not implemented
+//
+// The pre-expression parameters (Expected, AttributeUpdates, KeyConditions,
+// QueryFilter, ScanFilter, ConditionalOperator) are rejected with a
+// ValidationException rather than ignored. Streams, PartiQL, backups and
+// restores, global tables, imports and exports are absent (continuous
+// backup settings are only recorded); ReturnItemCollectionMetrics is
+// accepted and ignored, and the 10 GB item collection limit is not
+// enforced.
 package ddblocal
