@@ -363,14 +363,8 @@ func (e *Engine) query(_ context.Context, in *queryInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f := r.x.c.Filter; f != nil {
-		for _, a := range f.Attributes(r.x.c.Names) {
-			for _, k := range r.keys.names() {
-				if a == k {
-					return nil, validationf("Filter Expression can only contain non-primary key attributes: Primary key attribute: %s", k)
-				}
-			}
-		}
+	if err := r.x.c.CheckFilterKeys(r.keys.names()...); err != nil {
+		return nil, asAPIError(err)
 	}
 	lo, hi, err := keyRange(r.keys, q)
 	if err != nil {
