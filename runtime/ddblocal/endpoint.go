@@ -35,6 +35,8 @@ func EndpointClient(endpoint string, optFns ...func(*dynamodb.Options)) *dynamod
 // EOF. Real DynamoDB answers too slowly to trigger it.
 func HTTPClient() *http.Client {
 	base := http.DefaultTransport.(*http.Transport).Clone()
+	// Tests and benchmarks run many goroutines against one local engine.
+	base.MaxIdleConnsPerHost = 64
 	return &http.Client{Transport: bodyShield{base}}
 }
 
