@@ -16,8 +16,9 @@ export CDK_DISABLE_VERSION_CHECK := true
 
 ENV ?=
 CDK_OUT := cdk.out
-# Go files of the module (node_modules holds CDK init templates, not Go code).
-GO_FILES = $(shell find . -path ./node_modules -prune -o -path './.*' -prune -o -name '*.go' -print)
+# Go files of the module, as the go tool sees them: not node_modules (CDK
+# init templates), hidden directories or testdata (fixtures, possibly broken).
+GO_FILES = $(shell find . -path ./node_modules -prune -o -path './.*' -prune -o -name testdata -prune -o -name '*.go' -print)
 STATICCHECK_VERSION := v0.8.2
 TOOLS := $(CURDIR)/.tools
 STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)
