@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/localrun"
@@ -47,6 +49,10 @@ type Config struct {
 	History io.Writer
 	// Progress, if set, receives a line every ten seconds.
 	Progress io.Writer
+	// ClientOptions change the DynamoDB client the API uses. Tests use them
+	// to break the system on purpose and prove the checker notices.
+	// Default: none.
+	ClientOptions []func(*dynamodb.Options)
 }
 
 func (c Config) withDefaults() Config {
@@ -139,7 +145,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	defer eng.Close()
-	db := eng.Client()
+	db := eng.Client(cfg.ClientOptions...)
 	if err := ddblocal.EnsureTable(ctx, db, Table); err != nil {
 		return nil, fmt.Errorf("workload: create table: %w", err)
 	}
