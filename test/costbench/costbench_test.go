@@ -56,7 +56,7 @@ type world struct {
 	seq atomic.Int64
 }
 
-func newWorld(b *testing.B) *world {
+func newWorld(b testing.TB) *world {
 	b.Helper()
 	eng := ddblocal.New(func(o *ddblocal.Options) { o.TTLSweepInterval = -1 })
 	b.Cleanup(func() { eng.Close() })
@@ -87,7 +87,7 @@ func event(method, path, key, body string) events.APIGatewayV2HTTPRequest {
 }
 
 // must runs a setup request, unmetered.
-func (w *world) must(b *testing.B, status int, method, path, key, body string) {
+func (w *world) must(b testing.TB, status int, method, path, key, body string) {
 	b.Helper()
 	r, _ := w.api.Handle(context.Background(), event(method, path, key, body))
 	if r.StatusCode != status {
@@ -95,14 +95,14 @@ func (w *world) must(b *testing.B, status int, method, path, key, body string) {
 	}
 }
 
-func (w *world) user(b *testing.B, balance int64) string {
+func (w *world) user(b testing.TB, balance int64) string {
 	u := w.id("u")
 	w.must(b, 201, "POST", "/users", "", fmt.Sprintf(`{"userId":%q,"name":"U","email":"u@example.com"}`, u))
 	w.must(b, 201, "POST", "/users/"+u+"/credits", w.id("seed-"), fmt.Sprintf(`{"amount":%d,"currency":"EUR"}`, balance))
 	return u
 }
 
-func (w *world) order(b *testing.B, user string, total int64) string {
+func (w *world) order(b testing.TB, user string, total int64) string {
 	o := w.id("o")
 	w.must(b, 201, "POST", "/users/"+user+"/orders", w.id("seed-"),
 		fmt.Sprintf(`{"orderId":%q,"currency":"EUR","items":[{"productId":"p","quantity":1,"unitPrice":%d}]}`, o, total))
@@ -122,23 +122,23 @@ type call struct {
 // the flow needs one).
 type flow struct {
 	name string
-	make func(b *testing.B, w *world, user string) call
+	make func(b testing.TB, w *world, user string) call
 }
 
 const amount = 1250
 
 var flows = []flow{
-	{"charge", func(b *testing.B, w *world, user string) call {
+	{"charge", func(b testing.TB, w *world, user string) call {
 		o, k := w.order(b, user, amount), w.id("k")
 		return call{"POST", "/orders/" + o + "/payments", fmt.Sprintf(`{"amount":%d,"currency":"EUR"}`, amount), k,
 			func(ctx context.Context) (string, bool, error) { return w.pt.charge(ctx, hash(k), o, amount) }}
 	}},
-	{"debit", func(b *testing.B, w *world, user string) call {
+	{"debit", func(b testing.TB, w *world, user string) call {
 		k := w.id("k")
 		return call{"POST", "/users/" + user + "/debits", fmt.Sprintf(`{"amount":%d,"currency":"EUR"}`, amount), k,
 			func(ctx context.Context) (string, bool, error) { return w.pt.debit(ctx, hash(k), user, amount) }}
 	}},
-	{"settle", func(b *testing.B, w *world, user string) call {
+	{"settle", func(b testing.TB, w *world, user string) call {
 		o, k := w.order(b, user, amount), w.id("k")
 		return call{"POST", "/orders/" + o + "/settle", "", k,
 			func(ctx context.Context) (string, bool, error) { return w.pt.settle(ctx, hash(k), o) }}
