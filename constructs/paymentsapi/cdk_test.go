@@ -367,8 +367,8 @@ func TestSynthNag(t *testing.T) {
 	for _, variant := range []string{"iam", "jwt"} {
 		s := synth(t, variant)
 		ann := assertions.Annotations_FromStack(s.stack)
-		for _, e := range *ann.FindError(jsii.String("*"), assertions.Match_AnyValue()) {
-			t.Errorf("%s: error at %s: %v", variant, *e.Id, e.Entry.Data)
+		for _, m := range messages(ann.FindError(jsii.String("*"), assertions.Match_AnyValue())) {
+			t.Errorf("%s: error at %s", variant, m)
 		}
 	}
 }
@@ -383,11 +383,26 @@ func TestSynthBuildError(t *testing.T) {
 	app := awscdk.NewApp(nil)
 	st := awscdk.NewStack(app, jsii.String("Broken"), nil)
 	gofunction.New(st, "Broken", &gofunction.Props{Entry: "./constructs/gofunction/testdata/broken", ModuleDir: root})
-	errs := *assertions.Annotations_FromStack(st).FindError(jsii.String("*"), assertions.Match_AnyValue())
-	if len(errs) != 1 || !strings.Contains(fmt.Sprint(errs[0].Entry.Data), `cannot use "not a number"`) {
-		for _, e := range errs {
-			t.Logf("error at %s: %v", *e.Id, e.Entry.Data)
-		}
-		t.Errorf("got %d errors, want one carrying the compiler's message", len(errs))
+	errs := messages(assertions.Annotations_FromStack(st).FindError(jsii.String("*"), assertions.Match_AnyValue()))
+	if len(errs) != 1 || !strings.Contains(errs[0], `cannot use "not a number"`) {
+		t.Errorf("got errors %q, want one carrying the compiler's message", errs)
 	}
+}
+
+// messages renders synthesis messages as "path: message" through JSON (the
+// Go fields of cxapi.SynthesisMessage are deprecated aliases).
+func messages[T any](found *[]*T) []string {
+	var out []string
+	for _, m := range *found {
+		raw, _ := json.Marshal(m)
+		var msg struct {
+			ID    string `json:"id"`
+			Entry struct {
+				Data any `json:"data"`
+			} `json:"entry"`
+		}
+		_ = json.Unmarshal(raw, &msg)
+		out = append(out, fmt.Sprintf("%s: %v", msg.ID, msg.Entry.Data))
+	}
+	return out
 }
