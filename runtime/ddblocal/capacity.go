@@ -18,15 +18,16 @@ func (c *consumed) addWrite(t *table, r writeResult, factor float64) {
 	c.table = t.name
 	c.write += r.table * factor
 	for name, u := range r.indexes {
-		c.addIndex(t, name, u*factor, true)
+		if ix := t.index(name); ix != nil {
+			c.addIndex(ix, u*factor, true)
+		}
 	}
 }
 
-func (c *consumed) addIndex(t *table, name string, units float64, write bool) {
-	ix := t.index(name)
-	if ix == nil {
-		return
-	}
+// addIndex counts units on an index. The caller holds the table's lock or
+// knows ix (whose name and kind never change).
+func (c *consumed) addIndex(ix *index, units float64, write bool) {
+	name := ix.name
 	m := &c.gsis
 	if ix.local {
 		m = &c.lsis

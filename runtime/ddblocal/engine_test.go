@@ -270,3 +270,48 @@ func TestConcurrentTransfersKeepTheSum(t *testing.T) {
 		t.Fatalf("sum of balances %d, want %d", sum, accounts*start)
 	}
 }
+
+// TestTableChangesUnderLoad runs writes and index queries while indexes are
+// added and removed and TTL is switched, for the race detector.
+func TestTableChangesUnderLoad(t *testing.T) {
+	_, db := newTable(t)
+	ctx := context.Background()
+	put(t, db, map[string]av{"PK": s("seed"), "SK": s("0"), "color": s("red")})
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for g := range 4 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				put(t, db, map[string]av{"PK": s(fmt.Sprint("L", g)), "SK": s(strconv.Itoa(i % 20)), "GSI1PK": s("G"), "GSI1SK": s(strconv.Itoa(i)), "color": s("red")})
+				_, _ = db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("tbl"), IndexName: aws.String("GSI1"),
+					KeyConditionExpression: aws.String("GSI1PK = :g"), ExpressionAttributeValues: map[string]av{":g": s("G")}, Limit: aws.Int32(5)})
+			}
+		})
+	}
+	for i := range 5 {
+		_, err := db.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("tbl"),
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("color"), AttributeType: types.ScalarAttributeTypeS}},
+			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+				IndexName: aws.String(fmt.Sprint("Color", i)), KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("color"), KeyType: types.KeyTypeHash}},
+				Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("tbl"), IndexName: aws.String(fmt.Sprint("Color", i)),
+			KeyConditionExpression: aws.String("color = :c"), ExpressionAttributeValues: map[string]av{":c": s("red")}, Select: types.SelectCount})
+		if err != nil || out.Count == 0 {
+			t.Fatalf("new index Color%d: count %d, %v", i, out.Count, err)
+		}
+		if _, err := db.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("tbl"),
+			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String(fmt.Sprint("Color", i))}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+}

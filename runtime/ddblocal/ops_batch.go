@@ -183,9 +183,6 @@ func (e *Engine) batchWriteItem(_ context.Context, in *batchWriteItemInput) (any
 				if w.key, err = t.itemKey(r.PutRequest.Item); err != nil {
 					return nil, batchKeyError(err)
 				}
-				if err := t.checkIndexKeys(r.PutRequest.Item); err != nil {
-					return nil, err
-				}
 				if err := checkItemSize(r.PutRequest.Item, false); err != nil {
 					return nil, err
 				}
@@ -202,6 +199,24 @@ func (e *Engine) batchWriteItem(_ context.Context, in *batchWriteItemInput) (any
 			}
 			seen[string(w.key)] = true
 			plans[name] = append(plans[name], w)
+		}
+	}
+	// Index keys are checked under each table's lock (UpdateTable changes
+	// the indexes), all before anything is written.
+	for _, name := range sortedKeys(plans) {
+		t := tables[name]
+		var err error
+		t.rlocked(func() {
+			for _, w := range plans[name] {
+				if w.item != nil {
+					if err = t.checkIndexKeys(w.item); err != nil {
+						return
+					}
+				}
+			}
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	unprocessed := map[string][]writeRequest{}

@@ -115,9 +115,6 @@ func (e *Engine) putItem(_ context.Context, in *putItemInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := t.checkIndexKeys(in.Item); err != nil {
-		return nil, err
-	}
 	if err := checkItemSize(in.Item, false); err != nil {
 		return nil, err
 	}
@@ -126,6 +123,11 @@ func (e *Engine) putItem(_ context.Context, in *putItemInput) (any, error) {
 	var cc consumed
 	var old attr.Item
 	err = t.locked(func() error {
+		// Indexes change under UpdateTable, so their keys are checked
+		// under the lock.
+		if err := t.checkIndexKeys(in.Item); err != nil {
+			return err
+		}
 		var err error
 		old, err = t.get(key)
 		if err == nil {

@@ -322,7 +322,7 @@ func (r *reader) response(p *page) map[string]any {
 	cc := consumed{table: r.t.name}
 	units := readUnits(p.bytes, r.in.ConsistentRead)
 	if r.ix != nil {
-		cc.addIndex(r.t, r.ix.name, units, false)
+		cc.addIndex(r.ix, units, false)
 		cc.read = p.extraRCU
 	} else {
 		cc.read = units

@@ -288,7 +288,13 @@ func (e *Engine) createTable(_ context.Context, in *createTableInput) (any, erro
 }
 
 func newIndex(in indexJSON, defs map[string]attr.Type, tableKeys keySchema, local bool, billing string) (*index, error) {
-	if len(in.IndexName) < 3 || len(in.IndexName) > 255 || !tableNameRE.MatchString(in.IndexName) {
+	if len(in.IndexName) < 3 {
+		return nil, validationf("1 validation error detected: Value '%s' at 'indexName' failed to satisfy constraint: Member must have length greater than or equal to 3", in.IndexName)
+	}
+	if len(in.IndexName) > 255 {
+		return nil, validationf("1 validation error detected: Value '%s' at 'indexName' failed to satisfy constraint: Member must have length less than or equal to 255", in.IndexName)
+	}
+	if !tableNameRE.MatchString(in.IndexName) {
 		return nil, validationf("1 validation error detected: Value '%s' at 'indexName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+", in.IndexName)
 	}
 	ks, err := parseKeySchema(in.KeySchema, defs, "keySchema")

@@ -155,6 +155,13 @@ func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInp
 
 	tables := lockTables(ops, true)
 	defer unlockTables(tables, true)
+	for _, op := range ops {
+		if op.kind == "Put" {
+			if err := op.t.checkIndexKeys(op.act.Item); err != nil {
+				return nil, err
+			}
+		}
+	}
 	now := e.now()
 	if in.ClientRequestToken != nil {
 		out, found, mismatch := e.tokens.lookup(*in.ClientRequestToken, digest, now, e.opts.IdempotencyWindow)
@@ -288,9 +295,6 @@ func (e *Engine) prepareTxOp(ti transactWriteItem) (*txOp, error) {
 				op.invalid = ae.Message
 				return op, nil
 			}
-			return nil, err
-		}
-		if err := t.checkIndexKeys(a.Item); err != nil {
 			return nil, err
 		}
 		if err := checkItemSize(a.Item, false); err != nil {
