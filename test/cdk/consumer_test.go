@@ -12,14 +12,14 @@ import (
 )
 
 // TestConsumerApp runs test/consumer, a separate CDK app that imports the
-// constructs, as the CDK CLI would (go run with CDK_OUTDIR), and checks the
-// template it writes.
+// constructs, as the CDK CLI would (its own process, CDK_OUTDIR set), and
+// checks the template it writes.
 func TestConsumerApp(t *testing.T) {
 	out := t.TempDir()
-	cmd := exec.Command("go", "run", "../consumer")
+	cmd := exec.Command(appBinary(t, "consumer"))
 	cmd.Env = append(os.Environ(), "CDK_OUTDIR="+out)
 	if output, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go run ../consumer: %v\n%s", err, output)
+		t.Fatalf("test/consumer: %v\n%s", err, output)
 	}
 	raw, err := os.ReadFile(filepath.Join(out, "Payments.template.json"))
 	if err != nil {

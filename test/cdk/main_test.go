@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -36,6 +38,13 @@ var (
 func TestMain(m *testing.M) {
 	code := func() int {
 		defer jsii.Close()
+		dir, err := os.MkdirTemp("", "oncetable-cdk-test")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		binDir = dir
 		if err := synthAll(); err != nil {
 			fmt.Fprintln(os.Stderr, "synth:", err)
 			return 1
@@ -43,6 +52,28 @@ func TestMain(m *testing.M) {
 		return m.Run()
 	}()
 	os.Exit(code)
+}
+
+var (
+	binDir    string
+	buildOnce sync.Once
+	buildErr  error
+)
+
+// appBinary returns the path of a CDK app built from this module: "oncetable"
+// (app.go) or "consumer" (test/consumer). Both are built by one go build.
+func appBinary(t *testing.T, name string) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		out, err := exec.Command("go", "build", "-o", binDir+string(os.PathSeparator), "../..", "../consumer").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return filepath.Join(binDir, name)
 }
 
 // synthAll builds the real app from the repository's cdk.json (context and

@@ -1,0 +1,70 @@
+package cdk
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/oncetable/oncetable/stacks/envconfig"
+)
+
+// TestAppConfigErrors runs the real app (app.go) as the CDK CLI does, with
+// the context in CDK_CONTEXT_JSON, and checks that configuration mistakes
+// end it with exit status 1 and one clear line, not a panic trace.
+func TestAppConfigErrors(t *testing.T) {
+	bin := appBinary(t, "oncetable")
+	cdkJSON, err := os.ReadFile(filepath.Join("..", "..", "cdk.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Context map[string]any `json:"context"`
+	}
+	if err := json.Unmarshal(cdkJSON, &file); err != nil {
+		t.Fatal(err)
+	}
+	envs := file.Context[envconfig.ContextKey].(map[string]any)
+
+	tests := []struct {
+		name   string
+		change func(ctx map[string]any)
+		want   string
+	}{
+		{"unknown environment", func(ctx map[string]any) { ctx["env"] = "qa" },
+			`oncetable: unknown environment "qa" (cdk.json oncetable:environments defines: dev, prod, staging)`},
+		{"missing required value", func(ctx map[string]any) {
+			ctx["env"] = "prod"
+			prod := map[string]any{}
+			for k, v := range envs["prod"].(map[string]any) {
+				if k != "pitrRecoveryPeriodDays" {
+					prod[k] = v
+				}
+			}
+			ctx[envconfig.ContextKey] = map[string]any{"prod": prod}
+		}, `oncetable: environment "prod": pitrRecoveryPeriodDays: required value is missing`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := map[string]any{envconfig.ContextKey: envs}
+			tt.change(ctx)
+			raw, err := json.Marshal(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(bin)
+			cmd.Env = append(os.Environ(), "CDK_CONTEXT_JSON="+string(raw), "CDK_OUTDIR="+t.TempDir())
+			out, err := cmd.CombinedOutput()
+			exit, ok := err.(*exec.ExitError)
+			if !ok || exit.ExitCode() != 1 {
+				t.Fatalf("got %v, want exit status 1; output:\n%s", err, out)
+			}
+			got := strings.TrimSpace(string(out))
+			if got != tt.want {
+				t.Errorf("got output:\n%s\nwant exactly:\n%s", got, tt.want)
+			}
+		})
+	}
+}
