@@ -4,9 +4,12 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	miniclient "github.com/truora/minidyn/aws-v2/client"
 
@@ -97,7 +100,25 @@ func HTTPClient(endpoint string) *dynamodb.Client {
 		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 			return aws.Credentials{AccessKeyID: "bench", SecretAccessKey: "bench", Source: "enginebench"}, nil
 		}),
-		HTTPClient:       &http.Client{Transport: tr},
-		RetryMaxAttempts: 1,
+		HTTPClient: &http.Client{Transport: tr},
+		Retryer:    closedConnRetryer(),
+	})
+}
+
+// closedConnRetryer retries only "use of closed network connection", a
+// known client-side race of aws-sdk-go-v2 and net/http (aws-sdk-go-v2
+// issues 1825 and 2737) that the SDK's default retryer also retries; every
+// service error reaches the workload on the first attempt.
+func closedConnRetryer() aws.Retryer {
+	return retry.NewStandard(func(o *retry.StandardOptions) {
+		o.MaxAttempts = 3
+		o.Retryables = []retry.IsErrorRetryable{retry.IsErrorRetryableFunc(func(err error) aws.Ternary {
+			if err != nil && strings.Contains(err.Error(), "use of closed network connection") {
+				return aws.TrueTernary
+			}
+			return aws.FalseTernary
+		})}
+		o.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return 0, nil })
+		o.RateLimiter = ratelimit.None
 	})
 }
