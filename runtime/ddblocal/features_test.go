@@ -699,3 +699,34 @@ func TestPersistenceKeepsTableSettings(t *testing.T) {
 		t.Fatalf("PITR after restart: %+v, %v", cb, err)
 	}
 }
+
+func TestQueryStartKeyOutsideBoundaries(t *testing.T) {
+	_, db := newTable(t)
+	put(t, db, map[string]av{"PK": s("A"), "SK": s("5")})
+	tests := []struct {
+		name  string
+		start map[string]av
+		want  string
+	}{
+		{"other partition", key("B", "5"), "The provided starting key is outside query boundaries based on provided conditions"},
+		{"sort key outside the range", key("A", "9"), "The provided starting key is outside query boundaries based on provided conditions"},
+		{"inside", key("A", "3"), ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := db.Query(context.Background(), &dynamodb.QueryInput{TableName: aws.String("tbl"),
+				KeyConditionExpression:    aws.String("PK = :p AND SK BETWEEN :a AND :b"),
+				ExpressionAttributeValues: map[string]av{":p": s("A"), ":a": s("1"), ":b": s("6")},
+				ExclusiveStartKey:         tc.start})
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if apiCode(err) != "ValidationException" || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -374,8 +374,8 @@ func (e *Engine) query(_ context.Context, in *queryInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if start != nil && !bytes.HasPrefix(start, appendKey(nil, q.PartitionValue)) {
-		return nil, validationf("The provided starting key is invalid: The provided key element does not match the schema")
+	if start != nil && (bytes.Compare(start, lo) < 0 || (hi != nil && bytes.Compare(start, hi) >= 0)) {
+		return nil, validationf("The provided starting key is outside query boundaries based on provided conditions")
 	}
 	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
 	p, err := e.read(r, func() (*page, error) { return r.visit(lo, hi, start, forward, nil) })
