@@ -87,6 +87,13 @@ const (
 	LoseAsReset
 )
 
+func (m LoseMode) String() string {
+	if m == LoseAsReset {
+		return "reset"
+	}
+	return "500"
+}
+
 // FaultCounts counts the faults injected so far.
 type FaultCounts struct {
 	Throttled            int64 // requests rejected as throttled

@@ -730,3 +730,23 @@ func TestQueryStartKeyOutsideBoundaries(t *testing.T) {
 		})
 	}
 }
+
+// TestLostResponsesAreRetriedBySDK checks that the SDK's standard retryer
+// treats both kinds of lost response as transient, as it does in production.
+func TestLostResponsesAreRetriedBySDK(t *testing.T) {
+	for _, mode := range []ddblocal.LoseMode{ddblocal.LoseAs500, ddblocal.LoseAsReset} {
+		t.Run(fmt.Sprint(mode), func(t *testing.T) {
+			eng, _ := newTable(t)
+			db := eng.Client(func(o *dynamodb.Options) { o.RetryMaxAttempts = 10 })
+			eng.SetFaults("tbl", ddblocal.Faults{Seed: 3, LoseResponseRate: 0.5, LoseResponseMode: mode})
+			for i := range 10 {
+				if _, err := db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String("tbl"), Item: key("R", strconv.Itoa(i))}); err != nil {
+					t.Fatalf("put %d: %v", i, err)
+				}
+			}
+			if eng.FaultCounts().LostResponses == 0 {
+				t.Fatal("no response was lost")
+			}
+		})
+	}
+}
