@@ -269,3 +269,14 @@ func ExampleValue_UnmarshalJSON() {
 	fmt.Println(errors.As(err, &ve), ve.Message)
 	// Output: true One or more parameter values were invalid: Input collection [a, a] contains duplicates.
 }
+
+func BenchmarkUnmarshalItem(b *testing.B) {
+	body := []byte(`{"PK":{"S":"USER#123"},"SK":{"S":"PROFILE"},"balance":{"N":"1000"},"name":{"S":"Ada"},"tags":{"SS":["a","b"]}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		var it attr.Item
+		if err := json.Unmarshal(body, &it); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

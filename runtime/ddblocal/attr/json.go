@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"sort"
+	"unicode/utf8"
 )
 
 // wire is DynamoDB's JSON shape of an AttributeValue; exactly one field is set.
@@ -34,6 +35,14 @@ func (v *Value) UnmarshalJSON(data []byte) error {
 	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
 		return &ValidationError{Message: msgEmptyValue}
 	}
+	if ok, err := v.unmarshalScalar(data); ok {
+		return err
+	}
+	return v.unmarshalWire(data)
+}
+
+// unmarshalWire is the general decoder for every shape of value.
+func (v *Value) unmarshalWire(data []byte) error {
 	var w wire
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
@@ -183,4 +192,44 @@ func (it Item) appendJSON(buf *bytes.Buffer) {
 func writeString(buf *bytes.Buffer, s string) {
 	b, _ := json.Marshal(s)
 	buf.Write(b)
+}
+
+// unmarshalScalar decodes the common shapes {"S":"…"} and {"N":"…"} without
+// reflection; ok is false for anything else, which the general path handles.
+func (v *Value) unmarshalScalar(data []byte) (ok bool, err error) {
+	data = bytes.TrimSpace(data)
+	if len(data) < 8 || data[0] != '{' || data[1] != '"' || data[3] != '"' || data[4] != ':' || data[len(data)-1] != '}' {
+		return false, nil
+	}
+	t := data[2]
+	if t != 'S' && t != 'N' {
+		return false, nil
+	}
+	str := bytes.TrimSpace(data[5 : len(data)-1])
+	if len(str) < 2 || str[0] != '"' || str[len(str)-1] != '"' {
+		return false, nil
+	}
+	body := str[1 : len(str)-1]
+	for _, c := range body {
+		// Escapes, quotes and control characters take the general path.
+		if c == '\\' || c == '"' || c < 0x20 {
+			return false, nil
+		}
+	}
+	if t == 'S' {
+		if !utf8.Valid(body) {
+			return false, nil
+		}
+		*v = Value{T: S, S: string(body)}
+		return true, nil
+	}
+	c, err := CanonicalNumber(string(body))
+	if err != nil {
+		if ve, ok := err.(*ValidationError); ok && ve.Message == msgNotNumber {
+			return true, Invalidf(msgNumberFormat, string(body))
+		}
+		return true, err
+	}
+	*v = Value{T: N, S: c}
+	return true, nil
 }
