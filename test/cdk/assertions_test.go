@@ -257,6 +257,12 @@ func TestAlarms(t *testing.T) {
 			{"TransactionConflict", ""}:        {50, 3, 2},
 			{"SystemErrors", ""}:               {5, 1, 1},
 		},
+		"staging": {
+			{"ConsumedReadCapacityUnits", ""}:  {80 * 300, 3, 3},
+			{"ConsumedWriteCapacityUnits", ""}: {40 * 300, 3, 3},
+			{"TransactionConflict", ""}:        {50, 3, 2},
+			{"SystemErrors", ""}:               {5, 1, 1},
+		},
 		"prod": {
 			{"ConsumedReadCapacityUnits", ""}:  {500 * 300, 3, 3},
 			{"ConsumedWriteCapacityUnits", ""}: {200 * 300, 3, 3},
@@ -264,7 +270,7 @@ func TestAlarms(t *testing.T) {
 			{"SystemErrors", ""}:               {1, 1, 1},
 		},
 	}
-	throttles := map[string]float64{"dev": 10, "prod": 5}
+	throttles := map[string]float64{"dev": 10, "staging": 10, "prod": 5}
 	for env, wants := range tests {
 		for _, ix := range append([]string{""}, indexNames()...) {
 			wants[alarmKey{"ReadThrottleEvents", ix}] = want{throttles[env], 3, 2}
