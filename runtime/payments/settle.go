@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/oncetable/oncetable/runtime/batch"
@@ -74,7 +76,7 @@ func (s *Service) Settle(ctx context.Context, idem Idem, orderID string, expecte
 		return Response{}, fmt.Errorf("order %q: %w", orderID, ErrNotFound)
 	}
 	if order.Status != store.OrderCreated {
-		return Response{}, fmt.Errorf("order %q is %s: %w", orderID, order.Status, ErrAlreadyPaid)
+		return s.paidElsewhere(ctx, recKey, idem.Fingerprint, orderID, order.Status)
 	}
 	total := money.Amount{Minor: order.Total, Currency: money.Currency(order.Currency)}
 	if expected != nil && *expected != total {
@@ -128,4 +130,28 @@ func (s *Service) Settle(ctx context.Context, idem Idem, orderID string, expecte
 		return nil
 	}
 	return s.run(ctx, FlowSettle, idem, ok.PK, []string{entryID}, build, fail)
+}
+
+// paidElsewhere answers a settle that found the order no longer payable.
+// BatchGetItem reads its keys at different moments (and may hand some back
+// as UnprocessedKeys), so this key's own first attempt may have paid the
+// order after its record was read as absent. One strongly consistent read of
+// the record, on this failure path only, tells a replay from a real 409.
+func (s *Service) paidElsewhere(ctx context.Context, recKey keys.Key, fingerprint, orderID, status string) (Response, error) {
+	out, err := s.st.DB().GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.st.Table()), Key: store.KeyAV(recKey), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return Response{}, err
+	}
+	if len(out.Item) > 0 {
+		rec, err := idempotency.FromItem(out.Item)
+		if err != nil {
+			return Response{}, err
+		}
+		if !rec.Expired(s.st.Now()) {
+			return s.replay(ctx, recKey, out.Item, fingerprint)
+		}
+	}
+	return Response{}, fmt.Errorf("order %q is %s: %w", orderID, status, ErrAlreadyPaid)
 }
