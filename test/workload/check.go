@@ -417,7 +417,13 @@ func (c *checker) intents() {
 			}
 			if in.Status >= 400 && exists {
 				detail := fmt.Sprintf("request answered %d %s, yet key %q has a record: it was applied", in.Status, in.RespBody, in.Key)
-				if c.earlierAmbiguous(in) {
+				if in.Status == http.StatusConflict {
+					// 409 says the order was already paid (or charged). Its own
+					// key's record is the one that did it: the request saw the
+					// effect but not the record, and answered a refusal where
+					// the stored response was due.
+					c.fail(InvReplayIdent, detail+"; the order was paid (or charged) by this very key, whose stored response was due", in)
+				} else if c.earlierAmbiguous(in) {
 					// An earlier attempt was still in flight when the refusal was
 					// computed and committed afterwards: applied once, which the
 					// invariants allow for a request never acknowledged. It is the
