@@ -23,7 +23,7 @@ func AddEnvironments(app awscdk.App) ([]*OnceTableStack, error) {
 	var out []*OnceTableStack
 	for _, cfg := range envs {
 		out = append(out, NewOnceTableStack(app, StackName(cfg.Name), &OnceTableStackProps{
-			StackProps: awscdk.StackProps{Description: jsii.String("oncetable " + cfg.Name + ": single table, backups and alarms")},
+			StackProps: awscdk.StackProps{Description: jsii.String("oncetable " + cfg.Name + ": single table, backups, alarms and the payments API")},
 			Config:     cfg,
 		}))
 	}

@@ -1,12 +1,16 @@
 package stacks
 
 import (
+	"strings"
+	"time"
+
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/oncetable/oncetable/constructs/alarms"
 	"github.com/oncetable/oncetable/constructs/backup"
+	"github.com/oncetable/oncetable/constructs/paymentsapi"
 	"github.com/oncetable/oncetable/constructs/singletable"
 	"github.com/oncetable/oncetable/stacks/envconfig"
 )
@@ -24,6 +28,7 @@ type OnceTableStack struct {
 	Table      *singletable.Table
 	Operations *alarms.Operations
 	Backup     *backup.TableBackup
+	Payments   *paymentsapi.PaymentsAPI
 }
 
 // StackName is the stack name of an environment: OnceTable-<env>.
@@ -51,10 +56,17 @@ func NewOnceTableStack(scope constructs.Construct, id string, props *OnceTableSt
 	s.Operations.MonitorTable("Table", s.Table.Table, tableAlarmsProps(cfg))
 	s.Backup = backup.NewTableBackup(stack, "Backup", s.Table.Table, backupProps(cfg, s.Operations))
 
-	// Compute (issue 5): the Lambda functions and the HTTP API construct are
-	// added here. They get s.Table.Table (grant access, TABLE_NAME env var)
-	// and add their alarms and widgets with s.Operations.AddAlarm and
-	// s.Operations.AddWidgets.
+	s.Payments = paymentsapi.New(stack, "Payments", paymentsProps(cfg, s))
+	awscdk.NewCfnOutput(stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{
+		Description: jsii.String("Invoke URL of the payments HTTP API"),
+		Value:       s.Payments.URL,
+	})
+	for _, name := range paymentsapi.Functions() {
+		awscdk.NewCfnOutput(stack, jsii.String(outputID(name)), &awscdk.CfnOutputProps{
+			Description: jsii.String("Name of the " + name + " Lambda function"),
+			Value:       s.Payments.Functions[name].Function.FunctionName(),
+		})
+	}
 
 	return s
 }
@@ -146,4 +158,27 @@ func backupProps(cfg envconfig.Config, ops *alarms.Operations) *backup.TableBack
 		CopyRetentionDays: b.CopyRetentionDays,
 		RemovalPolicy:     removalPolicy(cfg),
 	}
+}
+
+// outputID names a function's stack output: ChargeFunctionName, ...
+func outputID(function string) string {
+	return strings.ToUpper(function[:1]) + function[1:] + "FunctionName"
+}
+
+func paymentsProps(cfg envconfig.Config, s *OnceTableStack) *paymentsapi.Props {
+	p := &paymentsapi.Props{Table: s.Table.Table, TableKey: s.Table.Key, Monitor: s.Operations}
+	if cfg.Name == "" {
+		return p
+	}
+	a := cfg.API
+	p.ThrottleRatePerSecond, p.ThrottleBurst = a.ThrottleRatePerSecond, a.ThrottleBurst
+	p.LogRetentionDays = a.LogRetentionDays
+	p.DestroyLogs = cfg.RemovalPolicy == envconfig.Destroy
+	p.ServerErrors = a.ServerErrors
+	p.LatencyP99 = time.Duration(a.LatencyP99Ms) * time.Millisecond
+	p.ReservedConcurrency = a.ReservedConcurrency
+	if a.JWT != nil {
+		p.JWT = &paymentsapi.JWTAuth{Issuer: a.JWT.Issuer, Audience: a.JWT.Audience}
+	}
+	return p
 }

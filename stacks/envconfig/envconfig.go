@@ -103,6 +103,7 @@ type Config struct {
 	Backup   Backup   `json:"backup"`
 	Alarms   Alarms   `json:"alarms"`
 	Slack    Slack    `json:"slack"`
+	API      API      `json:"api"`
 }
 
 // Capacity is the table's capacity mode and, when provisioned, the auto
@@ -159,6 +160,42 @@ type Slack struct {
 	WorkspaceID string `json:"workspaceId"`
 	ChannelID   string `json:"channelId"`
 }
+
+// API configures the HTTP API and its Lambda functions.
+type API struct {
+	// ThrottleRatePerSecond and ThrottleBurst limit the API's stage: steady
+	// requests per second and the bucket size for bursts. Required.
+	ThrottleRatePerSecond int `json:"throttleRatePerSecond"`
+	ThrottleBurst         int `json:"throttleBurst"`
+	// LogRetentionDays keeps the access log and the function logs; one of
+	// CloudWatch Logs' periods (1, 3, 5, 7, 14, 30, 60, 90, ..., 3653). Required.
+	LogRetentionDays int `json:"logRetentionDays"`
+	// JWT, when set, authorizes requests with a JWT authorizer instead of
+	// IAM (SigV4). Default: IAM.
+	JWT *JWT `json:"jwt"`
+	// ServerErrors is the number of 5xx answers in five minutes that
+	// alarms. Default: 5.
+	ServerErrors int `json:"serverErrors"`
+	// LatencyP99Ms alarms when the API's p99 latency reaches it. Default: 3000.
+	LatencyP99Ms int `json:"latencyP99Ms"`
+	// ReservedConcurrency reserves (and caps) concurrent executions per
+	// function: "api", "charge", "debit", "settle". Default: unreserved.
+	ReservedConcurrency map[string]int `json:"reservedConcurrency"`
+}
+
+// JWT is the issuer and the accepted audiences of the JWT authorizer.
+type JWT struct {
+	Issuer   string   `json:"issuer"`
+	Audience []string `json:"audience"`
+}
+
+// logRetentions are the retention periods CloudWatch Logs offers, in days.
+var logRetentions = map[int]bool{1: true, 3: true, 5: true, 7: true, 14: true, 30: true, 60: true, 90: true,
+	120: true, 150: true, 180: true, 365: true, 400: true, 545: true, 731: true, 1096: true, 1827: true,
+	2192: true, 2557: true, 2922: true, 3288: true, 3653: true}
+
+// functions are the Lambda functions ReservedConcurrency may name.
+var functions = map[string]bool{"api": true, "charge": true, "debit": true, "settle": true}
 
 // Parse decodes the value of the ContextKey context (a JSON object of
 // environment name to settings) and validates every environment.
@@ -246,7 +283,7 @@ func Names(all map[string]Config) []string {
 // a zero value would silently weaken protection.
 var required = []string{
 	"region", "removalPolicy", "deletionProtection", "pitrRecoveryPeriodDays",
-	"capacity", "backup", "alarms",
+	"capacity", "backup", "alarms", "api",
 }
 
 func parseOne(name string, body json.RawMessage) (Config, error) {
@@ -327,6 +364,42 @@ func (c Config) validate() error {
 	}
 	if (c.Slack.WorkspaceID == "") != (c.Slack.ChannelID == "") {
 		return bad("slack", "set both workspaceId and channelId, or neither")
+	}
+	return c.validateAPI(bad)
+}
+
+func (c Config) validateAPI(bad func(field, format string, args ...any) error) error {
+	a := c.API
+	if a.ThrottleRatePerSecond < 1 {
+		return bad("api.throttleRatePerSecond", "must be at least 1, got %d", a.ThrottleRatePerSecond)
+	}
+	if a.ThrottleBurst < 1 {
+		return bad("api.throttleBurst", "must be at least 1, got %d", a.ThrottleBurst)
+	}
+	if !logRetentions[a.LogRetentionDays] {
+		return bad("api.logRetentionDays", "%d is not a CloudWatch Logs retention (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653)", a.LogRetentionDays)
+	}
+	if a.ServerErrors < 0 {
+		return bad("api.serverErrors", "must not be negative, got %d", a.ServerErrors)
+	}
+	if a.LatencyP99Ms < 0 {
+		return bad("api.latencyP99Ms", "must not be negative, got %d", a.LatencyP99Ms)
+	}
+	if j := a.JWT; j != nil {
+		if !strings.HasPrefix(j.Issuer, "https://") {
+			return bad("api.jwt.issuer", "%q is not an https issuer URL", j.Issuer)
+		}
+		if len(j.Audience) == 0 {
+			return bad("api.jwt.audience", "at least one audience is required")
+		}
+	}
+	for fn, n := range a.ReservedConcurrency {
+		if !functions[fn] {
+			return bad("api.reservedConcurrency", "%q is not a function (api, charge, debit, settle)", fn)
+		}
+		if n < 1 {
+			return bad("api.reservedConcurrency."+fn, "must be at least 1, got %d", n)
+		}
 	}
 	return nil
 }

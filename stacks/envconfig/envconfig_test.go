@@ -23,7 +23,8 @@ const valid = `{
     "weeklyRetentionDays": 91,
     "vaultLock": {"mode": "compliance", "minRetentionDays": 7, "maxRetentionDays": 400, "changeableForDays": 3}
   },
-  "alarms": {"throttleEvents": 5, "systemErrors": 1, "transactionConflicts": 25, "readUnitsPerSecond": 500, "writeUnitsPerSecond": 200}
+  "alarms": {"throttleEvents": 5, "systemErrors": 1, "transactionConflicts": 25, "readUnitsPerSecond": 500, "writeUnitsPerSecond": 200},
+  "api": {"throttleRatePerSecond": 500, "throttleBurst": 1000, "logRetentionDays": 365}
 }`
 
 // with returns valid with values set at dotted paths, given as path, value
@@ -90,6 +91,14 @@ func TestParseRejectsBadEnvironments(t *testing.T) {
 		{"zero throttle threshold", with(t, "alarms.throttleEvents", 0), "alarms.throttleEvents", "at least 1"},
 		{"slack workspace without channel", with(t, "slack.workspaceId", "T1"), "slack", "both"},
 		{"unknown field", with(t, "pitrDays", 3), "", `unknown field "pitrDays"`},
+		{"missing api", with(t, "api", nil), "api", "missing"},
+		{"zero throttle rate", with(t, "api.throttleRatePerSecond", 0), "api.throttleRatePerSecond", "at least 1"},
+		{"zero burst", with(t, "api.throttleBurst", 0), "api.throttleBurst", "at least 1"},
+		{"log retention CloudWatch does not offer", with(t, "api.logRetentionDays", 31), "api.logRetentionDays", "not a CloudWatch Logs retention"},
+		{"jwt issuer not https", with(t, "api.jwt", map[string]any{"issuer": "http://idp", "audience": []any{"a"}}), "api.jwt.issuer", "https"},
+		{"jwt without audience", with(t, "api.jwt", map[string]any{"issuer": "https://idp.example.com"}), "api.jwt.audience", "at least one"},
+		{"reserved concurrency of unknown function", with(t, "api.reservedConcurrency", map[string]any{"refund": 5}), "api.reservedConcurrency", `"refund"`},
+		{"zero reserved concurrency", with(t, "api.reservedConcurrency", map[string]any{"charge": 0}), "api.reservedConcurrency.charge", "at least 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -130,6 +139,13 @@ func TestParseAcceptsValidEnvironments(t *testing.T) {
 		{"copy to second region", with(t, "backup.copyVaultArn", "arn:aws:backup:eu-central-1:111122223333:backup-vault:copy", "backup.copyRetentionDays", 35), func(c envconfig.Config) error {
 			if c.Backup.CopyRetentionDays != 35 || !strings.HasSuffix(c.Backup.CopyVaultARN, ":copy") {
 				return fmt.Errorf("got %+v", c.Backup)
+			}
+			return nil
+		}},
+		{"jwt api", with(t, "api.jwt", map[string]any{"issuer": "https://idp.example.com/", "audience": []any{"payments"}}, "api.reservedConcurrency", map[string]any{"charge": 20}), func(c envconfig.Config) error {
+			if c.API.JWT == nil || c.API.JWT.Issuer != "https://idp.example.com/" || fmt.Sprint(c.API.JWT.Audience) != "[payments]" ||
+				c.API.ReservedConcurrency["charge"] != 20 || c.API.ThrottleRatePerSecond != 500 || c.API.LogRetentionDays != 365 {
+				return fmt.Errorf("got %+v", c.API)
 			}
 			return nil
 		}},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/oncetable/oncetable/constructs/alarms"
 	"github.com/oncetable/oncetable/constructs/backup"
+	"github.com/oncetable/oncetable/constructs/paymentsapi"
 	"github.com/oncetable/oncetable/constructs/singletable"
 	"github.com/oncetable/oncetable/stacks"
 )
@@ -28,6 +29,11 @@ type synthesized struct {
 	stack    awscdk.Stack
 	template assertions.Template
 	json     map[string]any // the template as plain Go values
+
+	// The constructs, for logical IDs.
+	table    *singletable.Table
+	ops      *alarms.Operations
+	payments *paymentsapi.PaymentsAPI
 }
 
 var (
@@ -101,9 +107,14 @@ func synthAll() error {
 		return err
 	}
 	for _, s := range built {
-		byEnv[*s.Stack.StackName()] = &synthesized{stack: s.Stack}
+		byEnv[*s.Stack.StackName()] = &synthesized{stack: s.Stack, table: s.Table, ops: s.Operations, payments: s.Payments}
 	}
-	defaults = &synthesized{stack: newDefaultsStack(app)}
+	defaults = newDefaultsStack(app)
+	// The Serverless pack checks the serverless compute (functions, API,
+	// their logs and secret) on top of AwsSolutions.
+	for _, s := range append([]*synthesized{defaults}, values(byEnv)...) {
+		awscdk.Aspects_Of(s.payments.Construct).Add(cdknag.NewServerlessChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
+	}
 
 	all := []*synthesized{defaults}
 	for _, env := range envs {
@@ -127,8 +138,16 @@ func synthAll() error {
 	return nil
 }
 
+func values(m map[string]*synthesized) []*synthesized {
+	var out []*synthesized
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
 // newDefaultsStack uses every construct with nil props, as a consumer would.
-func newDefaultsStack(app awscdk.App) awscdk.Stack {
+func newDefaultsStack(app awscdk.App) *synthesized {
 	stack := awscdk.NewStack(app, jsii.String("Defaults"), &awscdk.StackProps{
 		Env: &awscdk.Environment{Region: jsii.String("eu-west-1")},
 	})
@@ -136,7 +155,9 @@ func newDefaultsStack(app awscdk.App) awscdk.Stack {
 	ops := alarms.NewOperations(stack, "Operations", nil)
 	ops.MonitorTable("Table", table.Table, nil)
 	backup.NewTableBackup(stack, "Backup", table.Table, &backup.TableBackupProps{AlarmTopic: ops.Topic})
-	return stack
+	// The API needs its table; everything else is left to the defaults.
+	payments := paymentsapi.New(stack, "Payments", &paymentsapi.Props{Table: table.Table, Monitor: ops})
+	return &synthesized{stack: stack, table: table, ops: ops, payments: payments}
 }
 
 // check runs a CDK assertion, which panics on a mismatch, as a test error.

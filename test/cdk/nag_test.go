@@ -10,8 +10,9 @@ import (
 	"github.com/aws/jsii-runtime-go"
 )
 
-// TestNag checks that cdk-nag's AwsSolutions pack, applied to the whole app
-// in TestMain, finds no unsuppressed error or warning in any stack.
+// TestNag checks that cdk-nag's AwsSolutions pack (on the whole app) and
+// Serverless pack (on the payments API and its functions), applied in
+// TestMain, find no unsuppressed error or warning in any stack.
 func TestNag(t *testing.T) {
 	for _, env := range append(envs, "defaults") {
 		t.Run(env, func(t *testing.T) {
@@ -21,8 +22,8 @@ func TestNag(t *testing.T) {
 			}
 			annotations := assertions.Annotations_FromStack(s.stack)
 			for kind, found := range map[string][]string{
-				"error":   messages(annotations.FindError(jsii.String("*"), assertions.Match_StringLikeRegexp(jsii.String("AwsSolutions-.*")))),
-				"warning": messages(annotations.FindWarning(jsii.String("*"), assertions.Match_StringLikeRegexp(jsii.String("AwsSolutions-.*")))),
+				"error":   messages(annotations.FindError(jsii.String("*"), assertions.Match_StringLikeRegexp(jsii.String("(AwsSolutions|Serverless)-.*")))),
+				"warning": messages(annotations.FindWarning(jsii.String("*"), assertions.Match_StringLikeRegexp(jsii.String("(AwsSolutions|Serverless)-.*")))),
 			} {
 				for _, f := range found {
 					t.Errorf("unsuppressed cdk-nag %s: %s", kind, f)
@@ -51,8 +52,8 @@ func TestNagSuppressionsHaveReasons(t *testing.T) {
 					rm := rule.(map[string]any)
 					ruleID, _ := rm["id"].(string)
 					reason, _ := rm["reason"].(string)
-					if !strings.HasPrefix(ruleID, "AwsSolutions-") {
-						t.Errorf("%s: suppression of %q is not one AwsSolutions rule", id, ruleID)
+					if !strings.HasPrefix(ruleID, "AwsSolutions-") && !strings.HasPrefix(ruleID, "Serverless-") {
+						t.Errorf("%s: suppression of %q is not one AwsSolutions or Serverless rule", id, ruleID)
 					}
 					if len(reason) < 80 {
 						t.Errorf("%s: suppression of %s has a reason too short to be specific: %q", id, ruleID, reason)

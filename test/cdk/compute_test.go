@@ -1,0 +1,425 @@
+package cdk
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/oncetable/oncetable/constructs/gofunction"
+	"github.com/oncetable/oncetable/constructs/paymentsapi"
+	"github.com/oncetable/oncetable/constructs/singletable"
+	"github.com/oncetable/oncetable/runtime/httpapi"
+)
+
+// computeCase is what each environment's compute must look like.
+type computeCase struct {
+	env            string
+	rate, burst    float64
+	retentionDays  float64
+	deletionPolicy string // of the log groups
+	tableKey       bool   // the table has a customer-managed key
+	serverErrors   float64
+	latencyMs      float64
+}
+
+var computeCases = []computeCase{
+	{"dev", 50, 100, 7, "Delete", false, 5, 3000},
+	{"staging", 100, 200, 30, "Retain", false, 5, 3000},
+	{"prod", 500, 1000, 365, "Retain", true, 1, 1500},
+	{"defaults", 100, 200, 30, "Retain", false, 5, 3000},
+}
+
+func stackOf(env string) *synthesized {
+	if env == "defaults" {
+		return defaults
+	}
+	return byEnv[env]
+}
+
+func logicalID(s *synthesized, c constructs.IConstruct) string {
+	return *s.stack.GetLogicalId(c.Node().DefaultChild().(awscdk.CfnElement))
+}
+
+func getAtt(id string) map[string]any { return map[string]any{"Fn::GetAtt": []any{id, "Arn"}} }
+
+// functionNames maps each function's logical ID to its name (api, charge, ...).
+func functionNames(s *synthesized) map[string]string {
+	out := map[string]string{}
+	for name, fn := range s.payments.Functions {
+		out[logicalID(s, fn.Function)] = name
+	}
+	return out
+}
+
+// TestComputeFunctions: every function runs the bundled bootstrap on
+// provided.al2023/arm64 with tracing, its table and idempotency settings.
+func TestComputeFunctions(t *testing.T) {
+	for _, tc := range computeCases {
+		t.Run(tc.env, func(t *testing.T) {
+			s := stackOf(tc.env)
+			tableID := logicalID(s, s.table.Table)
+			names := functionNames(s)
+			fns := resources(s, "AWS::Lambda::Function")
+			if len(fns) != len(paymentsapi.Functions()) {
+				t.Fatalf("got %d functions, want %d", len(fns), len(paymentsapi.Functions()))
+			}
+			for id, r := range fns {
+				f, name := props(r), names[id]
+				for k, want := range map[string]any{
+					"Runtime": "provided.al2023", "Handler": "bootstrap", "Architectures": []any{"arm64"},
+					"MemorySize": 256.0, "Timeout": 10.0, "TracingConfig": map[string]any{"Mode": "Active"},
+					"LoggingConfig": map[string]any{"LogFormat": "JSON", "LogGroup": ref(logicalID(s, s.payments.Functions[name].LogGroup))},
+				} {
+					if !reflect.DeepEqual(f[k], want) {
+						t.Errorf("%s: %s = %v, want %v", name, k, f[k], want)
+					}
+				}
+				env := f["Environment"].(map[string]any)["Variables"].(map[string]any)
+				if !reflect.DeepEqual(env["TABLE_NAME"], ref(tableID)) || env["IDEMPOTENCY_EXPIRY"] != "24h0m0s" {
+					t.Errorf("%s: environment %v, want TABLE_NAME = Ref %s and IDEMPOTENCY_EXPIRY = 24h0m0s", name, env, tableID)
+				}
+				secret, ok := env[httpapi.CursorSecretEnv]
+				if ok != (name == httpapi.FunctionAPI) || (ok && !strings.Contains(fmt.Sprint(secret), "resolve:secretsmanager")) {
+					t.Errorf("%s: CURSOR_SECRET = %v, want a deploy-time secret reference on the api function only", name, secret)
+				}
+				code := f["Code"].(map[string]any)
+				if key, _ := code["S3Key"].(string); !strings.HasSuffix(key, ".zip") || len(key) != 64+len(".zip") {
+					t.Errorf("%s: code %v is not the bundled asset", name, code)
+				}
+			}
+			for id, r := range resources(s, "AWS::Logs::LogGroup") {
+				if props(r)["RetentionInDays"] != tc.retentionDays || r["DeletionPolicy"] != tc.deletionPolicy {
+					t.Errorf("log group %s: retention %v, deletion %v; want %v days, %s", id, props(r)["RetentionInDays"], r["DeletionPolicy"], tc.retentionDays, tc.deletionPolicy)
+				}
+			}
+		})
+	}
+}
+
+// TestComputeRoutes: the API's routes are exactly the runtime's, each goes
+// to its function and requires IAM authorization.
+func TestComputeRoutes(t *testing.T) {
+	for _, tc := range computeCases {
+		t.Run(tc.env, func(t *testing.T) {
+			checkRoutes(t, stackOf(tc.env), "AWS_IAM")
+		})
+	}
+	t.Run("jwt", func(t *testing.T) {
+		checkRoutes(t, variant(t).jwt, "JWT")
+	})
+}
+
+func checkRoutes(t *testing.T, s *synthesized, authorization string) {
+	t.Helper()
+	names := functionNames(s)
+	integrationFn := map[string]string{}
+	for id, r := range resources(s, "AWS::ApiGatewayV2::Integration") {
+		if att, ok := props(r)["IntegrationUri"].(map[string]any)["Fn::GetAtt"].([]any); ok {
+			integrationFn[id] = names[att[0].(string)]
+		}
+	}
+	want := map[string]string{}
+	for _, r := range httpapi.Routes() {
+		want[r.Method+" "+r.Path] = r.Function
+	}
+	routes := resources(s, "AWS::ApiGatewayV2::Route")
+	if len(routes) != len(want) {
+		t.Errorf("got %d routes, want exactly the runtime's %d", len(routes), len(want))
+	}
+	authorizers := resources(s, "AWS::ApiGatewayV2::Authorizer")
+	for _, r := range routes {
+		p := props(r)
+		key := p["RouteKey"].(string)
+		fn, ok := want[key]
+		if !ok {
+			t.Errorf("route %q is not in the runtime's route table", key)
+			continue
+		}
+		delete(want, key)
+		target := fmt.Sprint(p["Target"])
+		got := ""
+		for id, name := range integrationFn {
+			if strings.Contains(target, id) {
+				got = name
+			}
+		}
+		if got != fn {
+			t.Errorf("route %q goes to %q, want %q", key, got, fn)
+		}
+		if p["AuthorizationType"] != authorization {
+			t.Errorf("route %q: authorization %v, want %s", key, p["AuthorizationType"], authorization)
+		}
+		if authorization == "JWT" {
+			azID, _ := p["AuthorizerId"].(map[string]any)["Ref"].(string)
+			jwt, _ := props(authorizers[azID])["JwtConfiguration"].(map[string]any)
+			if !reflect.DeepEqual(jwt, map[string]any{"Issuer": "https://issuer.example.com/", "Audience": []any{"payments-client"}}) {
+				t.Errorf("route %q: authorizer %v, want the configured JWT issuer and audience", key, authorizers[azID])
+			}
+		}
+	}
+	for key := range want {
+		t.Errorf("runtime route %q has no API Gateway route", key)
+	}
+}
+
+// TestComputeLeastPrivilege: each role holds exactly its statements: own
+// logs, X-Ray, the DynamoDB actions its routes call on the table (and index)
+// ARNs, and the table key only through DynamoDB. No wildcard action.
+func TestComputeLeastPrivilege(t *testing.T) {
+	access := paymentsapi.FunctionAccess()
+	for _, tc := range computeCases {
+		s := stackOf(tc.env)
+		tableID := logicalID(s, s.table.Table)
+		for name, fn := range s.payments.Functions {
+			t.Run(tc.env+"/"+name, func(t *testing.T) {
+				roleID := logicalID(s, fn.Role)
+				var stmts []any
+				for _, r := range resources(s, "AWS::IAM::Policy") {
+					if p := props(r); reflect.DeepEqual(p["Roles"], []any{ref(roleID)}) {
+						stmts = append(stmts, p["PolicyDocument"].(map[string]any)["Statement"].([]any)...)
+					}
+				}
+				role := props(s.json["Resources"].(map[string]any)[roleID].(map[string]any))
+				if role["ManagedPolicyArns"] != nil || role["Policies"] != nil {
+					t.Errorf("role has managed or inline policies: %v", role)
+				}
+				acc := access[name]
+				want := []any{
+					map[string]any{"Sid": "WriteOwnLogs", "Effect": "Allow", "Action": []any{"logs:CreateLogStream", "logs:PutLogEvents"}, "Resource": getAtt(logicalID(s, fn.LogGroup))},
+					map[string]any{"Effect": "Allow", "Action": []any{"xray:PutTraceSegments", "xray:PutTelemetryRecords"}, "Resource": "*"},
+					map[string]any{"Sid": "TableItems", "Effect": "Allow", "Action": actionList(acc.TableActions), "Resource": getAtt(tableID)},
+				}
+				if len(acc.Indexes) > 0 {
+					var arns []any
+					for _, ix := range acc.Indexes {
+						arns = append(arns, map[string]any{"Fn::Join": []any{"", []any{getAtt(tableID), "/index/" + ix}}})
+					}
+					want = append(want, map[string]any{"Sid": "IndexQueries", "Effect": "Allow", "Action": actionList(acc.IndexActions), "Resource": arns})
+				}
+				if tc.tableKey {
+					want = append(want, map[string]any{"Sid": "TableKeyViaDynamoDB", "Effect": "Allow",
+						"Action":    []any{"kms:Decrypt", "kms:DescribeKey", "kms:Encrypt", "kms:GenerateDataKey"},
+						"Resource":  getAtt(logicalID(s, s.table.Key)),
+						"Condition": map[string]any{"StringEquals": map[string]any{"kms:ViaService": "dynamodb.eu-west-1.amazonaws.com"}}})
+				}
+				if !reflect.DeepEqual(canonical(stmts), canonical(want)) {
+					got, _ := json.MarshalIndent(stmts, "", "  ")
+					exp, _ := json.MarshalIndent(want, "", "  ")
+					t.Errorf("statements differ\ngot:  %s\nwant: %s", got, exp)
+				}
+				for _, st := range stmts {
+					for _, a := range strings.Fields(fmt.Sprint(st.(map[string]any)["Action"])) {
+						if strings.Contains(a, "*") {
+							t.Errorf("wildcard action %s", a)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// canonical sorts the statements and their action lists: the
+// minimizePolicies flag orders them its own way.
+func canonical(stmts []any) []string {
+	var out []string
+	for _, st := range stmts {
+		m := map[string]any{}
+		for k, v := range st.(map[string]any) {
+			m[k] = v
+		}
+		if list, ok := m["Action"].([]any); ok {
+			sorted := append([]any(nil), list...)
+			sort.Slice(sorted, func(i, j int) bool { return fmt.Sprint(sorted[i]) < fmt.Sprint(sorted[j]) })
+			m["Action"] = sorted
+		}
+		b, _ := json.Marshal(m)
+		out = append(out, string(b))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// actionList is how CDK renders an action list: a string for one action,
+// a sorted list otherwise.
+func actionList(actions []string) any {
+	s := append([]string(nil), actions...)
+	sort.Strings(s)
+	if len(s) == 1 {
+		return s[0]
+	}
+	out := make([]any, len(s))
+	for i, a := range s {
+		out[i] = a
+	}
+	return out
+}
+
+// TestComputeAlarms: API 5xx and p99 latency, and per function Errors,
+// Throttles and p99 Duration, all paging the operations topic, with widgets
+// on the operations dashboard.
+func TestComputeAlarms(t *testing.T) {
+	for _, tc := range computeCases {
+		t.Run(tc.env, func(t *testing.T) {
+			s := stackOf(tc.env)
+			topic := []any{ref(logicalID(s, s.ops.Topic))}
+			type metric struct{ namespace, name, stat string }
+			got := map[metric][]float64{}
+			for id, r := range resources(s, "AWS::CloudWatch::Alarm") {
+				p := props(r)
+				ns := p["Namespace"]
+				if ns != "AWS/Lambda" && ns != "AWS/ApiGateway" {
+					continue
+				}
+				stat, _ := p["Statistic"].(string)
+				if ext, ok := p["ExtendedStatistic"].(string); ok {
+					stat = ext
+				}
+				m := metric{ns.(string), p["MetricName"].(string), stat}
+				got[m] = append(got[m], p["Threshold"].(float64))
+				if !reflect.DeepEqual(p["AlarmActions"], topic) || !reflect.DeepEqual(p["OKActions"], topic) {
+					t.Errorf("alarm %s (%v) does not page the operations topic: %v", id, m, p["AlarmActions"])
+				}
+				if p["TreatMissingData"] != "notBreaching" || p["ComparisonOperator"] != "GreaterThanOrEqualToThreshold" {
+					t.Errorf("alarm %s (%v): missing data %v, operator %v", id, m, p["TreatMissingData"], p["ComparisonOperator"])
+				}
+			}
+			n := len(paymentsapi.Functions())
+			repeat := func(v float64) []float64 {
+				out := make([]float64, n)
+				for i := range out {
+					out[i] = v
+				}
+				return out
+			}
+			want := map[metric][]float64{
+				{"AWS/ApiGateway", "5xx", "Sum"}:     {tc.serverErrors},
+				{"AWS/ApiGateway", "Latency", "p99"}: {tc.latencyMs},
+				{"AWS/Lambda", "Errors", "Sum"}:      repeat(1),
+				{"AWS/Lambda", "Throttles", "Sum"}:   repeat(1),
+				{"AWS/Lambda", "Duration", "p99"}:    repeat(8000), // 80% of the 10 s timeout
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("compute alarms (metric: thresholds) = %v, want %v", got, want)
+			}
+			_, dash := only(t, s, "AWS::CloudWatch::Dashboard")
+			body, _ := json.Marshal(props(dash)["DashboardBody"])
+			for _, title := range []string{"Payments API: requests, 4xx, 5xx", "Payments API: latency p99",
+				"charge Lambda: invocations, errors, throttles", "api Lambda: duration p50 / p99"} {
+				if !strings.Contains(string(body), title) {
+					t.Errorf("dashboard has no widget %q", title)
+				}
+			}
+		})
+	}
+}
+
+// TestComputeStage: throttling per environment, JSON access logs, no CORS.
+func TestComputeStage(t *testing.T) {
+	for _, tc := range computeCases {
+		t.Run(tc.env, func(t *testing.T) {
+			s := stackOf(tc.env)
+			_, stage := only(t, s, "AWS::ApiGatewayV2::Stage")
+			p := props(stage)
+			if p["StageName"] != "$default" || p["AutoDeploy"] != true {
+				t.Errorf("stage %v, want $default with auto deploy", p)
+			}
+			if want := map[string]any{"ThrottlingRateLimit": tc.rate, "ThrottlingBurstLimit": tc.burst}; !reflect.DeepEqual(p["DefaultRouteSettings"], want) {
+				t.Errorf("throttling %v, want %v", p["DefaultRouteSettings"], want)
+			}
+			logs := p["AccessLogSettings"].(map[string]any)
+			var line map[string]any
+			if err := json.Unmarshal([]byte(logs["Format"].(string)), &line); err != nil || line["userArn"] == nil || line["status"] == nil || line["requestId"] == nil {
+				t.Errorf("access log format %v is not one JSON object with requestId, status and caller: %v", logs["Format"], err)
+			}
+			if !reflect.DeepEqual(logs["DestinationArn"], getAtt(logicalID(s, s.payments.AccessLogs))) {
+				t.Errorf("access logs go to %v, want the access log group", logs["DestinationArn"])
+			}
+			_, api := only(t, s, "AWS::ApiGatewayV2::Api")
+			if props(api)["CorsConfiguration"] != nil {
+				t.Errorf("CORS is on: %v", props(api)["CorsConfiguration"])
+			}
+		})
+	}
+}
+
+// TestComputeOutputs: the API URL and every function name are outputs.
+func TestComputeOutputs(t *testing.T) {
+	for _, env := range envs {
+		t.Run(env, func(t *testing.T) {
+			s := byEnv[env]
+			outputs, _ := s.json["Outputs"].(map[string]any)
+			for _, name := range []string{"ApiUrl", "ApiFunctionName", "ChargeFunctionName", "DebitFunctionName", "SettleFunctionName"} {
+				if _, ok := outputs[name]; !ok {
+					t.Errorf("no output %s (outputs: %v)", name, keys(outputs))
+				}
+			}
+			for name, fn := range s.payments.Functions {
+				id := strings.ToUpper(name[:1]) + name[1:] + "FunctionName"
+				if v := outputs[id].(map[string]any)["Value"]; !reflect.DeepEqual(v, ref(logicalID(s, fn.Function))) {
+					t.Errorf("output %s = %v, want the function's name", id, v)
+				}
+			}
+		})
+	}
+}
+
+func keys(m map[string]any) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// variants are stacks of their own app: the JWT option, and a function
+// that does not compile.
+type variants struct {
+	jwt    *synthesized
+	broken awscdk.Stack
+}
+
+var (
+	variantsOnce sync.Once
+	variantStore variants
+)
+
+func variant(t *testing.T) variants {
+	t.Helper()
+	variantsOnce.Do(func() {
+		app := awscdk.NewApp(nil)
+		st := awscdk.NewStack(app, jsii.String("Jwt"), &awscdk.StackProps{Env: &awscdk.Environment{Region: jsii.String("eu-west-1")}})
+		table := singletable.NewTable(st, "Data", nil)
+		api := paymentsapi.New(st, "Payments", &paymentsapi.Props{Table: table.Table,
+			JWT: &paymentsapi.JWTAuth{Issuer: "https://issuer.example.com/", Audience: []string{"payments-client"}}})
+		s := &synthesized{stack: st, payments: api, table: table}
+		s.template = assertions.Template_FromStack(st, nil)
+		raw, _ := json.Marshal(s.template.ToJSON())
+		json.Unmarshal(raw, &s.json)
+		variantStore.jwt = s
+
+		broken := awscdk.NewStack(awscdk.NewApp(nil), jsii.String("Broken"), nil)
+		gofunction.New(broken, "Broken", &gofunction.Props{Entry: "./constructs/gofunction/testdata/broken"})
+		variantStore.broken = broken
+	})
+	return variantStore
+}
+
+// TestComputeBuildError: a function that does not compile stops synthesis
+// with the compiler's message (an error annotation), not a panic.
+func TestComputeBuildError(t *testing.T) {
+	found := messages(assertions.Annotations_FromStack(variant(t).broken).FindError(jsii.String("*"), assertions.Match_AnyValue()))
+	if len(found) != 1 || !strings.Contains(found[0], `cannot use "not a number"`) {
+		t.Errorf("got errors %q, want one carrying the compiler's message", found)
+	}
+}
