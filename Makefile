@@ -111,3 +111,19 @@ BENCHTIME ?= 400x
 .PHONY: bench
 bench: $(GO_STAMP)
 	COSTBENCH_OUT=$(CURDIR)/docs/cost.md go test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 30m ./test/costbench
+
+## bench-synth: time `cdk synth` of every environment with an empty Go build cache, then with that
+##              cache warm, and list the bundled bootstrap sizes (numbers go in docs/compute.md)
+.PHONY: bench-synth
+bench-synth: export AWS_EC2_METADATA_DISABLED := true
+bench-synth: deps
+	@cache=$$(mktemp -d); trap 'chmod -R u+w "$$cache"; rm -rf "$$cache"' EXIT; \
+	for run in cold warm; do \
+		rm -rf $(CDK_OUT); start=$$(date +%s.%N); \
+		GOCACHE=$$cache $(CDK) synth --quiet --output $(CDK_OUT) >/dev/null 2>"$$cache/synth.log" || { cat "$$cache/synth.log"; exit 1; }; \
+		end=$$(date +%s.%N); \
+		awk -v s=$$start -v e=$$end -v r=$$run -v l="$$(cut -d' ' -f1 /proc/loadavg 2>/dev/null)" \
+			'BEGIN { printf "synth of every environment, Go build cache %s: %.1f s (load average %s)\n", r, e - s, l }'; \
+	done
+	@echo "bundled bootstraps:"
+	@for f in $(CDK_OUT)/asset.*/bootstrap; do printf '  %s  %s bytes\n' "$$f" "$$(stat -c %s "$$f")"; done
