@@ -209,6 +209,9 @@ func dur(d time.Duration) string {
 }
 
 func thousands(x float64) string {
+	if x < 10 {
+		return fmt.Sprintf("%.2f", x)
+	}
 	s := fmt.Sprintf("%.0f", x)
 	var out []byte
 	for i := range s {
