@@ -8,25 +8,15 @@ import (
 	"log"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/oncetable/oncetable/runtime/httpapi"
 )
 
-// handler is built once per execution environment, at init.
-var handler httpapi.HandlerFunc
-
-func init() {
-	cfg, err := httpapi.ConfigFromEnv()
-	if err != nil || cfg.Table == "" {
-		log.Fatalf("api: configuration: TABLE_NAME must be set (%v)", err)
-	}
-	awsCfg, err := config.LoadDefaultConfig(context.Background())
+func main() {
+	// Built once per execution environment, before the first event.
+	api, err := httpapi.FromEnvironment(context.Background())
 	if err != nil {
-		log.Fatalf("api: aws config: %v", err)
+		log.Fatalf("api: %v", err)
 	}
-	handler = httpapi.New(dynamodb.NewFromConfig(awsCfg), cfg).Except(httpapi.RouteCharge, httpapi.RouteDebit, httpapi.RouteSettle)
+	lambda.Start(api.Except(httpapi.RouteCharge, httpapi.RouteDebit, httpapi.RouteSettle))
 }
-
-func main() { lambda.Start(handler) }
