@@ -115,6 +115,20 @@ func optionalID(kind, v, prefix string) (string, error) {
 	return v, keys.ValidateID(kind, v)
 }
 
+// listPage answers one page of a list: limit and cursor from the query
+// string, the store's page as the body.
+func listPage(c *call, list func(limit int, cur string) (any, error)) (events.APIGatewayV2HTTPResponse, error) {
+	limit, cur, err := c.page()
+	if err != nil {
+		return events.APIGatewayV2HTTPResponse{}, err
+	}
+	p, err := list(limit, cur)
+	if err != nil {
+		return events.APIGatewayV2HTTPResponse{}, err
+	}
+	return respond(http.StatusOK, p)
+}
+
 func (c *call) page() (int, string, error) {
 	q := c.req.QueryStringParameters
 	limit := 0
@@ -265,15 +279,9 @@ func (a *API) ledger(ctx context.Context, c *call) (events.APIGatewayV2HTTPRespo
 	if err != nil {
 		return events.APIGatewayV2HTTPResponse{}, err
 	}
-	limit, cur, err := c.page()
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	p, err := a.st.Ledger(ctx, id, limit, cur)
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	return respond(http.StatusOK, p)
+	return listPage(c, func(limit int, cur string) (any, error) {
+		return a.st.Ledger(ctx, id, limit, cur)
+	})
 }
 
 func (a *API) userOrders(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
@@ -281,15 +289,9 @@ func (a *API) userOrders(ctx context.Context, c *call) (events.APIGatewayV2HTTPR
 	if err != nil {
 		return events.APIGatewayV2HTTPResponse{}, err
 	}
-	limit, cur, err := c.page()
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	p, err := a.st.UserOrders(ctx, id, limit, cur)
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	return respond(http.StatusOK, p)
+	return listPage(c, func(limit int, cur string) (any, error) {
+		return a.st.UserOrders(ctx, id, limit, cur)
+	})
 }
 
 func (a *API) createOrder(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
@@ -365,15 +367,9 @@ func (a *API) listOrders(ctx context.Context, c *call) (events.APIGatewayV2HTTPR
 	if status != store.OrderCreated && status != store.OrderPaid {
 		return events.APIGatewayV2HTTPResponse{}, fmt.Errorf("%w: status must be %q or %q", ErrBadRequest, store.OrderCreated, store.OrderPaid)
 	}
-	limit, cur, err := c.page()
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	p, err := a.st.OrdersByStatus(ctx, status, limit, cur)
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	return respond(http.StatusOK, p)
+	return listPage(c, func(limit int, cur string) (any, error) {
+		return a.st.OrdersByStatus(ctx, status, limit, cur)
+	})
 }
 
 func (a *API) charge(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
@@ -436,15 +432,9 @@ func (a *API) settle(ctx context.Context, c *call) (events.APIGatewayV2HTTPRespo
 }
 
 func (a *API) unprocessed(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
-	limit, cur, err := c.page()
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	p, err := a.st.UnprocessedPayments(ctx, limit, cur)
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	return respond(http.StatusOK, p)
+	return listPage(c, func(limit int, cur string) (any, error) {
+		return a.st.UnprocessedPayments(ctx, limit, cur)
+	})
 }
 
 func (a *API) processPayment(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
@@ -514,15 +504,9 @@ func (a *API) listProducts(ctx context.Context, c *call) (events.APIGatewayV2HTT
 	if c.req.QueryStringParameters["featured"] != "true" {
 		return events.APIGatewayV2HTTPResponse{}, fmt.Errorf("%w: only GET /products?featured=true is supported (a full listing would need a Scan)", ErrBadRequest)
 	}
-	limit, cur, err := c.page()
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	p, err := a.st.FeaturedProducts(ctx, limit, cur)
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	return respond(http.StatusOK, p)
+	return listPage(c, func(limit int, cur string) (any, error) {
+		return a.st.FeaturedProducts(ctx, limit, cur)
+	})
 }
 
 // positiveInt parses a JSON integer literal in 1..max.
