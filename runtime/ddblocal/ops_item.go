@@ -91,16 +91,7 @@ func conditionFailed(onFailure string, old attr.Item) *APIError {
 }
 
 func (e *Engine) putItem(_ context.Context, in *putItemInput) (any, error) {
-	if err := checkReturnValues(in.ReturnValues, "ALL_OLD"); err != nil {
-		return nil, err
-	}
-	if err := checkOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
-		return nil, err
-	}
-	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
-		return nil, err
-	}
-	t, err := e.table(in.TableName)
+	t, err := e.writeTarget(in.TableName, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure, in.ReturnConsumedCapacity, "ALL_OLD")
 	if err != nil {
 		return nil, err
 	}
@@ -229,16 +220,7 @@ type deleteItemInput struct {
 func (in *deleteItemInput) tableNames() []string { return []string{in.TableName} }
 
 func (e *Engine) deleteItem(_ context.Context, in *deleteItemInput) (any, error) {
-	if err := checkReturnValues(in.ReturnValues, "ALL_OLD"); err != nil {
-		return nil, err
-	}
-	if err := checkOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
-		return nil, err
-	}
-	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
-		return nil, err
-	}
-	t, err := e.table(in.TableName)
+	t, err := e.writeTarget(in.TableName, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure, in.ReturnConsumedCapacity, "ALL_OLD")
 	if err != nil {
 		return nil, err
 	}
@@ -301,16 +283,7 @@ type updateItemInput struct {
 func (in *updateItemInput) tableNames() []string { return []string{in.TableName} }
 
 func (e *Engine) updateItem(_ context.Context, in *updateItemInput) (any, error) {
-	if err := checkReturnValues(in.ReturnValues, "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"); err != nil {
-		return nil, err
-	}
-	if err := checkOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
-		return nil, err
-	}
-	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
-		return nil, err
-	}
-	t, err := e.table(in.TableName)
+	t, err := e.writeTarget(in.TableName, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure, in.ReturnConsumedCapacity, "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
 	if err != nil {
 		return nil, err
 	}
@@ -385,4 +358,20 @@ func (e *Engine) applyUpdate(t *table, key []byte, keyItem attr.Item, x *compile
 		return old, nil, err
 	}
 	return old, next, nil
+}
+
+// writeTarget validates the return options every single-item write shares
+// (ReturnValues against the operation's allowed set, the failure and
+// capacity options) and finds the table, in DynamoDB's order of checks.
+func (e *Engine) writeTarget(tableName, returnValues, onFailure, consumed string, allowed ...string) (*table, error) {
+	if err := checkReturnValues(returnValues, allowed...); err != nil {
+		return nil, err
+	}
+	if err := checkOnFailure(onFailure); err != nil {
+		return nil, err
+	}
+	if err := checkReturnConsumedCapacity(consumed); err != nil {
+		return nil, err
+	}
+	return e.table(tableName)
 }
