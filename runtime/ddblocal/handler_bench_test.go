@@ -10,6 +10,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal"
 )
 
 // BenchmarkHandlerQuery100 measures the engine alone, without the SDK.
@@ -49,5 +51,46 @@ func BenchmarkHandlerPutItem(b *testing.B) {
 		if rec.Code != 200 {
 			b.Fatal(rec.Body.String())
 		}
+	}
+}
+
+// BenchmarkHandlerHotUpdate is a conditional UpdateItem on one item from
+// many goroutines, engine only: the cost of the table lock's critical path.
+func BenchmarkHandlerHotUpdate(b *testing.B) {
+	eng, db := benchTable(b)
+	if _, err := db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String("bench"), Item: map[string]av{"PK": s("HOT"), "SK": s("X"), "n": n("0")}}); err != nil {
+		b.Fatal(err)
+	}
+	h := eng.Handler()
+	const body = `{"TableName":"bench","Key":{"PK":{"S":"HOT"},"SK":{"S":"X"}},"UpdateExpression":"SET n = n + :one","ConditionExpression":"n >= :zero","ExpressionAttributeValues":{":one":{"N":"1"},":zero":{"N":"0"}}}`
+	b.SetParallelism(8)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+			req.Header.Set("X-Amz-Target", "DynamoDB_20120810.UpdateItem")
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != 200 {
+				b.Fatal(rec.Body.String())
+			}
+		}
+	})
+}
+
+// BenchmarkHandlerStartup is a new engine's first table through the handler.
+func BenchmarkHandlerStartup(b *testing.B) {
+	const body = `{"TableName":"bench","AttributeDefinitions":[{"AttributeName":"PK","AttributeType":"S"},{"AttributeName":"SK","AttributeType":"S"}],"KeySchema":[{"AttributeName":"PK","KeyType":"HASH"},{"AttributeName":"SK","KeyType":"RANGE"}],"BillingMode":"PAY_PER_REQUEST"}`
+	b.ReportAllocs()
+	for b.Loop() {
+		eng := ddblocal.New()
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+		req.Header.Set("X-Amz-Target", "DynamoDB_20120810.CreateTable")
+		rec := httptest.NewRecorder()
+		eng.Handler().ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			b.Fatal(rec.Body.String())
+		}
+		_ = eng.Close()
 	}
 }
