@@ -5,12 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"hash/crc32"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
@@ -108,8 +107,9 @@ func init() {
 func (e *Engine) Handler() http.Handler { return http.HandlerFunc(e.serveHTTP) }
 
 func (e *Engine) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	reqID := e.requestID()
-	w.Header().Set("x-amzn-RequestId", reqID)
+	// Keys are written in canonical form (what Header.Set would store)
+	// to skip the canonicalisation per request.
+	w.Header()["X-Amzn-Requestid"] = []string{e.requestID()}
 	if r.Method != http.MethodPost {
 		if r.Method == http.MethodGet && r.URL.Path == "/" {
 			// Health checks and curious browsers.
@@ -126,12 +126,15 @@ func (e *Engine) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, newError(CodeUnknownOperation, "An unknown operation was requested."))
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBytes))
-	if err != nil {
+	bp := bodyPool.Get().(*bytes.Buffer)
+	defer putBody(bp)
+	bp.Reset()
+	if _, err := bp.ReadFrom(http.MaxBytesReader(w, r.Body, maxRequestBytes)); err != nil {
 		writeError(w, newError(CodeSerialization, "cannot read request body: %v", err))
 		return
 	}
-	out, tables, err := e.runOp(r.Context(), o, name, body)
+	// The decoders copy what they keep, so the buffer is reused.
+	out, tables, err := e.runOp(r.Context(), o, name, bp.Bytes())
 	if err != nil {
 		var ae *APIError
 		if !errors.As(err, &ae) {
@@ -153,6 +156,18 @@ func (e *Engine) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
+// bodyPool holds request and response buffers; buffers that grew past
+// maxPooled are dropped so one large batch does not pin its memory.
+var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooled = 64 << 10
+
+func putBody(b *bytes.Buffer) {
+	if b.Cap() <= maxPooled {
+		bodyPool.Put(b)
+	}
+}
+
 // runOp runs an operation, turning a panic into an InternalServerError so
 // one bad request cannot take the engine down.
 func (e *Engine) runOp(ctx context.Context, o op, name string, body []byte) (out any, tables []string, err error) {
@@ -164,14 +179,30 @@ func (e *Engine) runOp(ctx context.Context, o op, name string, body []byte) (out
 	return o.run(ctx, e, name, body)
 }
 
+// requestID is "DDBLOCAL", the sequence number in 16 hex digits and the
+// CRC-32 of its decimal form in 8, built without fmt: it runs per request.
 func (e *Engine) requestID() string {
 	n := atomic.AddUint64(&e.reqSeq, 1)
-	return fmt.Sprintf("DDBLOCAL%016X%08X", n, crc32.ChecksumIEEE([]byte(strconv.FormatUint(n, 10))))
+	var dec [20]byte
+	sum := crc32.ChecksumIEEE(strconv.AppendUint(dec[:0], n, 10))
+	var id [8 + 16 + 8]byte
+	copy(id[:], "DDBLOCAL")
+	for i := 0; i < 16; i++ {
+		id[8+15-i] = upperHex[(n>>(4*i))&0xF]
+	}
+	for i := 0; i < 8; i++ {
+		id[24+7-i] = upperHex[(sum>>(4*i))&0xF]
+	}
+	return string(id[:])
 }
 
+const upperHex = "0123456789ABCDEF"
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	err := appendResponse(&buf, v)
+	buf := bodyPool.Get().(*bytes.Buffer)
+	defer putBody(buf)
+	buf.Reset()
+	err := appendResponse(buf, v)
 	body := buf.Bytes()
 	if err != nil {
 		status = http.StatusInternalServerError
@@ -182,9 +213,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func writeBody(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
-	h.Set("Content-Type", "application/x-amz-json-1.0")
-	h.Set("x-amz-crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10))
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h["Content-Type"] = []string{"application/x-amz-json-1.0"}
+	h["X-Amz-Crc32"] = []string{strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10)}
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

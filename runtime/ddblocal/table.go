@@ -177,6 +177,13 @@ func (t *table) rlocked(fn func()) {
 }
 
 func (t *table) indexes() []*index {
+	// Most tables have one kind of index or none: no allocation then.
+	if len(t.lsis) == 0 {
+		return t.gsis[:len(t.gsis):len(t.gsis)]
+	}
+	if len(t.gsis) == 0 {
+		return t.lsis[:len(t.lsis):len(t.lsis)]
+	}
 	out := make([]*index, 0, len(t.gsis)+len(t.lsis))
 	out = append(out, t.gsis...)
 	return append(out, t.lsis...)
