@@ -57,13 +57,13 @@ var (
 // reported with the reason instead of figures.
 func allPeers(b *testing.B) []*enginebench.Peer {
 	peersOnce.Do(func() {
-		peers = append(peers, enginebench.NewEngineInproc())
+		peers = append(peers, enginebench.NewEngineRaw(), enginebench.NewEngineInproc())
 		if p, err := enginebench.NewEngineHTTP(); err == nil {
 			peers = append(peers, p)
 		} else {
 			peerErr[enginebench.PeerEngineHTTP] = err.Error()
 		}
-		peers = append(peers, enginebench.NewMinidyn())
+		peers = append(peers, enginebench.NewSDKAlone(), enginebench.NewMinidyn(), enginebench.NewMinidynSDK())
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		if p, err := enginebench.NewDynalite(ctx); err == nil {
@@ -118,6 +118,8 @@ type workload struct {
 	workers int
 	prepare func(ctx context.Context, api enginebench.API, table string) error
 	run     func(ctx context.Context, api enginebench.API, table string) func(*rand.Rand, int) error
+	// raw is the same workload without a client.
+	raw func(do enginebench.Raw, table string) func(*rand.Rand, int) error
 }
 
 var putSeq int
@@ -129,6 +131,10 @@ func workloads() []workload {
 				// Fresh keys on every b.N round.
 				putSeq++
 				return enginebench.Put(ctx, api, table, fmt.Sprintf("R%d#", putSeq))
+			},
+			raw: func(do enginebench.Raw, table string) func(*rand.Rand, int) error {
+				putSeq++
+				return enginebench.RawPut(do, table, fmt.Sprintf("R%d#", putSeq))
 			}},
 		{op: enginebench.OpHotUpdate, workers: enginebench.HotWorkers,
 			prepare: func(ctx context.Context, api enginebench.API, table string) error {
@@ -137,13 +143,16 @@ func workloads() []workload {
 				_, err := api.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: it})
 				return err
 			},
-			run: enginebench.HotUpdate},
+			run: enginebench.HotUpdate, raw: enginebench.RawHotUpdate},
 		{op: enginebench.OpTx1k, lacks: enginebench.OpTransact, workers: 1,
 			prepare: func(ctx context.Context, api enginebench.API, table string) error {
 				return enginebench.Load(ctx, api, table, 1_000, enginebench.UserPartition)
 			},
 			run: func(ctx context.Context, api enginebench.API, table string) func(*rand.Rand, int) error {
 				return enginebench.Transact(ctx, api, table, 1_000)
+			},
+			raw: func(do enginebench.Raw, table string) func(*rand.Rand, int) error {
+				return enginebench.RawTransact(do, table, 1_000)
 			}},
 		{op: enginebench.OpTx100k, lacks: enginebench.OpTransact, workers: 1,
 			prepare: func(ctx context.Context, api enginebench.API, table string) error {
@@ -151,6 +160,9 @@ func workloads() []workload {
 			},
 			run: func(ctx context.Context, api enginebench.API, table string) func(*rand.Rand, int) error {
 				return enginebench.Transact(ctx, api, table, *largeTable)
+			},
+			raw: func(do enginebench.Raw, table string) func(*rand.Rand, int) error {
+				return enginebench.RawTransact(do, table, *largeTable)
 			}},
 		{op: enginebench.OpQuery, workers: 1,
 			prepare: func(ctx context.Context, api enginebench.API, table string) error {
@@ -160,7 +172,7 @@ func workloads() []workload {
 				// Neighbouring partitions the query must skip.
 				return enginebench.Load(ctx, api, table, 400, func(i int) string { return fmt.Sprintf("QUERY#%d", 2+i%4) })
 			},
-			run: enginebench.Query},
+			run: enginebench.Query, raw: enginebench.RawQuery},
 	}
 }
 
@@ -169,7 +181,7 @@ func workloads() []workload {
 func BenchmarkEngine(b *testing.B) {
 	ps := allPeers(b)
 	for _, w := range workloads() {
-		for _, name := range []string{enginebench.PeerEngineInproc, enginebench.PeerEngineHTTP, enginebench.PeerMinidyn, enginebench.PeerDynalite} {
+		for _, name := range enginebench.PeerOrder {
 			b.Run(w.op+"/"+name, func(b *testing.B) {
 				p := find(ps, name)
 				if p == nil {
@@ -190,10 +202,20 @@ func BenchmarkEngine(b *testing.B) {
 				if f.err != nil {
 					b.Fatalf("prepare %s on %s: %v", w.op, name, f.err)
 				}
-				op := w.run(ctx, p.API, f.table)
+				var op func(*rand.Rand, int) error
+				if p.Raw != nil {
+					op = w.raw(p.Raw, f.table)
+				} else {
+					op = w.run(ctx, p.API, f.table)
+				}
+				disarm := func() {}
+				if p.Arm != nil {
+					disarm = p.Arm()
+				}
 				b.ResetTimer()
 				wall, lat, err := enginebench.Run(b.N, w.workers, op)
 				b.StopTimer()
+				disarm()
 				if err != nil {
 					b.Fatalf("%s on %s: %v", w.op, name, err)
 				}
@@ -224,9 +246,11 @@ func BenchmarkStartup(b *testing.B) {
 		name  string
 		start func() (time.Duration, error)
 	}{
+		{enginebench.PeerEngineRaw, startRaw},
 		{enginebench.PeerEngineInproc, startInproc},
 		{enginebench.PeerEngineHTTP, startHTTP},
 		{enginebench.PeerMinidyn, startMinidyn},
+		{enginebench.PeerMinidynSDK, startMinidynSDK},
 		{enginebench.PeerDynalite, startDynalite},
 	}
 	for _, s := range starters {
@@ -255,6 +279,24 @@ func BenchmarkStartup(b *testing.B) {
 func firstRequest(api enginebench.API) error {
 	_, err := api.CreateTable(context.Background(), enginebench.TableInput("startup"))
 	return err
+}
+
+func startRaw() (time.Duration, error) {
+	t0 := time.Now()
+	e := ddblocal.New()
+	status, resp := enginebench.HandlerRaw(e.Handler())("CreateTable", enginebench.RawCreateTable("startup"))
+	d := time.Since(t0)
+	_ = e.Close()
+	if status != http.StatusOK {
+		return 0, fmt.Errorf("CreateTable: %d %s", status, resp)
+	}
+	return d, nil
+}
+
+func startMinidynSDK() (time.Duration, error) {
+	t0 := time.Now()
+	err := firstRequest(enginebench.NewMinidynSDK().API)
+	return time.Since(t0), err
 }
 
 func startInproc() (time.Duration, error) {

@@ -2,17 +2,26 @@
 // (runtime/ddblocal) side by side with its peers, on the same machine and in
 // one run:
 //
-//   - this engine in-process (its in-process client, no sockets);
+//   - this engine without a client: the JSON request bodies the SDK would
+//     send, handed to its http.Handler in process;
+//   - this engine in-process (the unmodified SDK client over its socket-free
+//     transport, as tests use it);
 //   - this engine over loopback HTTP (its http.Handler on 127.0.0.1);
-//   - minidyn (github.com/truora/minidyn), in-process;
+//   - the SDK client alone, replaying recorded answers: the ceiling for any
+//     engine behind the SDK;
+//   - minidyn (github.com/truora/minidyn) in-process twice: its fake client
+//     called directly, and its JSON handler behind the same SDK client and
+//     transport as the engine;
 //   - dynalite (npm dynalite@4.0.0) on loopback, installed by the bench itself
 //     into a cache directory and run with the project's Node.js
 //     (node_modules/.bin/node) when present.
 //
-// Every peer is driven through the same small API (the methods of the
-// aws-sdk-go-v2 *dynamodb.Client the workloads use), and every workload is
-// the same request sequence for every peer. Where a peer lacks an operation
-// (dynalite has no TransactWriteItems) its row says so instead of a figure.
+// Every client peer is driven through the same small API (the methods of
+// the aws-sdk-go-v2 *dynamodb.Client the workloads use), and every workload
+// is the same request sequence for every peer; the workloads without a
+// client send byte for byte what the SDK sends (TestRawBodiesMatchTheSDK).
+// Where a peer lacks an operation (dynalite has no TransactWriteItems) its
+// row says so instead of a figure.
 //
 // Run it with `make bench-engine`, which writes docs/engine-benchmark.md:
 //

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	miniclient "github.com/truora/minidyn/aws-v2/client"
+	miniserver "github.com/truora/minidyn/server"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 )
@@ -34,6 +35,12 @@ type Peer struct {
 	// Lacks names operations the peer does not implement, with the reason
 	// shown in the report.
 	Lacks map[string]string
+	// Raw, when set, is how the workloads reach the peer without a client;
+	// API then only prepares the tables.
+	Raw Raw
+	// Arm, when set, is called once a workload's table is prepared and
+	// before its timed run; the function it returns is called after it.
+	Arm   func() (disarm func())
 	close func()
 }
 
@@ -46,17 +53,64 @@ func (p *Peer) Close() {
 
 // Peer names, in report order.
 const (
-	PeerEngineInproc = "engine in-process"
-	PeerEngineHTTP   = "engine HTTP"
-	PeerMinidyn      = "minidyn"
-	PeerDynalite     = "dynalite"
+	PeerEngineRaw    = "engine, no client"
+	PeerEngineInproc = "engine in-process (SDK)"
+	PeerEngineHTTP   = "engine HTTP (SDK)"
+	PeerSDKAlone     = "SDK client alone"
+	PeerMinidyn      = "minidyn direct"
+	PeerMinidynSDK   = "minidyn in-process (SDK)"
+	PeerDynalite     = "dynalite (SDK)"
 )
 
 // NewEngineInproc starts an in-memory engine reached through its in-process
-// client.
+// client: the unmodified SDK client whose HTTP client calls the engine's
+// handler without sockets.
 func NewEngineInproc() *Peer {
 	e := ddblocal.New()
 	return &Peer{Name: PeerEngineInproc, API: e.Client(noRetries), close: func() { _ = e.Close() }}
+}
+
+// NewEngineRaw starts an in-memory engine reached without any client: the
+// workloads hand JSON request bodies to its http.Handler in process.
+// Tables are prepared through the in-process SDK client.
+func NewEngineRaw() *Peer {
+	e := ddblocal.New()
+	return &Peer{Name: PeerEngineRaw, API: e.Client(noRetries), Raw: HandlerRaw(e.Handler()), close: func() { _ = e.Close() }}
+}
+
+// NewSDKAlone measures the SDK client by itself: an in-process engine
+// answers until the peer is armed; from then on the transport replays the
+// last answer the engine gave for each operation without calling it. Its
+// figures are the ceiling for any engine reached through the SDK.
+func NewSDKAlone() *Peer {
+	e := ddblocal.New()
+	rt := &replayTransport{next: e.RoundTripper(), saved: map[string]savedResponse{}}
+	api := dynamodb.New(dynamodb.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String("http://replay.invalid"),
+		Credentials:  staticCredentials("sdkalone"),
+		HTTPClient:   &http.Client{Transport: rt},
+	}, noRetries)
+	return &Peer{Name: PeerSDKAlone, API: api, Arm: rt.arm, close: func() { _ = e.Close() }}
+}
+
+// NewMinidynSDK serves minidyn's own DynamoDB JSON handler (its server
+// package) in process, behind the same unmodified SDK client and the same
+// kind of socket-free transport as the engine's in-process client.
+func NewMinidynSDK() *Peer {
+	api := dynamodb.New(dynamodb.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String("http://minidyn.invalid"),
+		Credentials:  staticCredentials("minidyn"),
+		HTTPClient:   &http.Client{Transport: handlerTransport{h: miniserver.NewServer()}},
+	}, noRetries)
+	return &Peer{Name: PeerMinidynSDK, API: api}
+}
+
+func staticCredentials(id string) aws.CredentialsProvider {
+	return aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+		return aws.Credentials{AccessKeyID: id, SecretAccessKey: id, Source: "enginebench"}, nil
+	})
 }
 
 // NewEngineHTTP starts an in-memory engine served on a loopback port and
@@ -80,7 +134,8 @@ func NewEngineHTTP() (*Peer, error) {
 	}, nil
 }
 
-// NewMinidyn returns minidyn's in-memory fake client.
+// NewMinidyn returns minidyn's in-memory fake client, called directly: it
+// takes the SDK's typed inputs and never serializes them.
 func NewMinidyn() *Peer {
 	return &Peer{Name: PeerMinidyn, API: miniclient.NewClient()}
 }
@@ -97,11 +152,9 @@ func HTTPClient(endpoint string) *dynamodb.Client {
 	return dynamodb.New(dynamodb.Options{
 		Region:       "us-east-1",
 		BaseEndpoint: aws.String(endpoint),
-		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-			return aws.Credentials{AccessKeyID: "bench", SecretAccessKey: "bench", Source: "enginebench"}, nil
-		}),
-		HTTPClient: &http.Client{Transport: tr},
-		Retryer:    closedConnRetryer(),
+		Credentials:  staticCredentials("bench"),
+		HTTPClient:   &http.Client{Transport: tr},
+		Retryer:      closedConnRetryer(),
 	})
 }
 
