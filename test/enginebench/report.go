@@ -108,6 +108,7 @@ var comparisons = []comparison{
 	{PeerEngineInproc, PeerDynalite, "engine in-process (SDK) ÷ dynalite"},
 	{PeerEngineHTTP, PeerDynalite, "both over loopback TCP: engine HTTP ÷ dynalite"},
 	{PeerEngineInproc, PeerSDKAlone, "engine in-process ÷ SDK client alone (1.0× would be an engine costing nothing)"},
+	{PeerSDKAlone, PeerMinidynSDK, "ceiling through the SDK: SDK client alone ÷ minidyn in-process (SDK)"},
 }
 
 // WriteMarkdown renders docs/engine-benchmark.md.
@@ -220,6 +221,13 @@ func goal(rs *Results, op string) string {
 	check(PeerEngineInproc, PeerDynalite, 10, "dynalite")
 	check(PeerEngineRaw, PeerMinidyn, 3, "minidyn without a client")
 	check(PeerEngineInproc, PeerMinidynSDK, 3, "minidyn through the SDK")
+	if c, ok1 := rs.Get(op, PeerSDKAlone); ok1 && c.Note == "" {
+		if m, ok2 := rs.Get(op, PeerMinidynSDK); ok2 && m.Note == "" {
+			if x := speedup(op, c, m); x < 3 {
+				parts = append(parts, fmt.Sprintf("the SDK client alone, with an engine costing nothing, reaches only %.1f× minidyn through the SDK", x))
+			}
+		}
+	}
 	return strings.Join(parts, "; ")
 }
 
