@@ -20,17 +20,22 @@ func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Body != nil {
 		_ = req.Body.Close()
 	}
+	return response(req, w.status, w.header, w.body.Bytes()), nil
+}
+
+// response is an HTTP/1.1 response to req.
+func response(req *http.Request, status int, header http.Header, body []byte) *http.Response {
 	return &http.Response{
-		Status:        http.StatusText(w.status),
-		StatusCode:    w.status,
+		Status:        http.StatusText(status),
+		StatusCode:    status,
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
-		Header:        w.header,
-		Body:          io.NopCloser(bytes.NewReader(w.body.Bytes())),
-		ContentLength: int64(w.body.Len()),
+		Header:        header,
+		Body:          io.NopCloser(bytes.NewReader(body)),
+		ContentLength: int64(len(body)),
 		Request:       req,
-	}, nil
+	}
 }
 
 // replayTransport forwards to next until armed; from then on it answers
@@ -86,15 +91,5 @@ func (t *replayTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		_, _ = io.Copy(io.Discard, req.Body)
 		_ = req.Body.Close()
 	}
-	return &http.Response{
-		Status:        http.StatusText(s.status),
-		StatusCode:    s.status,
-		Proto:         "HTTP/1.1",
-		ProtoMajor:    1,
-		ProtoMinor:    1,
-		Header:        s.header.Clone(),
-		Body:          io.NopCloser(bytes.NewReader(s.body)),
-		ContentLength: int64(len(s.body)),
-		Request:       req,
-	}, nil
+	return response(req, s.status, s.header.Clone(), s.body), nil
 }
