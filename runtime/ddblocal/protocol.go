@@ -41,8 +41,11 @@ func handle[In any, PIn interface {
 }](kind faultKind, f func(e *Engine, ctx context.Context, in *In) (any, error)) func(context.Context, *Engine, string, []byte) (any, []string, error) {
 	return func(ctx context.Context, e *Engine, opName string, body []byte) (any, []string, error) {
 		in := new(In)
-		if err := decodeRequest(body, in); err != nil {
-			return nil, nil, err
+		if !decodeFast(body, in) {
+			*in = *new(In)
+			if err := decodeRequest(body, in); err != nil {
+				return nil, nil, err
+			}
 		}
 		tables := PIn(in).tableNames()
 		if err := e.faults.before(ctx, kind, opName, tables); err != nil {

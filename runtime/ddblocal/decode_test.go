@@ -1,0 +1,87 @@
+package ddblocal
+
+import (
+	"reflect"
+	"testing"
+)
+
+// fastDecodeSeeds are request bodies in and out of the fast path's subset.
+var fastDecodeSeeds = []string{
+	`{"TableName":"t","Item":{"PK":{"S":"a"},"n":{"N":"01.50"},"b":{"BOOL":true},"z":{"NULL":true},"m":{"M":{"x":{"L":[{"S":"é"},{"N":"-0"}]}}},"l":{"L":[]},"e":{"M":{}}}}`,
+	`{"TableName":"t","Key":{"PK":{"S":"HOT"},"SK":{"S":"X"}},"UpdateExpression":"SET n = n + :one","ConditionExpression":"n >= :zero","ExpressionAttributeValues":{":one":{"N":"1"},":zero":{"N":"0"}}}`,
+	` { "TableName" : "t" , "Key" : { "PK" : { "S" : "a" } } , "ReturnValues" : "ALL_NEW" } `,
+	`{"TableName":"t","KeyConditionExpression":"#p = :p","ExpressionAttributeNames":{"#p":"PK"},"ExpressionAttributeValues":{":p":{"S":"x"}},"Limit":10,"ScanIndexForward":false,"ExclusiveStartKey":{"PK":{"S":"x"}},"ConsistentRead":true,"Select":"COUNT","IndexName":"GSI1"}`,
+	`{"TableName":"t","Segment":0,"TotalSegments":2,"Limit":-0,"AttributesToGet":["a","b"],"FilterExpression":"a = :a","ProjectionExpression":"a"}`,
+	`{"TableName":"t","AttributesToGet":[]}`,
+	`{"TableName":"t","Limit":1.0}`,
+	`{"TableName":"t","Limit":1e2}`,
+	`{"TableName":"t","Limit":01}`,
+	`{"TableName":"t","Limit":99999999999999999999}`,
+	`{"tablename":"t"}`,
+	`{"TableName":"t","TableName":"u"}`,
+	`{"TableName":"t","Item":{"a":{"S":"x"}},"Item":{"b":{"S":"y"}}}`,
+	`{"TableName":"t\u0041"}`,
+	`{"TableName":"t","Item":{"a":{"S":"x","N":"1"}}}`,
+	`{"TableName":"t","Item":{"a":{}}}`,
+	`{"TableName":"t","Item":{"a":null}}`,
+	`{"TableName":"t","Item":null}`,
+	`{"TableName":"t","Item":{"a":{"N":"abc"}}}`,
+	`{"TableName":"t","Item":{"a":{"NULL":false}}}`,
+	`{"TableName":"t","Item":{"a":{"B":"AAE="}}}`,
+	`{"TableName":"t","Item":{"a":{"SS":["x","x"]}}}`,
+	`{"TableName":"t","Item":{"a":{"BOOL":truex}}}`,
+	`{"TableName":"t","Expected":{}}`,
+	`{"TableName":"t","Unknown":1}`,
+	`{"TableName":"t"} x`,
+	`{"TableName":"t",}`,
+	`{"TableName":"t"`,
+	"{\"TableName\":\"\xff\"}",
+	`[]`,
+	``,
+	`{}`,
+	`{"ExpressionAttributeNames":{}, "ExpressionAttributeValues":{}}`,
+	`{"ScanIndexForward":true,"ConsistentRead":false}`,
+}
+
+// decodeBoth decodes body with the fast path and with encoding/json into
+// fresh values of T and fails when the fast path accepts what encoding/json
+// decodes differently.
+func decodeBoth[T any](t *testing.T, body string) {
+	fast := new(T)
+	if !decodeFast([]byte(body), fast) {
+		return
+	}
+	slow := new(T)
+	if err := decodeRequest([]byte(body), slow); err != nil {
+		t.Fatalf("%T: fast path accepted %q, encoding/json: %v", fast, body, err)
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("%T: %q\nfast: %#v\njson: %#v", fast, body, fast, slow)
+	}
+}
+
+func FuzzFastDecode(f *testing.F) {
+	for _, s := range fastDecodeSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		decodeBoth[putItemInput](t, body)
+		decodeBoth[getItemInput](t, body)
+		decodeBoth[deleteItemInput](t, body)
+		decodeBoth[updateItemInput](t, body)
+		decodeBoth[queryInput](t, body)
+		decodeBoth[scanInput](t, body)
+	})
+}
+
+func TestFastDecodeAcceptsPlainRequests(t *testing.T) {
+	for _, body := range fastDecodeSeeds[:5] {
+		var in queryInput
+		var up updateItemInput
+		var put putItemInput
+		var scan scanInput
+		if !decodeFast([]byte(body), &in) && !decodeFast([]byte(body), &up) && !decodeFast([]byte(body), &put) && !decodeFast([]byte(body), &scan) {
+			t.Errorf("fast path refused plain request %s", body)
+		}
+	}
+}
