@@ -28,23 +28,29 @@ func decodeFast(body []byte, in any) bool {
 		return false
 	}
 	r := jsonReader{src: body}
+	if !r.consume('{') {
+		return false
+	}
 	var seen [16]string
-	n := 0
-	ok = r.object(func(name string) bool {
-		for _, s := range seen[:n] {
+	for i := 0; ; i++ {
+		b, more, ok := r.member(i)
+		if !ok {
+			return false
+		}
+		if !more {
+			break
+		}
+		// Field names are only compared, so they may view the body.
+		name := unsafeString(b)
+		for _, s := range seen[:min(i, len(seen))] {
 			if s == name {
 				return false // encoding/json merges repeated maps: leave it to it
 			}
 		}
-		if n == len(seen) {
+		if i >= len(seen) || !fd.decodeField(&r, name) {
 			return false
 		}
-		seen[n] = name
-		n++
-		return fd.decodeField(&r, name)
-	})
-	if !ok {
-		return false
+		seen[i] = name
 	}
 	r.ws()
 	return r.pos == len(r.src)
@@ -174,77 +180,87 @@ func (r *jsonReader) intPtr() (*int, bool) {
 	return &v, true
 }
 
-// object reads an object, calling field for each member with the reader
-// positioned at its value.
-func (r *jsonReader) object(field func(name string) bool) bool {
-	if !r.consume('{') {
-		return false
-	}
+// member moves to the i-th member of an object whose '{' was consumed
+// and returns its name, the reader then being at its value; more is false
+// at the closing '}'.
+func (r *jsonReader) member(i int) (name []byte, more, ok bool) {
 	if r.consume('}') {
-		return true
+		return nil, false, true
 	}
-	for {
-		b, ok := r.rawString()
-		if !ok || !r.consume(':') {
-			return false
-		}
-		if !field(string(b)) {
-			return false
-		}
-		if r.consume(',') {
-			continue
-		}
-		return r.consume('}')
+	if i > 0 && !r.consume(',') {
+		return nil, false, false
 	}
+	b, ok := r.rawString()
+	if !ok || !r.consume(':') {
+		return nil, false, false
+	}
+	return b, true, true
 }
 
-// array reads an array, calling elem for each element.
-func (r *jsonReader) array(elem func() bool) bool {
-	if !r.consume('[') {
-		return false
-	}
+// elem moves to the i-th element of an array whose '[' was consumed; more
+// is false at the closing ']'.
+func (r *jsonReader) elem(i int) (more, ok bool) {
 	if r.consume(']') {
-		return true
+		return false, true
 	}
-	for {
-		if !elem() {
-			return false
-		}
-		if r.consume(',') {
-			continue
-		}
-		return r.consume(']')
+	if i > 0 && !r.consume(',') {
+		return false, false
 	}
+	return true, true
 }
 
 func (r *jsonReader) strings() ([]string, bool) {
+	if !r.consume('[') {
+		return nil, false
+	}
 	out := []string{}
-	ok := r.array(func() bool {
+	for i := 0; ; i++ {
+		more, ok := r.elem(i)
+		if !more || !ok {
+			return out, ok
+		}
 		s, ok := r.str()
+		if !ok {
+			return nil, false
+		}
 		out = append(out, s)
-		return ok
-	})
-	return out, ok
+	}
 }
 
 func (r *jsonReader) names() (map[string]string, bool) {
+	if !r.consume('{') {
+		return nil, false
+	}
 	m := map[string]string{}
-	ok := r.object(func(k string) bool {
+	for i := 0; ; i++ {
+		k, more, ok := r.member(i)
+		if !more || !ok {
+			return m, ok
+		}
 		v, ok := r.str()
-		m[k] = v
-		return ok
-	})
-	return m, ok
+		if !ok {
+			return nil, false
+		}
+		m[string(k)] = v
+	}
 }
 
 func (r *jsonReader) item() (attr.Item, bool) {
+	if !r.consume('{') {
+		return nil, false
+	}
 	it := attr.Item{}
-	ok := r.object(func(k string) bool {
+	for i := 0; ; i++ {
+		k, more, ok := r.member(i)
+		if !more || !ok {
+			return it, ok
+		}
 		v, ok := r.value()
-		it[k] = v
-		return ok
-	})
-	return it, ok
+		if !ok {
+			return nil, false
+		}
+		it[string(k)] = v
+	}
 }
 
 func (r *jsonReader) values() (map[string]attr.Value, bool) {
@@ -255,51 +271,65 @@ func (r *jsonReader) values() (map[string]attr.Value, bool) {
 // value reads an attribute value of exactly one type. Binary values and
 // sets are left to encoding/json (base64 and set validation).
 func (r *jsonReader) value() (attr.Value, bool) {
+	if !r.consume('{') {
+		return attr.Value{}, false
+	}
+	t, more, ok := r.member(0)
+	if !more || !ok {
+		return attr.Value{}, false
+	}
 	var v attr.Value
-	n := 0
-	ok := r.object(func(t string) bool {
-		n++
-		if n > 1 {
-			return false
+	switch string(t) {
+	case "S":
+		v.T = attr.S
+		v.S, ok = r.str()
+	case "N":
+		var b []byte
+		if b, ok = r.rawString(); ok {
+			var err error
+			v.T = attr.N
+			v.S, err = attr.CanonicalNumber(string(b))
+			ok = err == nil
 		}
-		switch t {
-		case "S":
-			s, ok := r.str()
-			v = attr.Value{T: attr.S, S: s}
-			return ok
-		case "N":
-			b, ok := r.rawString()
-			if !ok {
-				return false
-			}
-			c, err := attr.CanonicalNumber(string(b))
-			v = attr.Value{T: attr.N, S: c}
-			return err == nil
-		case "BOOL":
-			b, ok := r.boolean()
-			v = attr.Value{T: attr.BOOL, Bool: b}
-			return ok
-		case "NULL":
-			b, ok := r.boolean()
-			v = attr.Value{T: attr.NULL}
-			return ok && b
-		case "M":
-			m, ok := r.item()
-			v = attr.Value{T: attr.M, M: m}
-			return ok
-		case "L":
-			l := []attr.Value{}
-			ok := r.array(func() bool {
-				e, ok := r.value()
-				l = append(l, e)
-				return ok
-			})
-			v = attr.Value{T: attr.L, L: l}
-			return ok
+	case "BOOL":
+		v.T = attr.BOOL
+		v.Bool, ok = r.boolean()
+	case "NULL":
+		var b bool
+		b, ok = r.boolean()
+		v.T = attr.NULL
+		ok = ok && b
+	case "M":
+		v.T = attr.M
+		v.M, ok = r.item()
+	case "L":
+		v.T = attr.L
+		v.L, ok = r.list()
+	default:
+		return attr.Value{}, false
+	}
+	if !ok || !r.consume('}') {
+		return attr.Value{}, false
+	}
+	return v, true
+}
+
+func (r *jsonReader) list() ([]attr.Value, bool) {
+	if !r.consume('[') {
+		return nil, false
+	}
+	l := []attr.Value{}
+	for i := 0; ; i++ {
+		more, ok := r.elem(i)
+		if !more || !ok {
+			return l, ok
 		}
-		return false
-	})
-	return v, ok && n == 1
+		e, ok := r.value()
+		if !ok {
+			return nil, false
+		}
+		l = append(l, e)
+	}
 }
 
 // decodeExprField reads the expression parameters every decoded input

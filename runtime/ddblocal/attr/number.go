@@ -77,6 +77,9 @@ func checkRange(d *apd.Decimal) error {
 // CanonicalNumber returns the form the engine stores and returns for a
 // number: no leading or trailing zeros, no exponent, "0" for zero.
 func CanonicalNumber(text string) (string, error) {
+	if isCanonical(text) {
+		return text, nil
+	}
 	d, err := ParseNumber(text)
 	if err != nil {
 		return "", err
@@ -128,4 +131,41 @@ func arithmetic(a, b Value, subtract bool) (Value, error) {
 		return Value{}, err
 	}
 	return Value{T: N, S: formatNumber(&r)}, nil
+}
+
+// isCanonical reports whether text is already in canonical form and within
+// range: an optional minus, an integer part without leading zeros, and an
+// optional fraction not ending in zero, at most 38 digits in all. Most
+// numbers sent are, and recognising them skips the decimal parser.
+func isCanonical(text string) bool {
+	i := 0
+	if i < len(text) && text[i] == '-' {
+		i++
+	}
+	start := i
+	for i < len(text) && text[i] >= '0' && text[i] <= '9' {
+		i++
+	}
+	intDigits := i - start
+	if intDigits == 0 || (intDigits > 1 && text[start] == '0') {
+		return false
+	}
+	digits := intDigits
+	if i < len(text) {
+		if text[i] != '.' {
+			return false
+		}
+		i++
+		fracStart := i
+		for i < len(text) && text[i] >= '0' && text[i] <= '9' {
+			i++
+		}
+		if i != len(text) || i == fracStart || text[i-1] == '0' {
+			return false
+		}
+		digits += i - fracStart
+	} else if text[start] == '0' && start > 0 {
+		return false // "-0" is "0"
+	}
+	return digits <= MaxDigits
 }
