@@ -135,8 +135,8 @@ func (x *compiled) checkUpdateKeys(t *table) error {
 		if len(p) == 0 || p[0].IsIndex {
 			continue
 		}
-		for _, k := range t.keys.names() {
-			if p[0].Name == k {
+		for _, k := range [2]string{t.keys.hash.name, t.keys.rng.name} {
+			if k != "" && p[0].Name == k {
 				return validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", k)
 			}
 		}

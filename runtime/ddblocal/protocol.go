@@ -216,9 +216,16 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func writeBody(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
-	h["Content-Type"] = []string{"application/x-amz-json-1.0"}
-	h["X-Amz-Crc32"] = []string{strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10)}
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	// One allocation for the three value slices and one for both numbers.
+	var digits [32]byte
+	num := strconv.AppendUint(digits[:0], uint64(crc32.ChecksumIEEE(body)), 10)
+	crcLen := len(num)
+	nums := string(strconv.AppendInt(num, int64(len(body)), 10))
+	vals := make([]string, 3)
+	vals[0], vals[1], vals[2] = "application/x-amz-json-1.0", nums[:crcLen], nums[crcLen:]
+	h["Content-Type"] = vals[0:1:1]
+	h["X-Amz-Crc32"] = vals[1:2:2]
+	h["Content-Length"] = vals[2:3:3]
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

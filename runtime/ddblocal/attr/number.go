@@ -1,6 +1,7 @@
 package attr
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
@@ -103,6 +104,11 @@ func compareNumbers(a, b string) int {
 	if a == b {
 		return 0
 	}
+	if x, ok := smallInt(a); ok {
+		if y, ok := smallInt(b); ok {
+			return cmpInt(x, y)
+		}
+	}
 	return Decimal(a).Cmp(Decimal(b))
 }
 
@@ -117,6 +123,15 @@ func AddNumbers(a, b Value) (Value, error) { return arithmetic(a, b, false) }
 func SubNumbers(a, b Value) (Value, error) { return arithmetic(a, b, true) }
 
 func arithmetic(a, b Value, subtract bool) (Value, error) {
+	// Counters are small integers: int64 arithmetic is exact for them.
+	if x, ok := smallInt(a.S); ok {
+		if y, ok := smallInt(b.S); ok {
+			if subtract {
+				y = -y
+			}
+			return Value{T: N, S: strconv.FormatInt(x+y, 10)}, nil
+		}
+	}
 	var r apd.Decimal
 	var err error
 	if subtract {
@@ -168,4 +183,42 @@ func isCanonical(text string) bool {
 		return false // "-0" is "0"
 	}
 	return digits <= MaxDigits
+}
+
+// smallInt parses a canonical integer of at most 18 digits, whose sums and
+// differences cannot overflow an int64.
+func smallInt(canonical string) (int64, bool) {
+	s := canonical
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	if len(s) == 0 || len(s) > 18 || (len(s) > 1 && s[0] == '0') {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		if n == 0 {
+			return 0, false
+		}
+		n = -n
+	}
+	return n, true
+}
+
+func cmpInt(x, y int64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
 }

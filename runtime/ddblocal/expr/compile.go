@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -50,17 +51,23 @@ func Compile(in Input) (*Compiled, error) {
 	if in.Values != nil && len(in.Values) == 0 {
 		return nil, invalid("ExpressionAttributeValues must not be empty")
 	}
-	for _, k := range sortedKeys(in.Names) {
-		if !validPlaceholder(k, '#') {
-			return nil, invalid(`ExpressionAttributeNames contains invalid key: Syntax error; key: "` + k + `"`)
-		}
-		if in.Names[k] == "" {
-			return nil, invalid("ExpressionAttributeNames contains invalid value: Empty attribute name for key " + k)
+	// DynamoDB reports the first bad key in sorted order; keys are sorted
+	// only when one is bad.
+	if !placeholdersValid(in.Names, '#') || hasEmptyName(in.Names) {
+		for _, k := range sortedKeys(in.Names) {
+			if !validPlaceholder(k, '#') {
+				return nil, invalid(`ExpressionAttributeNames contains invalid key: Syntax error; key: "` + k + `"`)
+			}
+			if in.Names[k] == "" {
+				return nil, invalid("ExpressionAttributeNames contains invalid value: Empty attribute name for key " + k)
+			}
 		}
 	}
-	for _, k := range sortedKeys(in.Values) {
-		if !validPlaceholder(k, ':') {
-			return nil, invalid(`ExpressionAttributeValues contains invalid key: Syntax error; key: "` + k + `"`)
+	if !placeholdersValid(in.Values, ':') {
+		for _, k := range sortedKeys(in.Values) {
+			if !validPlaceholder(k, ':') {
+				return nil, invalid(`ExpressionAttributeValues contains invalid key: Syntax error; key: "` + k + `"`)
+			}
 		}
 	}
 	none := in.Condition == nil && in.Filter == nil && in.KeyCondition == nil && in.Update == nil && in.Projection == nil
@@ -72,7 +79,7 @@ func Compile(in Input) (*Compiled, error) {
 	}
 
 	c := &Compiled{Names: in.Names, Values: in.Values}
-	r := &resolver{names: in.Names, values: in.Values, usedNames: map[string]bool{}, usedValues: map[string]bool{}}
+	r := &resolver{names: in.Names, values: in.Values}
 	var err error
 	// DynamoDB reports the first invalid expression in this order.
 	if in.Update != nil {
@@ -118,10 +125,10 @@ func Compile(in Input) (*Compiled, error) {
 			return nil, err.Validation(r.kind)
 		}
 	}
-	if unused := unusedKeys(in.Names, r.usedNames); unused != "" {
+	if unused := unusedKeys(in.Names, &r.usedNames); unused != "" {
 		return nil, invalid("Value provided in ExpressionAttributeNames unused in expressions: keys: {" + unused + "}")
 	}
-	if unused := unusedKeys(in.Values, r.usedValues); unused != "" {
+	if unused := unusedKeys(in.Values, &r.usedValues); unused != "" {
 		return nil, invalid("Value provided in ExpressionAttributeValues unused in expressions: keys: {" + unused + "}")
 	}
 	return c, nil
@@ -155,14 +162,76 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-func unusedKeys[V any](m map[string]V, used map[string]bool) string {
+// unusedKeys lists, sorted, the keys of m not in used. used holds only
+// keys of m (an undefined placeholder fails compilation first), so when
+// the sizes match nothing is unused.
+func unusedKeys[V any](m map[string]V, used *usedSet) string {
+	if used.len() == len(m) {
+		return ""
+	}
 	var out []string
 	for _, k := range sortedKeys(m) {
-		if !used[k] {
+		if !used.has(k) {
 			out = append(out, k)
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+func placeholdersValid[V any](m map[string]V, prefix byte) bool {
+	for k := range m {
+		if !validPlaceholder(k, prefix) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasEmptyName(m Names) bool {
+	for _, v := range m {
+		if v == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// usedSet records the placeholders expressions use: a slice while there
+// are few (no map per request), a map beyond that (long IN lists).
+type usedSet struct {
+	list []string
+	m    map[string]bool
+}
+
+func (u *usedSet) add(k string) {
+	if u.m != nil {
+		u.m[k] = true
+		return
+	}
+	if slices.Contains(u.list, k) {
+		return
+	}
+	u.list = append(u.list, k)
+	if len(u.list) > 16 {
+		u.m = make(map[string]bool, 2*len(u.list))
+		for _, e := range u.list {
+			u.m[e] = true
+		}
+	}
+}
+
+func (u *usedSet) has(k string) bool {
+	if u.m != nil {
+		return u.m[k]
+	}
+	return slices.Contains(u.list, k)
+}
+
+func (u *usedSet) len() int {
+	if u.m != nil {
+		return len(u.m)
+	}
+	return len(u.list)
 }
 
 // resolver validates parsed expressions against a request's placeholders and
@@ -170,7 +239,7 @@ func unusedKeys[V any](m map[string]V, used map[string]bool) string {
 type resolver struct {
 	names                 Names
 	values                Values
-	usedNames, usedValues map[string]bool
+	usedNames, usedValues usedSet
 	kind                  string
 }
 
@@ -204,7 +273,7 @@ func resolveValue(v ValueRef, values Values) (attr.Value, *Error) {
 func (r *resolver) path(p Path) (Path, *Error) {
 	for _, e := range p {
 		if !e.IsIndex && strings.HasPrefix(e.Name, "#") {
-			r.usedNames[e.Name] = true
+			r.usedNames.add(e.Name)
 		}
 	}
 	return resolvePath(p, r.names)
@@ -217,7 +286,7 @@ func (r *resolver) operand(o Operand) (attr.Value, *Error) {
 		_, err := r.path(o)
 		return attr.Value{}, err
 	case ValueRef:
-		r.usedValues[string(o)] = true
+		r.usedValues.add(string(o))
 		return resolveValue(o, r.values)
 	case *Call:
 		for _, a := range o.Args {
@@ -533,7 +602,7 @@ func (u *Update) Attributes(names Names) ([]string, error) {
 }
 
 func (u *Update) targets() []Path {
-	var ps []Path
+	ps := make([]Path, 0, len(u.Set)+len(u.Remove)+len(u.Add)+len(u.Delete))
 	for _, a := range u.Set {
 		ps = append(ps, a.Path)
 	}

@@ -43,8 +43,9 @@ func (c *Compiled) UpdatedPaths() []Path {
 	if c.Update == nil {
 		return nil
 	}
-	var out []Path
-	for _, p := range c.Update.targets() {
+	targets := c.Update.targets()
+	out := make([]Path, 0, len(targets))
+	for _, p := range targets {
 		if rp, err := resolvePath(p, c.Names); err == nil {
 			out = append(out, rp)
 		}
