@@ -17,10 +17,8 @@ type consumed struct {
 func (c *consumed) addWrite(t *table, r writeResult, factor float64) {
 	c.table = t.name
 	c.write += r.table * factor
-	for name, u := range r.indexes {
-		if ix := t.index(name); ix != nil {
-			c.addIndex(ix, u*factor, true)
-		}
+	for _, iu := range r.indexes {
+		c.addIndex(iu.ix, iu.units*factor, true)
 	}
 }
 
@@ -52,10 +50,14 @@ func capacityUnits(units float64, write bool) map[string]any {
 	return m
 }
 
+// reportsCapacity reports whether ReturnConsumedCapacity asks for a report;
+// single-item writes skip the index accounting otherwise.
+func reportsCapacity(mode string) bool { return mode == "TOTAL" || mode == "INDEXES" }
+
 // report returns the ConsumedCapacity object for mode TOTAL or INDEXES, or
 // nil for NONE.
 func (c *consumed) report(mode string) map[string]any {
-	if mode != "TOTAL" && mode != "INDEXES" {
+	if !reportsCapacity(mode) {
 		return nil
 	}
 	write := c.write > 0

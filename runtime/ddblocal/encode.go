@@ -67,6 +67,23 @@ func appendResponse(buf *bytes.Buffer, v any) error {
 		buf.WriteByte(']')
 	case map[string]any:
 		return appendMap(buf, v)
+	case *writeOutput:
+		// Fields in sorted order, as appendMap writes them.
+		buf.WriteByte('{')
+		if v.Attributes != nil {
+			buf.WriteString(`"Attributes":`)
+			appendItem(buf, v.Attributes)
+		}
+		if v.ConsumedCapacity != nil {
+			if v.Attributes != nil {
+				buf.WriteByte(',')
+			}
+			buf.WriteString(`"ConsumedCapacity":`)
+			if err := appendMap(buf, v.ConsumedCapacity); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
 	case []map[string]any:
 		buf.WriteByte('[')
 		for i, m := range v {

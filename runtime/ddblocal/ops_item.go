@@ -127,20 +127,27 @@ func (e *Engine) putItem(_ context.Context, in *putItemInput) (any, error) {
 		if err != nil {
 			return withFailureItem(err, in.ReturnValuesOnConditionCheckFailure, old)
 		}
-		cc.addWrite(t, t.write(key, old, in.Item, delay, now), 1)
+		res := t.write(key, old, in.Item, delay, now)
+		if reportsCapacity(in.ReturnConsumedCapacity) {
+			cc.addWrite(t, res, 1)
+		}
 		return e.flush(t)
 	})
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]any{}
+	out := &writeOutput{ConsumedCapacity: cc.report(in.ReturnConsumedCapacity)}
 	if in.ReturnValues == "ALL_OLD" && old != nil {
-		out["Attributes"] = old
-	}
-	if r := cc.report(in.ReturnConsumedCapacity); r != nil {
-		out["ConsumedCapacity"] = r
+		out.Attributes = old
 	}
 	return out, nil
+}
+
+// writeOutput is the response of PutItem, UpdateItem and DeleteItem; nil
+// fields are left out.
+type writeOutput struct {
+	Attributes       attr.Item
+	ConsumedCapacity map[string]any
 }
 
 // withFailureItem attaches the old item to a failed condition.
@@ -252,18 +259,18 @@ func (e *Engine) deleteItem(_ context.Context, in *deleteItemInput) (any, error)
 			cc.write = 1
 			return nil
 		}
-		cc.addWrite(t, t.write(key, old, nil, delay, now), 1)
+		res := t.write(key, old, nil, delay, now)
+		if reportsCapacity(in.ReturnConsumedCapacity) {
+			cc.addWrite(t, res, 1)
+		}
 		return e.flush(t)
 	})
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]any{}
+	out := &writeOutput{ConsumedCapacity: cc.report(in.ReturnConsumedCapacity)}
 	if in.ReturnValues == "ALL_OLD" && old != nil {
-		out["Attributes"] = old
-	}
-	if r := cc.report(in.ReturnConsumedCapacity); r != nil {
-		out["ConsumedCapacity"] = r
+		out.Attributes = old
 	}
 	return out, nil
 }
@@ -311,19 +318,16 @@ func (e *Engine) updateItem(_ context.Context, in *updateItemInput) (any, error)
 		if err != nil {
 			return withFailureItem(err, in.ReturnValuesOnConditionCheckFailure, old)
 		}
-		cc.addWrite(t, t.write(key, old, next, delay, now), 1)
+		res := t.write(key, old, next, delay, now)
+		if reportsCapacity(in.ReturnConsumedCapacity) {
+			cc.addWrite(t, res, 1)
+		}
 		return e.flush(t)
 	})
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]any{}
-	if a := x.returnValues(in.ReturnValues, old, next); a != nil {
-		out["Attributes"] = a
-	}
-	if r := cc.report(in.ReturnConsumedCapacity); r != nil {
-		out["ConsumedCapacity"] = r
-	}
+	out := &writeOutput{Attributes: x.returnValues(in.ReturnValues, old, next), ConsumedCapacity: cc.report(in.ReturnConsumedCapacity)}
 	return out, nil
 }
 

@@ -359,7 +359,12 @@ func (t *table) get(key []byte) (attr.Item, error) {
 // the table and for each index it touched.
 type writeResult struct {
 	table   float64
-	indexes map[string]float64
+	indexes []indexUnits
+}
+
+type indexUnits struct {
+	ix    *index
+	units float64
 }
 
 // write replaces the item under key: old is the current item (nil when
@@ -376,7 +381,7 @@ func (t *table) write(key []byte, old, next attr.Item, gsiDelay time.Duration, n
 		en := newEntry(key, next)
 		key = en.key() // share the stored copy with the TTL order
 		nextRaw = en.val()
-		nextSize = attr.ItemSize(next)
+		nextSize = int(en.size)
 		t.items.ReplaceOrInsert(en)
 	} else if old != nil {
 		t.items.Delete(probe(key))
@@ -408,8 +413,9 @@ func (t *table) write(key []byte, old, next attr.Item, gsiDelay time.Duration, n
 		op := indexOp{}
 		if oldRow != nil && !sameRow {
 			op.del = oldRow
-			units += writeUnits(attr.ItemSize(oldProj))
-			ix.size -= int64(attr.ItemSize(oldProj))
+			oldProjSize := attr.ItemSize(oldProj)
+			units += writeUnits(oldProjSize)
+			ix.size -= int64(oldProjSize)
 		}
 		if sameRow {
 			ix.size -= int64(attr.ItemSize(oldProj))
@@ -417,13 +423,10 @@ func (t *table) write(key []byte, old, next attr.Item, gsiDelay time.Duration, n
 		if nextRow != nil {
 			en := newEntry(nextRow, nextProj)
 			op.put = &en
-			units += writeUnits(attr.ItemSize(nextProj))
-			ix.size += int64(attr.ItemSize(nextProj))
+			units += writeUnits(int(en.size))
+			ix.size += int64(en.size)
 		}
-		if res.indexes == nil {
-			res.indexes = map[string]float64{}
-		}
-		res.indexes[ix.name] += units
+		res.indexes = append(res.indexes, indexUnits{ix, units})
 		if !ix.local && (gsiDelay > 0 || len(ix.pending) > 0) {
 			op.at = now.Add(gsiDelay)
 			ix.pending = append(ix.pending, op)
