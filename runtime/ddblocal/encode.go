@@ -12,246 +12,262 @@ import (
 	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
 )
 
-// appendResponse writes v as JSON. Items and values are written directly,
-// without encoding/json's reflection and re-compaction, which dominate the
-// cost of large Query responses.
+// appendResponse writes v as JSON to buf; see encodeResponse.
 func appendResponse(buf *bytes.Buffer, v any) error {
+	b, err := encodeResponse(buf.AvailableBuffer(), v)
+	buf.Write(b)
+	return err
+}
+
+// appendItem writes an item in DynamoDB's wire form to buf.
+func appendItem(buf *bytes.Buffer, it attr.Item) { buf.Write(encodeItem(buf.AvailableBuffer(), it)) }
+
+// appendEncodedItem writes an item stored by attr.EncodeItem as JSON to
+// buf. It reports false when src is not in the expected format.
+func appendEncodedItem(buf *bytes.Buffer, src []byte) bool {
+	b, ok := encodeStoredItem(buf.AvailableBuffer(), src)
+	buf.Write(b)
+	return ok
+}
+
+// encodeResponse appends v as JSON to buf. Items and values are written
+// directly, without encoding/json's reflection and re-compaction, which
+// dominate the cost of large Query responses.
+func encodeResponse(buf []byte, v any) (_ []byte, err error) {
 	switch v := v.(type) {
 	case nil:
-		buf.WriteString("null")
+		buf = append(buf, "null"...)
 	case attr.Item:
 		if v == nil {
-			buf.WriteString("null")
-			return nil
+			buf = append(buf, "null"...)
+			return buf, nil
 		}
-		appendItem(buf, v)
+		buf = encodeItem(buf, v)
 	case attr.Value:
-		appendValue(buf, v)
+		buf = encodeValue(buf, v)
 	case rawItem:
-		mark := buf.Len()
-		if !appendEncodedItem(buf, v) {
-			buf.Truncate(mark)
-			it, err := decodeItem(v)
-			if err != nil {
-				return err
-			}
-			appendItem(buf, it)
+		if buf, err = encodeRaw(buf, v); err != nil {
+			return buf, err
 		}
 	case rawItems:
-		buf.WriteByte('[')
+		buf = append(buf, '[')
 		for i, raw := range v {
 			if i > 0 {
-				buf.WriteByte(',')
+				buf = append(buf, ',')
 			}
-			mark := buf.Len()
-			if !appendEncodedItem(buf, raw) {
-				buf.Truncate(mark)
-				it, err := decodeItem(raw)
-				if err != nil {
-					return err
-				}
-				appendItem(buf, it)
+			if buf, err = encodeRaw(buf, raw); err != nil {
+				return buf, err
 			}
 		}
-		buf.WriteByte(']')
+		buf = append(buf, ']')
 	case []attr.Item:
-		buf.WriteByte('[')
+		buf = append(buf, '[')
 		for i, it := range v {
 			if i > 0 {
-				buf.WriteByte(',')
+				buf = append(buf, ',')
 			}
-			if err := appendResponse(buf, it); err != nil {
-				return err
+			if buf, err = encodeResponse(buf, it); err != nil {
+				return buf, err
 			}
 		}
-		buf.WriteByte(']')
+		buf = append(buf, ']')
 	case map[string]any:
-		return appendMap(buf, v)
+		return encodeMap(buf, v)
 	case *writeOutput:
 		// Fields in sorted order, as appendMap writes them.
-		buf.WriteByte('{')
+		buf = append(buf, '{')
 		if v.Attributes != nil {
-			buf.WriteString(`"Attributes":`)
-			appendItem(buf, v.Attributes)
+			buf = append(buf, `"Attributes":`...)
+			buf = encodeItem(buf, v.Attributes)
 		}
 		if v.ConsumedCapacity != nil {
 			if v.Attributes != nil {
-				buf.WriteByte(',')
+				buf = append(buf, ',')
 			}
-			buf.WriteString(`"ConsumedCapacity":`)
-			if err := appendMap(buf, v.ConsumedCapacity); err != nil {
-				return err
+			buf = append(buf, `"ConsumedCapacity":`...)
+			if buf, err = encodeMap(buf, v.ConsumedCapacity); err != nil {
+				return buf, err
 			}
 		}
-		buf.WriteByte('}')
+		buf = append(buf, '}')
 	case []map[string]any:
-		buf.WriteByte('[')
+		buf = append(buf, '[')
 		for i, m := range v {
 			if i > 0 {
-				buf.WriteByte(',')
+				buf = append(buf, ',')
 			}
-			if err := appendMap(buf, m); err != nil {
-				return err
+			if buf, err = encodeMap(buf, m); err != nil {
+				return buf, err
 			}
 		}
-		buf.WriteByte(']')
+		buf = append(buf, ']')
 	case map[string][]attr.Item:
-		buf.WriteByte('{')
+		buf = append(buf, '{')
 		for i, k := range sortedKeys(v) {
 			if i > 0 {
-				buf.WriteByte(',')
+				buf = append(buf, ',')
 			}
-			appendString(buf, k)
-			buf.WriteByte(':')
-			if err := appendResponse(buf, v[k]); err != nil {
-				return err
+			buf = encodeString(buf, k)
+			buf = append(buf, ':')
+			if buf, err = encodeResponse(buf, v[k]); err != nil {
+				return buf, err
 			}
 		}
-		buf.WriteByte('}')
+		buf = append(buf, '}')
 	case string:
-		appendString(buf, v)
+		buf = encodeString(buf, v)
 	case int:
-		buf.WriteString(strconv.Itoa(v))
+		buf = strconv.AppendInt(buf, int64(v), 10)
 	case int32:
-		buf.WriteString(strconv.FormatInt(int64(v), 10))
+		buf = strconv.AppendInt(buf, int64(v), 10)
 	case bool:
-		buf.WriteString(strconv.FormatBool(v))
+		buf = strconv.AppendBool(buf, v)
 	default:
 		b, err := json.Marshal(v)
 		if err != nil {
-			return err
+			return buf, err
 		}
-		buf.Write(b)
+		buf = append(buf, b...)
 	}
-	return nil
+	return buf, nil
 }
 
-func appendMap(buf *bytes.Buffer, m map[string]any) error {
+// encodeRaw writes a stored row, through its decoded item if the row is
+// not in the format the transcoder expects.
+func encodeRaw(buf, raw []byte) ([]byte, error) {
+	out, ok := encodeStoredItem(buf, raw)
+	if ok {
+		return out, nil
+	}
+	it, err := decodeItem(raw)
+	if err != nil {
+		return buf, err
+	}
+	return encodeItem(buf, it), nil
+}
+
+func encodeMap(buf []byte, m map[string]any) (_ []byte, err error) {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	buf.WriteByte('{')
+	buf = append(buf, '{')
 	for i, k := range keys {
 		if i > 0 {
-			buf.WriteByte(',')
+			buf = append(buf, ',')
 		}
-		appendString(buf, k)
-		buf.WriteByte(':')
-		if err := appendResponse(buf, m[k]); err != nil {
-			return err
+		buf = encodeString(buf, k)
+		buf = append(buf, ':')
+		if buf, err = encodeResponse(buf, m[k]); err != nil {
+			return buf, err
 		}
 	}
-	buf.WriteByte('}')
-	return nil
+	buf = append(buf, '}')
+	return buf, nil
 }
 
 const hexDigits = "0123456789abcdef"
 
-// appendString writes s as a JSON string.
-func appendString(buf *bytes.Buffer, s string) {
-	buf.WriteByte('"')
+// encodeString appends s as a JSON string.
+func encodeString(buf []byte, s string) []byte {
+	buf = append(buf, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}
-		buf.WriteString(s[start:i])
+		buf = append(buf, s[start:i]...)
 		switch c {
 		case '"', '\\':
-			buf.WriteByte('\\')
-			buf.WriteByte(c)
+			buf = append(buf, '\\')
+			buf = append(buf, c)
 		case '\n':
-			buf.WriteString(`\n`)
+			buf = append(buf, `\n`...)
 		case '\r':
-			buf.WriteString(`\r`)
+			buf = append(buf, `\r`...)
 		case '\t':
-			buf.WriteString(`\t`)
+			buf = append(buf, `\t`...)
 		default:
-			buf.WriteString(`\u00`)
-			buf.WriteByte(hexDigits[c>>4])
-			buf.WriteByte(hexDigits[c&0xF])
+			buf = append(buf, `\u00`...)
+			buf = append(buf, hexDigits[c>>4])
+			buf = append(buf, hexDigits[c&0xF])
 		}
 		start = i + 1
 	}
-	buf.WriteString(s[start:])
-	buf.WriteByte('"')
+	buf = append(buf, s[start:]...)
+	return append(buf, '"')
 }
 
-// appendItem writes an item in DynamoDB's wire form.
-func appendItem(buf *bytes.Buffer, it attr.Item) {
-	buf.WriteByte('{')
+// encodeItem appends an item in DynamoDB's wire form.
+func encodeItem(buf []byte, it attr.Item) []byte {
+	buf = append(buf, '{')
 	first := true
 	for k, v := range it {
 		if !first {
-			buf.WriteByte(',')
+			buf = append(buf, ',')
 		}
 		first = false
-		appendString(buf, k)
-		buf.WriteByte(':')
-		appendValue(buf, v)
+		buf = encodeString(buf, k)
+		buf = append(buf, ':')
+		buf = encodeValue(buf, v)
 	}
-	buf.WriteByte('}')
+	return append(buf, '}')
 }
 
-func appendBase64(buf *bytes.Buffer, s string) {
-	buf.WriteByte('"')
-	n := base64.StdEncoding.EncodedLen(len(s))
-	buf.Grow(n)
-	b := buf.AvailableBuffer()[:n]
-	base64.StdEncoding.Encode(b, []byte(s))
-	buf.Write(b)
-	buf.WriteByte('"')
+func encodeBase64(buf []byte, s string) []byte {
+	buf = append(buf, '"')
+	buf = base64.StdEncoding.AppendEncode(buf, []byte(s))
+	return append(buf, '"')
 }
 
-// appendValue writes one attribute value in DynamoDB's wire form.
-func appendValue(buf *bytes.Buffer, v attr.Value) {
+// encodeValue appends one attribute value in DynamoDB's wire form.
+func encodeValue(buf []byte, v attr.Value) []byte {
 	switch v.T {
 	case attr.S:
-		buf.WriteString(`{"S":`)
-		appendString(buf, v.S)
+		buf = append(buf, `{"S":`...)
+		buf = encodeString(buf, v.S)
 	case attr.N:
-		buf.WriteString(`{"N":`)
-		appendString(buf, v.S)
+		buf = append(buf, `{"N":`...)
+		buf = encodeString(buf, v.S)
 	case attr.B:
-		buf.WriteString(`{"B":`)
-		appendBase64(buf, v.S)
+		buf = append(buf, `{"B":`...)
+		buf = encodeBase64(buf, v.S)
 	case attr.BOOL:
-		buf.WriteString(`{"BOOL":`)
-		buf.WriteString(strconv.FormatBool(v.Bool))
+		buf = append(buf, `{"BOOL":`...)
+		buf = strconv.AppendBool(buf, v.Bool)
 	case attr.NULL:
-		buf.WriteString(`{"NULL":true`)
+		buf = append(buf, `{"NULL":true`...)
 	case attr.L:
-		buf.WriteString(`{"L":[`)
+		buf = append(buf, `{"L":[`...)
 		for i, e := range v.L {
 			if i > 0 {
-				buf.WriteByte(',')
+				buf = append(buf, ',')
 			}
-			appendValue(buf, e)
+			buf = encodeValue(buf, e)
 		}
-		buf.WriteByte(']')
+		buf = append(buf, ']')
 	case attr.M:
-		buf.WriteString(`{"M":`)
-		appendItem(buf, v.M)
+		buf = append(buf, `{"M":`...)
+		buf = encodeItem(buf, v.M)
 	case attr.SS, attr.NS, attr.BS:
-		buf.WriteString(`{"` + v.T.String() + `":[`)
+		buf = append(buf, `{"` + v.T.String() + `":[`...)
 		for i, m := range v.Set {
 			if i > 0 {
-				buf.WriteByte(',')
+				buf = append(buf, ',')
 			}
 			if v.T == attr.BS {
-				appendBase64(buf, m)
+				buf = encodeBase64(buf, m)
 			} else {
-				appendString(buf, m)
+				buf = encodeString(buf, m)
 			}
 		}
-		buf.WriteByte(']')
+		buf = append(buf, ']')
 	default:
-		buf.WriteString(`{"NULL":true`)
+		buf = append(buf, `{"NULL":true`...)
 	}
-	buf.WriteByte('}')
+	return append(buf, '}')
 }
 
 // rawItem is one stored item in attr's binary encoding.
@@ -261,12 +277,12 @@ type rawItem []byte
 // encoder transcodes them to JSON without building maps.
 type rawItems [][]byte
 
-// appendEncodedItem writes an item stored by attr.EncodeItem as JSON. It
+// encodeStoredItem appends an item stored by attr.EncodeItem as JSON. It
 // reports false when src is not in the expected format.
-func appendEncodedItem(buf *bytes.Buffer, src []byte) bool {
+func encodeStoredItem(buf, src []byte) ([]byte, bool) {
 	d := rawDecoder{src: src}
-	d.item(buf)
-	return d.ok && d.pos == len(src)
+	buf = d.item(buf)
+	return buf, d.ok && d.pos == len(src)
 }
 
 type rawDecoder struct {
@@ -298,73 +314,74 @@ func (d *rawDecoder) str() string {
 	return unsafeString(s)
 }
 
-func (d *rawDecoder) item(buf *bytes.Buffer) {
+func (d *rawDecoder) item(buf []byte) []byte {
 	d.ok = true
 	n := d.uvarint()
-	buf.WriteByte('{')
+	buf = append(buf, '{')
 	for i := 0; i < n && d.ok; i++ {
 		if i > 0 {
-			buf.WriteByte(',')
+			buf = append(buf, ',')
 		}
-		appendString(buf, d.str())
-		buf.WriteByte(':')
-		d.value(buf)
+		buf = encodeString(buf, d.str())
+		buf = append(buf, ':')
+		buf = d.value(buf)
 	}
-	buf.WriteByte('}')
+	return append(buf, '}')
 }
 
-func (d *rawDecoder) value(buf *bytes.Buffer) {
+func (d *rawDecoder) value(buf []byte) []byte {
 	if d.pos >= len(d.src) {
 		d.ok = false
-		return
+		return buf
 	}
 	t := attr.Type(d.src[d.pos])
 	d.pos++
 	switch t {
 	case attr.S, attr.N, attr.B:
-		appendValue(buf, attr.Value{T: t, S: d.str()})
+		buf = encodeValue(buf, attr.Value{T: t, S: d.str()})
 	case attr.BOOL:
 		if d.pos >= len(d.src) {
 			d.ok = false
-			return
+			return buf
 		}
-		appendValue(buf, attr.Value{T: t, Bool: d.src[d.pos] == 1})
+		buf = encodeValue(buf, attr.Value{T: t, Bool: d.src[d.pos] == 1})
 		d.pos++
 	case attr.NULL:
-		buf.WriteString(`{"NULL":true}`)
+		buf = append(buf, `{"NULL":true}`...)
 	case attr.L:
 		n := d.uvarint()
-		buf.WriteString(`{"L":[`)
+		buf = append(buf, `{"L":[`...)
 		for i := 0; i < n && d.ok; i++ {
 			if i > 0 {
-				buf.WriteByte(',')
+				buf = append(buf, ',')
 			}
-			d.value(buf)
+			buf = d.value(buf)
 		}
-		buf.WriteString(`]}`)
+		buf = append(buf, `]}`...)
 	case attr.M:
-		buf.WriteString(`{"M":`)
+		buf = append(buf, `{"M":`...)
 		ok := d.ok
-		d.item(buf)
+		buf = d.item(buf)
 		d.ok = d.ok && ok
-		buf.WriteByte('}')
+		buf = append(buf, '}')
 	case attr.SS, attr.NS, attr.BS:
 		n := d.uvarint()
-		buf.WriteString(`{"` + t.String() + `":[`)
+		buf = append(buf, `{"` + t.String() + `":[`...)
 		for i := 0; i < n && d.ok; i++ {
 			if i > 0 {
-				buf.WriteByte(',')
+				buf = append(buf, ',')
 			}
 			if t == attr.BS {
-				appendBase64(buf, d.str())
+				buf = encodeBase64(buf, d.str())
 			} else {
-				appendString(buf, d.str())
+				buf = encodeString(buf, d.str())
 			}
 		}
-		buf.WriteString(`]}`)
+		buf = append(buf, `]}`...)
 	default:
 		d.ok = false
 	}
+	return buf
 }
 
 // unsafeString views b as a string without copying; the caller uses it

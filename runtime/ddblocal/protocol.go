@@ -163,6 +163,9 @@ func (e *Engine) serveHTTP(w http.ResponseWriter, r *http.Request) {
 // maxPooled are dropped so one large batch does not pin its memory.
 var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
+// respPool holds response buffers.
+var respPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
 const maxPooled = 64 << 10
 
 func putBody(b *bytes.Buffer) {
@@ -202,16 +205,18 @@ func (e *Engine) requestID() string {
 const upperHex = "0123456789ABCDEF"
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	buf := bodyPool.Get().(*bytes.Buffer)
-	defer putBody(buf)
-	buf.Reset()
-	err := appendResponse(buf, v)
-	body := buf.Bytes()
+	bp := respPool.Get().(*[]byte)
+	body, err := encodeResponse((*bp)[:0], v)
 	if err != nil {
-		status = http.StatusInternalServerError
-		body = errorBody(newError(CodeInternalServerError, "cannot encode response: %v", err))
+		writeBody(w, http.StatusInternalServerError, errorBody(newError(CodeInternalServerError, "cannot encode response: %v", err)))
+	} else {
+		writeBody(w, status, body)
 	}
-	writeBody(w, status, body)
+	// Writers copy what they are given (io.Writer must not retain it).
+	if cap(body) <= maxPooled {
+		*bp = body[:0]
+		respPool.Put(bp)
+	}
 }
 
 func writeBody(w http.ResponseWriter, status int, body []byte) {
