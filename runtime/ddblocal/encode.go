@@ -252,7 +252,7 @@ func encodeValue(buf []byte, v attr.Value) []byte {
 		buf = append(buf, `{"M":`...)
 		buf = encodeItem(buf, v.M)
 	case attr.SS, attr.NS, attr.BS:
-		buf = append(buf, `{"` + v.T.String() + `":[`...)
+		buf = append(buf, `{"`+v.T.String()+`":[`...)
 		for i, m := range v.Set {
 			if i > 0 {
 				buf = append(buf, ',')
@@ -366,7 +366,7 @@ func (d *rawDecoder) value(buf []byte) []byte {
 		buf = append(buf, '}')
 	case attr.SS, attr.NS, attr.BS:
 		n := d.uvarint()
-		buf = append(buf, `{"` + t.String() + `":[`...)
+		buf = append(buf, `{"`+t.String()+`":[`...)
 		for i := 0; i < n && d.ok; i++ {
 			if i > 0 {
 				buf = append(buf, ',')
