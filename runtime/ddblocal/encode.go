@@ -169,13 +169,21 @@ func encodeMap(buf []byte, m map[string]any) (_ []byte, err error) {
 
 const hexDigits = "0123456789abcdef"
 
+// jsonSafe marks the bytes a JSON string holds unescaped.
+var jsonSafe = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // encodeString appends s as a JSON string.
 func encodeString(buf []byte, s string) []byte {
 	buf = append(buf, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
+		if jsonSafe[c] {
 			continue
 		}
 		buf = append(buf, s[start:i]...)
@@ -292,6 +300,17 @@ type rawDecoder struct {
 }
 
 func (d *rawDecoder) uvarint() int {
+	if d.pos < len(d.src) && d.src[d.pos] < 0x80 {
+		// One byte, the common case (lengths and counts under 128).
+		n := int(d.src[d.pos])
+		if n > len(d.src)-d.pos {
+			d.ok = false
+			d.pos = len(d.src)
+			return 0
+		}
+		d.pos++
+		return n
+	}
 	n, w := binary.Uvarint(d.src[d.pos:])
 	if w <= 0 || n > uint64(len(d.src)-d.pos) {
 		d.ok = false
@@ -337,7 +356,15 @@ func (d *rawDecoder) value(buf []byte) []byte {
 	t := attr.Type(d.src[d.pos])
 	d.pos++
 	switch t {
-	case attr.S, attr.N, attr.B:
+	case attr.S:
+		buf = append(buf, `{"S":`...)
+		buf = encodeString(buf, d.str())
+		buf = append(buf, '}')
+	case attr.N:
+		buf = append(buf, `{"N":`...)
+		buf = encodeString(buf, d.str())
+		buf = append(buf, '}')
+	case attr.B:
 		buf = encodeValue(buf, attr.Value{T: t, S: d.str()})
 	case attr.BOOL:
 		if d.pos >= len(d.src) {
