@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -22,7 +23,8 @@ type Options struct {
 
 	// TTLSweepInterval is how often the background sweeper deletes expired
 	// items. Zero means the default of one second; a negative value turns
-	// the sweeper off (SweepTTL still works).
+	// the sweeper off (SweepTTL still works). The sweeper's goroutine starts
+	// when a table first enables TTL.
 	TTLSweepInterval time.Duration
 
 	// Faults applies to every table that has no faults of its own.
@@ -53,8 +55,12 @@ type Engine struct {
 	db      *bolt.DB
 	stop    chan struct{}
 	stopped sync.WaitGroup
-	closed  sync.Once
-	reqSeq  uint64
+	// sweepMu orders starting the sweeper (sweeping) with Close (closing).
+	sweepMu  sync.Mutex
+	sweeping atomic.Bool
+	closing  bool
+	closed   sync.Once
+	reqSeq   uint64
 }
 
 // New returns an engine. It panics only if Options.Dir is set and the data
@@ -100,11 +106,32 @@ func Open(opts ...func(*Options)) (*Engine, error) {
 			return nil, fmt.Errorf("ddblocal: open %s: %w", o.Dir, err)
 		}
 	}
-	if o.TTLSweepInterval > 0 {
-		e.stopped.Add(1)
-		go e.sweepLoop(o.TTLSweepInterval)
+	e.mu.RLock()
+	for _, t := range e.tables {
+		if t.ttlEnabled {
+			e.startSweeper()
+			break
+		}
 	}
+	e.mu.RUnlock()
 	return e, nil
+}
+
+// startSweeper starts the TTL sweeper unless it runs, is turned off or the
+// engine is closed. It starts with the first table that enables TTL, so
+// engines that never use TTL start no goroutine.
+func (e *Engine) startSweeper() {
+	if e.opts.TTLSweepInterval <= 0 || e.sweeping.Load() {
+		return
+	}
+	e.sweepMu.Lock()
+	defer e.sweepMu.Unlock()
+	if e.sweeping.Load() || e.closing {
+		return
+	}
+	e.sweeping.Store(true)
+	e.stopped.Add(1)
+	go e.sweepLoop(e.opts.TTLSweepInterval)
 }
 
 // Close stops the TTL sweeper and closes the data file. The engine must not
@@ -112,6 +139,9 @@ func Open(opts ...func(*Options)) (*Engine, error) {
 func (e *Engine) Close() error {
 	var err error
 	e.closed.Do(func() {
+		e.sweepMu.Lock()
+		e.closing = true
+		e.sweepMu.Unlock()
 		close(e.stop)
 		e.stopped.Wait()
 		if e.db != nil {

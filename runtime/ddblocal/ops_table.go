@@ -317,10 +317,29 @@ func newIndex(in indexJSON, defs map[string]attr.Type, tableKeys keySchema, loca
 
 func tableID(name string, at time.Time) string {
 	h := uint64(14695981039346656037)
-	for _, c := range []byte(name + at.String()) {
-		h = (h ^ uint64(c)) * 1099511628211
+	for _, s := range [2]string{name, at.String()} {
+		for i := 0; i < len(s); i++ {
+			h = (h ^ uint64(s[i])) * 1099511628211
+		}
 	}
-	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", uint32(h>>32), uint16(h>>16), uint16(h), uint16(h>>48), h&0xFFFFFFFFFFFF)
+	// %08x-%04x-%04x-%04x-%012x of the hash's parts, without fmt.
+	var b [36]byte
+	hexField := func(off int, v uint64, width int) {
+		for i := width - 1; i >= 0; i-- {
+			b[off+i] = hexDigits[v&0xF]
+			v >>= 4
+		}
+	}
+	hexField(0, h>>32&0xFFFFFFFF, 8)
+	b[8] = '-'
+	hexField(9, h>>16&0xFFFF, 4)
+	b[13] = '-'
+	hexField(14, h&0xFFFF, 4)
+	b[18] = '-'
+	hexField(19, h>>48&0xFFFF, 4)
+	b[23] = '-'
+	hexField(24, h&0xFFFFFFFFFFFF, 12)
+	return string(b[:])
 }
 
 func epochSeconds(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }

@@ -53,6 +53,7 @@ func (e *Engine) updateTimeToLive(_ context.Context, in *updateTimeToLiveInput) 
 	}
 	if *spec.Enabled {
 		t.enableTTL(spec.AttributeName)
+		e.startSweeper()
 	} else {
 		t.ttlEnabled, t.ttlAttr, t.ttlTree = false, "", nil
 	}
