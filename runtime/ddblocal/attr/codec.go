@@ -3,6 +3,7 @@ package attr
 import (
 	"encoding/binary"
 	"errors"
+	"unsafe"
 )
 
 // ErrCorrupt is returned by DecodeItem for bytes EncodeItem did not produce.
@@ -62,10 +63,24 @@ func DecodeItem(src []byte) (Item, error) {
 	return it, nil
 }
 
+// DecodeItemView is DecodeItem for bytes that never change: the item's
+// strings share src instead of copying it, which saves an allocation per
+// string. The engine's stored rows are immutable; mapped or reused buffers
+// must go through DecodeItem.
+func DecodeItemView(src []byte) (Item, error) {
+	d := decoder{src: src, view: true}
+	it := d.item()
+	if d.err != nil || d.pos != len(src) {
+		return nil, ErrCorrupt
+	}
+	return it, nil
+}
+
 type decoder struct {
-	src []byte
-	pos int
-	err error
+	src  []byte
+	pos  int
+	err  error
+	view bool
 }
 
 func (d *decoder) uvarint() int {
@@ -87,9 +102,12 @@ func (d *decoder) str() string {
 		d.err = ErrCorrupt
 		return ""
 	}
-	s := string(d.src[d.pos : d.pos+n])
+	b := d.src[d.pos : d.pos+n]
 	d.pos += n
-	return s
+	if d.view && n > 0 {
+		return unsafe.String(&b[0], n)
+	}
+	return string(b)
 }
 
 func (d *decoder) byte() byte {
