@@ -128,18 +128,10 @@ func (x *compiled) hasProjection() bool { return x.c.Projection != nil || x.attr
 // checkUpdateKeys rejects an update expression that touches a key
 // attribute of the table.
 func (x *compiled) checkUpdateKeys(t *table) error {
-	if x.c.Update == nil {
-		return nil
-	}
-	for _, p := range x.c.UpdatedPaths() {
-		if len(p) == 0 || p[0].IsIndex {
-			continue
-		}
-		for _, k := range [2]string{t.keys.hash.name, t.keys.rng.name} {
-			if k != "" && p[0].Name == k {
-				return validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", k)
-			}
-		}
+	hash, rng := t.keys.hash.name, t.keys.rng.name
+	k, found := x.c.UpdatedAttribute(func(name string) bool { return name == hash || (rng != "" && name == rng) })
+	if found {
+		return validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", k)
 	}
 	return nil
 }

@@ -19,6 +19,15 @@ type exprParams struct {
 	KeyConditions       json.RawMessage
 	QueryFilter         json.RawMessage
 	ScanFilter          json.RawMessage
+
+	// tables backs tableNames of the inputs that embed exprParams, which
+	// name one table: no slice allocated per request.
+	tables [1]string
+}
+
+func (p *exprParams) oneTable(name string) []string {
+	p.tables[0] = name
+	return p.tables[:]
 }
 
 // checkLegacy rejects the pre-expression parameters, which the engine does
@@ -54,7 +63,7 @@ type putItemInput struct {
 	exprParams
 }
 
-func (in *putItemInput) tableNames() []string { return []string{in.TableName} }
+func (in *putItemInput) tableNames() []string { return in.oneTable(in.TableName) }
 
 func checkOnFailure(v string) error {
 	switch v {
@@ -168,7 +177,7 @@ type getItemInput struct {
 	exprParams
 }
 
-func (in *getItemInput) tableNames() []string { return []string{in.TableName} }
+func (in *getItemInput) tableNames() []string { return in.oneTable(in.TableName) }
 
 func (e *Engine) getItem(_ context.Context, in *getItemInput) (any, error) {
 	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
@@ -224,7 +233,7 @@ type deleteItemInput struct {
 	exprParams
 }
 
-func (in *deleteItemInput) tableNames() []string { return []string{in.TableName} }
+func (in *deleteItemInput) tableNames() []string { return in.oneTable(in.TableName) }
 
 func (e *Engine) deleteItem(_ context.Context, in *deleteItemInput) (any, error) {
 	t, err := e.writeTarget(in.TableName, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure, in.ReturnConsumedCapacity, "ALL_OLD")
@@ -287,7 +296,7 @@ type updateItemInput struct {
 	exprParams
 }
 
-func (in *updateItemInput) tableNames() []string { return []string{in.TableName} }
+func (in *updateItemInput) tableNames() []string { return in.oneTable(in.TableName) }
 
 func (e *Engine) updateItem(_ context.Context, in *updateItemInput) (any, error) {
 	t, err := e.writeTarget(in.TableName, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure, in.ReturnConsumedCapacity, "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")

@@ -32,7 +32,7 @@ type queryInput struct {
 	ScanIndexForward       *bool
 }
 
-func (in *queryInput) tableNames() []string { return []string{in.TableName} }
+func (in *queryInput) tableNames() []string { return in.oneTable(in.TableName) }
 
 type scanInput struct {
 	readInput
@@ -40,7 +40,7 @@ type scanInput struct {
 	TotalSegments *int
 }
 
-func (in *scanInput) tableNames() []string { return []string{in.TableName} }
+func (in *scanInput) tableNames() []string { return in.oneTable(in.TableName) }
 
 // reader is a validated Query or Scan over a table or one of its indexes.
 type reader struct {

@@ -201,6 +201,7 @@ func hasEmptyName(m Names) bool {
 type usedSet struct {
 	list []string
 	m    map[string]bool
+	buf  [4]string
 }
 
 func (u *usedSet) add(k string) {
@@ -210,6 +211,9 @@ func (u *usedSet) add(k string) {
 	}
 	if slices.Contains(u.list, k) {
 		return
+	}
+	if u.list == nil {
+		u.list = u.buf[:0]
 	}
 	u.list = append(u.list, k)
 	if len(u.list) > 16 {

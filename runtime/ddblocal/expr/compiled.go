@@ -1,6 +1,10 @@
 package expr
 
-import "github.com/oncetable/oncetable/runtime/ddblocal/attr"
+import (
+	"strings"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
+)
 
 // Check evaluates the ConditionExpression against the current item (nil
 // when there is none). Without a ConditionExpression it is true.
@@ -51,6 +55,50 @@ func (c *Compiled) UpdatedPaths() []Path {
 		}
 	}
 	return out
+}
+
+// UpdatedAttribute returns the first top-level attribute, in the order of
+// UpdatedPaths, for which match is true; it builds no paths.
+func (c *Compiled) UpdatedAttribute(match func(name string) bool) (string, bool) {
+	if c.Update == nil {
+		return "", false
+	}
+	u := c.Update
+	check := func(p Path) (string, bool) {
+		if len(p) == 0 || p[0].IsIndex {
+			return "", false
+		}
+		name := p[0].Name
+		if strings.HasPrefix(name, "#") {
+			n, ok := c.Names[name]
+			if !ok {
+				return "", false
+			}
+			name = n
+		}
+		return name, match(name)
+	}
+	for _, a := range u.Set {
+		if n, ok := check(a.Path); ok {
+			return n, true
+		}
+	}
+	for _, p := range u.Remove {
+		if n, ok := check(p); ok {
+			return n, true
+		}
+	}
+	for _, a := range u.Add {
+		if n, ok := check(a.Path); ok {
+			return n, true
+		}
+	}
+	for _, a := range u.Delete {
+		if n, ok := check(a.Path); ok {
+			return n, true
+		}
+	}
+	return "", false
 }
 
 // ProjectPaths is Project under the name the engine uses for ReturnValues
