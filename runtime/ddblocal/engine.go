@@ -105,15 +105,14 @@ func Open(opts ...func(*Options)) (*Engine, error) {
 		if err := e.openStore(o.Dir); err != nil {
 			return nil, fmt.Errorf("ddblocal: open %s: %w", o.Dir, err)
 		}
-	}
-	e.mu.RLock()
-	for _, t := range e.tables {
-		if t.ttlEnabled {
-			e.startSweeper()
-			break
+		// Stored tables with TTL need the sweeper from the start.
+		for _, t := range e.tables {
+			if t.ttlEnabled {
+				e.startSweeper()
+				break
+			}
 		}
 	}
-	e.mu.RUnlock()
 	return e, nil
 }
 

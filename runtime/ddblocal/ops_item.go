@@ -122,6 +122,7 @@ func (e *Engine) putItem(_ context.Context, in *putItemInput) (any, error) {
 	now := e.now()
 	var cc consumed
 	var old attr.Item
+	row := newEntry(key, in.Item) // encoded outside the lock
 	err = t.locked(func() error {
 		// Indexes change under UpdateTable, so their keys are checked
 		// under the lock.
@@ -136,7 +137,7 @@ func (e *Engine) putItem(_ context.Context, in *putItemInput) (any, error) {
 		if err != nil {
 			return withFailureItem(err, in.ReturnValuesOnConditionCheckFailure, old)
 		}
-		res := t.write(key, old, in.Item, delay, now)
+		res := t.writeEntry(key, old, in.Item, &row, delay, now)
 		if reportsCapacity(in.ReturnConsumedCapacity) {
 			cc.addWrite(t, res, 1)
 		}

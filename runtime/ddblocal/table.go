@@ -371,6 +371,12 @@ type indexUnits struct {
 // absent) and next the new one (nil to delete). The caller holds t.mu and
 // has validated next. now is used for GSI propagation delay.
 func (t *table) write(key []byte, old, next attr.Item, gsiDelay time.Duration, now time.Time) writeResult {
+	return t.writeEntry(key, old, next, nil, gsiDelay, now)
+}
+
+// writeEntry is write with next's row already encoded by newEntry(key,
+// next), which PutItem does before taking the lock; nil encodes it here.
+func (t *table) writeEntry(key []byte, old, next attr.Item, row *entry, gsiDelay time.Duration, now time.Time) writeResult {
 	res := writeResult{}
 	var nextRaw []byte
 	var oldSize, nextSize int
@@ -378,7 +384,12 @@ func (t *table) write(key []byte, old, next attr.Item, gsiDelay time.Duration, n
 		oldSize = attr.ItemSize(old)
 	}
 	if next != nil {
-		en := newEntry(key, next)
+		var en entry
+		if row != nil {
+			en = *row
+		} else {
+			en = newEntry(key, next)
+		}
 		key = en.key() // share the stored copy with the TTL order
 		nextRaw = en.val()
 		nextSize = int(en.size)
