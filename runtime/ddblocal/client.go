@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"net"
 	"net/http"
 	"syscall"
@@ -44,7 +43,7 @@ func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := req.Context().Err(); err != nil {
 		return nil, err
 	}
-	rec := &recorder{header: http.Header{}, status: http.StatusOK}
+	rec := &recorder{header: make(http.Header, 4), status: http.StatusOK}
 	rt.h.ServeHTTP(rec, req)
 	if req.Body != nil {
 		_ = req.Body.Close()
@@ -62,8 +61,8 @@ func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		ProtoMajor:    1,
 		ProtoMinor:    1,
 		Header:        rec.header,
-		Body:          io.NopCloser(bytes.NewReader(rec.body.Bytes())),
 		ContentLength: int64(rec.body.Len()),
+		Body:          (*recordedBody)(rec), // reads what the handler wrote
 		Request:       req,
 	}, nil
 }
@@ -91,6 +90,14 @@ func (r *recorder) Write(p []byte) (int, error) {
 }
 
 func (r *recorder) drop() { r.dropped = true }
+
+// recordedBody is a recorder as the response body, saving a reader per
+// call.
+type recordedBody recorder
+
+func (b *recordedBody) Read(p []byte) (int, error) { return b.body.Read(p) }
+
+func (b *recordedBody) Close() error { return nil }
 
 // IsConnectionReset reports whether err is the in-process connection reset
 // injected by a lost-response fault.
