@@ -41,6 +41,14 @@ func newEntry(key []byte, it attr.Item) entry {
 	return entry{kv: kv, klen: uint32(len(key)), size: uint32(attr.ItemSize(it))}
 }
 
+// joinEntry is an entry of key and an already encoded item of size bytes.
+func joinEntry(key, val []byte, size uint32) entry {
+	kv := make([]byte, len(key)+len(val))
+	copy(kv, key)
+	copy(kv[len(key):], val)
+	return entry{kv: kv, klen: uint32(len(key)), size: size}
+}
+
 // change is a row written by an operation, for the persistent store; val
 // is nil for a deletion.
 type change struct {
@@ -432,7 +440,13 @@ func (t *table) writeEntry(key []byte, old, next attr.Item, row *entry, gsiDelay
 			ix.size -= int64(attr.ItemSize(oldProj))
 		}
 		if nextRow != nil {
-			en := newEntry(nextRow, nextProj)
+			var en entry
+			if ix.proj.typ == "ALL" && nextRaw != nil {
+				// The index stores the whole item: reuse the table row's encoding.
+				en = joinEntry(nextRow, nextRaw, uint32(nextSize))
+			} else {
+				en = newEntry(nextRow, nextProj)
+			}
 			op.put = &en
 			units += writeUnits(int(en.size))
 			ix.size += int64(en.size)
