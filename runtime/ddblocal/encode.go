@@ -73,6 +73,25 @@ func encodeResponse(buf []byte, v any) (_ []byte, err error) {
 		buf = append(buf, ']')
 	case map[string]any:
 		return encodeMap(buf, v)
+	case *getOutput:
+		// Fields in sorted order, as encodeMap writes them.
+		buf = append(buf, '{')
+		if v.ConsumedCapacity != nil {
+			buf = append(buf, `"ConsumedCapacity":`...)
+			if buf, err = encodeMap(buf, v.ConsumedCapacity); err != nil {
+				return buf, err
+			}
+		}
+		if v.Item != nil {
+			if v.ConsumedCapacity != nil {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, `"Item":`...)
+			if buf, err = encodeResponse(buf, v.Item); err != nil {
+				return buf, err
+			}
+		}
+		buf = append(buf, '}')
 	case *writeOutput:
 		// Fields in sorted order, as appendMap writes them.
 		buf = append(buf, '{')

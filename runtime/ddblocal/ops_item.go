@@ -115,14 +115,14 @@ func (e *Engine) putItem(_ context.Context, in *putItemInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkItemSize(in.Item, false); err != nil {
-		return nil, err
+	row := newEntry(key, in.Item) // encoded outside the lock
+	if row.size > maxItemSize {
+		return nil, validationf("Item size has exceeded the maximum allowed size")
 	}
 	delay := e.faults.gsiDelay(t.name)
 	now := e.now()
 	var cc consumed
 	var old attr.Item
-	row := newEntry(key, in.Item) // encoded outside the lock
 	err = t.locked(func() error {
 		// Indexes change under UpdateTable, so their keys are checked
 		// under the lock.
@@ -158,6 +158,13 @@ func (e *Engine) putItem(_ context.Context, in *putItemInput) (any, error) {
 type writeOutput struct {
 	Attributes       attr.Item
 	ConsumedCapacity map[string]any
+}
+
+// getOutput is the response of GetItem; Item is nil, an attr.Item or a
+// rawItem.
+type getOutput struct {
+	ConsumedCapacity map[string]any
+	Item             any
 }
 
 // withFailureItem attaches the old item to a failed condition.
@@ -202,7 +209,7 @@ func (e *Engine) getItem(_ context.Context, in *getItemInput) (any, error) {
 	var en entry
 	var found bool
 	t.rlocked(func() { en, found = t.items.Get(probe(key)) })
-	out := map[string]any{}
+	out := &getOutput{}
 	size := 0
 	if found {
 		size = int(en.size)
@@ -211,15 +218,13 @@ func (e *Engine) getItem(_ context.Context, in *getItemInput) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			out["Item"] = x.project(it)
+			out.Item = x.project(it)
 		} else {
-			out["Item"] = rawItem(en.val())
+			out.Item = rawItem(en.val())
 		}
 	}
 	cc := consumed{table: t.name, read: readUnits(size, in.ConsistentRead)}
-	if r := cc.report(in.ReturnConsumedCapacity); r != nil {
-		out["ConsumedCapacity"] = r
-	}
+	out.ConsumedCapacity = cc.report(in.ReturnConsumedCapacity)
 	return out, nil
 }
 
