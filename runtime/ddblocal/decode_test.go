@@ -2,6 +2,7 @@ package ddblocal
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -41,6 +42,13 @@ var fastDecodeSeeds = []string{
 	`{}`,
 	`{"ExpressionAttributeNames":{}, "ExpressionAttributeValues":{}}`,
 	`{"ScanIndexForward":true,"ConsistentRead":false}`,
+	`{"TableName":"bench","AttributeDefinitions":[{"AttributeName":"PK","AttributeType":"S"},{"AttributeName":"SK","AttributeType":"S"}],"KeySchema":[{"AttributeName":"PK","KeyType":"HASH"},{"AttributeName":"SK","KeyType":"RANGE"}],"BillingMode":"PAY_PER_REQUEST"}`,
+	`{"TableName":"t","AttributeDefinitions":[],"KeySchema":[{"AttributeName":"PK","KeyType":"HASH","KeyType":"RANGE"}],"GlobalSecondaryIndexes":[{"IndexName":"G","KeySchema":[{"AttributeName":"a","KeyType":"HASH"}],"Projection":{"ProjectionType":"INCLUDE","NonKeyAttributes":["x"]},"ProvisionedThroughput":{"ReadCapacityUnits":5,"WriteCapacityUnits":5}}],"LocalSecondaryIndexes":[{"IndexName":"L","Projection":{}}],"ProvisionedThroughput":{"ReadCapacityUnits":1,"WriteCapacityUnits":-0},"StreamSpecification":{"StreamEnabled":true,"StreamViewType":"NEW_IMAGE"},"DeletionProtectionEnabled":true,"Tags":[{"Key":"k","Value":"v"}],"TableClass":"STANDARD"}`,
+	`{"TableName":"t","ProvisionedThroughput":{"ReadCapacityUnits":1},"ProvisionedThroughput":{"WriteCapacityUnits":2}}`,
+	`{"TableName":"t","SSESpecification":{"Enabled":true}}`,
+	`{"TableName":"t","KeySchema":[{"attributename":"PK"}]}`,
+	`{"TableName":"t","KeySchema":[null]}`,
+	`{"TableName":"t","ProvisionedThroughput":{"ReadCapacityUnits":1.5}}`,
 }
 
 // decodeBoth decodes body with the fast path and with encoding/json into
@@ -71,6 +79,7 @@ func FuzzFastDecode(f *testing.F) {
 		decodeBoth[updateItemInput](t, body)
 		decodeBoth[queryInput](t, body)
 		decodeBoth[scanInput](t, body)
+		decodeBoth[createTableInput](t, body)
 	})
 }
 
@@ -82,6 +91,17 @@ func TestFastDecodeAcceptsPlainRequests(t *testing.T) {
 		var scan scanInput
 		if !decodeFast([]byte(body), &in) && !decodeFast([]byte(body), &up) && !decodeFast([]byte(body), &put) && !decodeFast([]byte(body), &scan) {
 			t.Errorf("fast path refused plain request %s", body)
+		}
+	}
+}
+
+func TestFastDecodeAcceptsCreateTable(t *testing.T) {
+	for _, body := range fastDecodeSeeds {
+		if !strings.Contains(body, `"IndexName":"G"`) && !strings.HasPrefix(body, `{"TableName":"bench","AttributeDefinitions"`) {
+			continue
+		}
+		if !decodeFast([]byte(body), new(createTableInput)) {
+			t.Errorf("fast path refused plain CreateTable request %s", body)
 		}
 	}
 }
