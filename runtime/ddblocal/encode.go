@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"math"
 	"sort"
 	"strconv"
 	"unsafe"
@@ -135,6 +136,55 @@ func encodeResponse(buf []byte, v any) (_ []byte, err error) {
 		buf = append(buf, '}')
 	case string:
 		buf = encodeString(buf, v)
+	case int64:
+		buf = strconv.AppendInt(buf, v, 10)
+	case float64:
+		if a := math.Abs(v); a == 0 || (a >= 1e-6 && a < 1e21) {
+			// encoding/json's format in this range.
+			buf = strconv.AppendFloat(buf, v, 'f', -1, 64)
+		} else {
+			return marshalJSON(buf, v)
+		}
+	case []attributeDefinition:
+		if v == nil {
+			return append(buf, "null"...), nil
+		}
+		mark := len(buf)
+		buf = append(buf, '[')
+		for i, d := range v {
+			if !plainString(d.AttributeName) || !plainString(d.AttributeType) {
+				return marshalJSON(buf[:mark], v)
+			}
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, `{"AttributeName":"`...)
+			buf = append(buf, d.AttributeName...)
+			buf = append(buf, `","AttributeType":"`...)
+			buf = append(buf, d.AttributeType...)
+			buf = append(buf, `"}`...)
+		}
+		buf = append(buf, ']')
+	case []keySchemaElement:
+		if v == nil {
+			return append(buf, "null"...), nil
+		}
+		mark := len(buf)
+		buf = append(buf, '[')
+		for i, k := range v {
+			if !plainString(k.AttributeName) || !plainString(k.KeyType) {
+				return marshalJSON(buf[:mark], v)
+			}
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, `{"AttributeName":"`...)
+			buf = append(buf, k.AttributeName...)
+			buf = append(buf, `","KeyType":"`...)
+			buf = append(buf, k.KeyType...)
+			buf = append(buf, `"}`...)
+		}
+		buf = append(buf, ']')
 	case int:
 		buf = strconv.AppendInt(buf, int64(v), 10)
 	case int32:
@@ -142,13 +192,30 @@ func encodeResponse(buf []byte, v any) (_ []byte, err error) {
 	case bool:
 		buf = strconv.AppendBool(buf, v)
 	default:
-		b, err := json.Marshal(v)
-		if err != nil {
-			return buf, err
-		}
-		buf = append(buf, b...)
+		return marshalJSON(buf, v)
 	}
 	return buf, nil
+}
+
+func marshalJSON(buf []byte, v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return buf, err
+	}
+	return append(buf, b...), nil
+}
+
+// plainString reports whether encoding/json writes s unchanged between
+// quotes: printable ASCII without '"', '\\' and the HTML characters it
+// escapes.
+func plainString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 // encodeRaw writes a stored row, through its decoded item if the row is

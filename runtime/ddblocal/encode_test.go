@@ -70,3 +70,28 @@ func TestEncodedItemsTranscode(t *testing.T) {
 		})
 	}
 }
+
+// TestTableTypesEncodeAsEncodingJSON checks the encoder's cases for the
+// table description's types against encoding/json, byte for byte.
+func TestTableTypesEncodeAsEncodingJSON(t *testing.T) {
+	values := []any{
+		int64(0), int64(-5), int64(1 << 62),
+		0.0, 1764453600.123, -2.5, 1e-7, 1e21, 123456789012345678901.0, 0.000001,
+		[]attributeDefinition{{"PK", "S"}, {"sk<&>", "N"}}, []attributeDefinition{{"PK", "S"}}, []attributeDefinition{}, []attributeDefinition(nil),
+		[]keySchemaElement{{"PK", "HASH"}, {"SK", "RANGE"}}, []keySchemaElement{{"é", "HASH"}}, []keySchemaElement{}, []keySchemaElement(nil),
+		map[string]any{"A": []keySchemaElement{{"a\"b", "HASH"}}, "B": 1.5, "C": int64(3)},
+	}
+	for _, v := range values {
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := encodeResponse(nil, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%#v: got %s, want %s", v, got, want)
+		}
+	}
+}
