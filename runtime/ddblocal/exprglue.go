@@ -23,6 +23,8 @@ type compiled struct {
 	attributesToGet []string
 }
 
+var noExpressions = &compiled{c: &expr.Compiled{}}
+
 // compile parses and validates a request's expressions together.
 func compile(p exprParams, src exprSources) (*compiled, error) {
 	if err := p.checkLegacy(); err != nil {
@@ -30,6 +32,12 @@ func compile(p exprParams, src exprSources) (*compiled, error) {
 	}
 	if src.projection != nil && src.attributesToGet != nil {
 		return nil, validationf("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributesToGet} Expression parameters: {ProjectionExpression}")
+	}
+	if src.condition == nil && src.filter == nil && src.keyCondition == nil && src.update == nil && src.projection == nil &&
+		src.attributesToGet == nil && p.ExpressionAttributeNames == nil && p.ExpressionAttributeValues == nil {
+		// Nothing to compile (a plain PutItem or GetItem); compiled values
+		// are never modified, so one is shared.
+		return noExpressions, nil
 	}
 	in := expr.Input{
 		Condition:    src.condition,
