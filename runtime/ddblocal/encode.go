@@ -74,6 +74,31 @@ func encodeResponse(buf []byte, v any) (_ []byte, err error) {
 		buf = append(buf, ']')
 	case map[string]any:
 		return encodeMap(buf, v)
+	case *readOutput:
+		// Fields in sorted order, as encodeMap writes them.
+		buf = append(buf, '{')
+		if v.ConsumedCapacity != nil {
+			buf = append(buf, `"ConsumedCapacity":`...)
+			if buf, err = encodeMap(buf, v.ConsumedCapacity); err != nil {
+				return buf, err
+			}
+			buf = append(buf, ',')
+		}
+		buf = append(buf, `"Count":`...)
+		buf = strconv.AppendInt(buf, int64(v.Count), 10)
+		if v.Items != nil {
+			buf = append(buf, `,"Items":`...)
+			if buf, err = encodeResponse(buf, v.Items); err != nil {
+				return buf, err
+			}
+		}
+		if v.LastEvaluatedKey != nil {
+			buf = append(buf, `,"LastEvaluatedKey":`...)
+			buf = encodeItem(buf, v.LastEvaluatedKey)
+		}
+		buf = append(buf, `,"ScannedCount":`...)
+		buf = strconv.AppendInt(buf, int64(v.ScannedCount), 10)
+		buf = append(buf, '}')
 	case *getOutput:
 		// Fields in sorted order, as encodeMap writes them.
 		buf = append(buf, '{')

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"hash/fnv"
+	"sync"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
 	"github.com/oncetable/oncetable/runtime/ddblocal/expr"
@@ -214,6 +215,9 @@ func (r *reader) visit(lo, hi, start []byte, forward bool, keep func(attr.Item) 
 			p.bytes += int(en.size)
 			lastRaw = en.val()
 			if r.sel != "COUNT" {
+				if p.raw == nil {
+					p.raw = getRawItems()
+				}
 				p.raw = append(p.raw, lastRaw)
 			}
 			if (r.limit > 0 && p.scanned >= r.limit) || p.bytes >= maxPageBytes {
@@ -304,34 +308,58 @@ func (r *reader) lastEvaluatedKey(it attr.Item) attr.Item {
 	return out
 }
 
-func (r *reader) response(p *page) map[string]any {
-	out := map[string]any{"Count": p.count, "ScannedCount": p.scanned}
+func (r *reader) response(p *page) *readOutput {
+	out := &readOutput{Count: p.count, ScannedCount: p.scanned, LastEvaluatedKey: p.lastKey}
 	if r.sel != "COUNT" {
 		switch {
 		case p.raw != nil:
-			out["Items"] = p.raw
+			out.Items = p.raw
+			out.pooled = p.raw
 		case p.items != nil:
-			out["Items"] = p.items
+			out.Items = p.items
 		default:
-			out["Items"] = []attr.Item{}
+			out.Items = []attr.Item{}
 		}
 	}
-	if p.lastKey != nil {
-		out["LastEvaluatedKey"] = p.lastKey
-	}
-	cc := consumed{table: r.t.name}
-	units := readUnits(p.bytes, r.in.ConsistentRead)
-	if r.ix != nil {
-		cc.addIndex(r.ix, units, false)
-		cc.read = p.extraRCU
-	} else {
-		cc.read = units
-	}
-	if rep := cc.report(r.in.ReturnConsumedCapacity); rep != nil {
-		out["ConsumedCapacity"] = rep
+	if reportsCapacity(r.in.ReturnConsumedCapacity) {
+		cc := consumed{table: r.t.name}
+		units := readUnits(p.bytes, r.in.ConsistentRead)
+		if r.ix != nil {
+			cc.addIndex(r.ix, units, false)
+			cc.read = p.extraRCU
+		} else {
+			cc.read = units
+		}
+		out.ConsumedCapacity = cc.report(r.in.ReturnConsumedCapacity)
 	}
 	return out
 }
+
+// readOutput is the response of Query and Scan; nil fields are left out.
+type readOutput struct {
+	ConsumedCapacity map[string]any
+	Count            int
+	Items            any // rawItems, []attr.Item, or nil for Select COUNT
+	LastEvaluatedKey attr.Item
+	ScannedCount     int
+
+	pooled rawItems // returned to rawItemsPool once the response is written
+}
+
+// release returns the page's row list for reuse; the response has been
+// written and nothing else refers to it.
+func (o *readOutput) release() {
+	if o.pooled != nil && cap(o.pooled) <= 4096 {
+		clear(o.pooled) // do not keep rows alive
+		s := o.pooled[:0]
+		rawItemsPool.Put(&s)
+	}
+	o.pooled, o.Items = nil, nil
+}
+
+var rawItemsPool = sync.Pool{New: func() any { s := make(rawItems, 0, 128); return &s }}
+
+func getRawItems() rawItems { return (*rawItemsPool.Get().(*rawItems))[:0] }
 
 // read runs fn under the table's read lock, first applying the GSI writes
 // whose delay has passed.

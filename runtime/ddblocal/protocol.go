@@ -157,6 +157,9 @@ func (e *Engine) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, out)
+	if o, ok := out.(*readOutput); ok {
+		o.release()
+	}
 }
 
 // bodyPool holds request and response buffers; buffers that grew past
