@@ -3,6 +3,7 @@ package ddblocal
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -49,6 +50,9 @@ type Engine struct {
 
 	mu     sync.RWMutex // guards tables
 	tables map[string]*table
+	// byName is a copy of tables, replaced under mu whenever tables
+	// changes, so that each request finds its table without taking mu.
+	byName atomic.Pointer[map[string]*table]
 
 	tokens  *tokenCache
 	faults  *faultInjector
@@ -105,6 +109,7 @@ func Open(opts ...func(*Options)) (*Engine, error) {
 		if err := e.openStore(o.Dir); err != nil {
 			return nil, fmt.Errorf("ddblocal: open %s: %w", o.Dir, err)
 		}
+		e.publishTables()
 		// Stored tables with TTL need the sweeper from the start.
 		for _, t := range e.tables {
 			if t.ttlEnabled {
@@ -166,11 +171,19 @@ func (e *Engine) sweepLoop(every time.Duration) {
 	}
 }
 
+// publishTables makes the current tables visible to table; the caller
+// holds mu for writing (or owns the engine).
+func (e *Engine) publishTables() {
+	m := maps.Clone(e.tables)
+	e.byName.Store(&m)
+}
+
 // table returns the named table or ResourceNotFoundException.
 func (e *Engine) table(name string) (*table, error) {
-	e.mu.RLock()
-	t := e.tables[name]
-	e.mu.RUnlock()
+	var t *table
+	if m := e.byName.Load(); m != nil {
+		t = (*m)[name]
+	}
 	if t == nil {
 		return nil, tableNotFound()
 	}

@@ -280,6 +280,7 @@ func (e *Engine) createTable(_ context.Context, in *createTableInput) (any, erro
 		return nil, newError(CodeResourceInUse, "Table already exists: %s", in.TableName)
 	}
 	e.tables[in.TableName] = t
+	e.publishTables()
 	e.mu.Unlock()
 	if err := e.persistTable(t); err != nil {
 		return nil, err
@@ -452,6 +453,7 @@ func (e *Engine) deleteTable(_ context.Context, in *tableNameInput) (any, error)
 		return nil, validationf("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
 	}
 	delete(e.tables, in.TableName)
+	e.publishTables()
 	e.mu.Unlock()
 	_ = t.locked(func() error { t.deleted = true; return nil })
 	desc := t.describe()
