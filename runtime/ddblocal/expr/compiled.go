@@ -29,7 +29,7 @@ func (c *Compiled) Apply(item attr.Item) (attr.Item, error) {
 	if c.Update == nil {
 		return item, nil
 	}
-	next, _, err := c.Update.Apply(item, c.Names, c.Values)
+	next, _, err := c.Update.apply(item, c.Names, c.Values, false)
 	return next, err
 }
 

@@ -17,6 +17,11 @@ import (
 // order. Several list elements removed in one REMOVE are named by their
 // positions before any of them is removed.
 func (u *Update) Apply(item attr.Item, names Names, values Values) (attr.Item, []Path, error) {
+	return u.apply(item, names, values, true)
+}
+
+// apply is Apply; the changed paths are collected only when wantChanged.
+func (u *Update) apply(item attr.Item, names Names, values Values, wantChanged bool) (attr.Item, []Path, error) {
 	e := &env{item: item, names: names, values: values}
 	resolve := func(p Path) (Path, error) {
 		rp, err := resolvePath(p, names)
@@ -27,7 +32,14 @@ func (u *Update) Apply(item attr.Item, names Names, values Values) (attr.Item, [
 	}
 	var changed []Path
 	setPaths := make([]Path, len(u.Set))
-	setVals := make([]attr.Value, len(u.Set))
+	// Most updates SET a few attributes: their values stay on the stack.
+	var valBuf [4]attr.Value
+	var setVals []attr.Value
+	if len(u.Set) <= len(valBuf) {
+		setVals = valBuf[:len(u.Set)]
+	} else {
+		setVals = make([]attr.Value, len(u.Set))
+	}
 	for i, a := range u.Set {
 		p, err := resolve(a.Path)
 		if err != nil {
@@ -38,7 +50,9 @@ func (u *Update) Apply(item attr.Item, names Names, values Values) (attr.Item, [
 			return nil, nil, err
 		}
 		setPaths[i], setVals[i] = p, v.Clone()
-		changed = append(changed, p)
+		if wantChanged {
+			changed = append(changed, p)
+		}
 	}
 	out := item.Clone()
 	if out == nil {
@@ -64,7 +78,9 @@ func (u *Update) Apply(item attr.Item, names Names, values Values) (attr.Item, [
 			return nil, nil, err
 		}
 		removes = append(removes, p)
-		changed = append(changed, p)
+		if wantChanged {
+			changed = append(changed, p)
+		}
 	}
 	// Later list positions go first so earlier removals do not shift them.
 	slices.SortStableFunc(removes, func(a, b Path) int { return compareIndexes(a, b, -1) })
@@ -83,7 +99,9 @@ func (u *Update) Apply(item attr.Item, names Names, values Values) (attr.Item, [
 		if err != nil {
 			return nil, nil, err
 		}
-		changed = append(changed, p)
+		if wantChanged {
+			changed = append(changed, p)
+		}
 		v, verr := resolveValue(a.Value, values)
 		if verr != nil {
 			return nil, nil, verr.Validation("UpdateExpression")
@@ -105,7 +123,9 @@ func (u *Update) Apply(item attr.Item, names Names, values Values) (attr.Item, [
 		if err != nil {
 			return nil, nil, err
 		}
-		changed = append(changed, p)
+		if wantChanged {
+			changed = append(changed, p)
+		}
 		v, verr := resolveValue(a.Value, values)
 		if verr != nil {
 			return nil, nil, verr.Validation("UpdateExpression")
