@@ -54,17 +54,20 @@ type Engine struct {
 	// changes, so that each request finds its table without taking mu.
 	byName atomic.Pointer[map[string]*table]
 
-	tokens  *tokenCache
-	faults  *faultInjector
-	db      *bolt.DB
-	stop    chan struct{}
-	stopped sync.WaitGroup
-	// sweepMu orders starting the sweeper (sweeping) with Close (closing).
-	sweepMu  sync.Mutex
-	sweeping atomic.Bool
-	closing  bool
-	closed   sync.Once
-	reqSeq   uint64
+	tokens *tokenCache
+	faults *faultInjector
+	db     *bolt.DB
+	// lifeMu orders starting the sweeper with Close; both are rare.
+	lifeMu sync.Mutex
+	sweep  *sweeper // nil until a table enables TTL
+	closed bool
+	reqSeq uint64
+}
+
+// sweeper is the running TTL sweeper goroutine.
+type sweeper struct {
+	stop chan struct{}
+	done sync.WaitGroup
 }
 
 // New returns an engine. It panics only if Options.Dir is set and the data
@@ -103,7 +106,6 @@ func Open(opts ...func(*Options)) (*Engine, error) {
 		tables: map[string]*table{},
 		tokens: newTokenCache(),
 		faults: newFaultInjector(o.Faults),
-		stop:   make(chan struct{}),
 	}
 	if o.Dir != "" {
 		if err := e.openStore(o.Dir); err != nil {
@@ -125,45 +127,55 @@ func Open(opts ...func(*Options)) (*Engine, error) {
 // engine is closed. It starts with the first table that enables TTL, so
 // engines that never use TTL start no goroutine.
 func (e *Engine) startSweeper() {
-	if e.opts.TTLSweepInterval <= 0 || e.sweeping.Load() {
+	if e.opts.TTLSweepInterval <= 0 {
 		return
 	}
-	e.sweepMu.Lock()
-	defer e.sweepMu.Unlock()
-	if e.sweeping.Load() || e.closing {
+	e.lifeMu.Lock()
+	defer e.lifeMu.Unlock()
+	if e.sweep != nil || e.closed {
 		return
 	}
-	e.sweeping.Store(true)
-	e.stopped.Add(1)
-	go e.sweepLoop(e.opts.TTLSweepInterval)
+	s := &sweeper{stop: make(chan struct{})}
+	s.done.Add(1)
+	e.sweep = s
+	go e.sweepLoop(s, e.opts.TTLSweepInterval)
+}
+
+// sweeperRunning reports whether the TTL sweeper was started.
+func (e *Engine) sweeperRunning() bool {
+	e.lifeMu.Lock()
+	defer e.lifeMu.Unlock()
+	return e.sweep != nil
 }
 
 // Close stops the TTL sweeper and closes the data file. The engine must not
-// be used afterwards.
+// be used afterwards. Later calls wait for the first and return nil.
 func (e *Engine) Close() error {
-	var err error
-	e.closed.Do(func() {
-		e.sweepMu.Lock()
-		e.closing = true
-		e.sweepMu.Unlock()
-		close(e.stop)
-		e.stopped.Wait()
-		if e.db != nil {
-			err = e.db.Close()
-		}
-	})
-	return err
+	e.lifeMu.Lock()
+	defer e.lifeMu.Unlock()
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	if s := e.sweep; s != nil {
+		close(s.stop)
+		s.done.Wait()
+	}
+	if e.db != nil {
+		return e.db.Close()
+	}
+	return nil
 }
 
 func (e *Engine) now() time.Time { return e.opts.Clock() }
 
-func (e *Engine) sweepLoop(every time.Duration) {
-	defer e.stopped.Done()
+func (e *Engine) sweepLoop(s *sweeper, every time.Duration) {
+	defer s.done.Done()
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
 		select {
-		case <-e.stop:
+		case <-s.stop:
 			return
 		case <-tick.C:
 			e.SweepTTL(context.Background())

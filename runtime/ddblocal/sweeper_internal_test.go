@@ -22,14 +22,14 @@ func TestSweeperStartsLazily(t *testing.T) {
 	if _, err := db.CreateTable(ctx, CreateTableInput("ttl-table")); err != nil {
 		t.Fatal(err)
 	}
-	if e.sweeping.Load() {
+	if e.sweeperRunning() {
 		t.Fatal("sweeper started before any table enabled TTL")
 	}
 	if _, err := db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String("ttl-table"),
 		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("exp"), Enabled: aws.Bool(true)}}); err != nil {
 		t.Fatal(err)
 	}
-	if !e.sweeping.Load() {
+	if !e.sweeperRunning() {
 		t.Fatal("sweeper not started by UpdateTimeToLive")
 	}
 	if err := e.Close(); err != nil {
@@ -40,7 +40,7 @@ func TestSweeperStartsLazily(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e2.Close()
-	if !e2.sweeping.Load() {
+	if !e2.sweeperRunning() {
 		t.Fatal("sweeper not started for a stored table with TTL")
 	}
 	e2.startSweeper() // a second start is a no-op

@@ -53,11 +53,14 @@ func (e *Engine) updateTimeToLive(_ context.Context, in *updateTimeToLiveInput) 
 	}
 	if *spec.Enabled {
 		t.enableTTL(spec.AttributeName)
-		e.startSweeper()
 	} else {
 		t.ttlEnabled, t.ttlAttr, t.ttlTree = false, "", nil
 	}
 	t.mu.Unlock()
+	if *spec.Enabled {
+		// Not under t.mu: Close holds lifeMu while the sweeper may wait for t.mu.
+		e.startSweeper()
+	}
 	if err := e.persistTable(t); err != nil {
 		return nil, err
 	}
