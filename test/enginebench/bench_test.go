@@ -105,6 +105,8 @@ func prepared(p *enginebench.Peer, name string, load func(ctx context.Context, t
 	f := &fixture{table: table}
 	if _, err := p.API.CreateTable(ctx, enginebench.TableInput(table)); err != nil {
 		f.err = err
+	} else if err := enginebench.WaitCreated(ctx, p.API, table); err != nil {
+		f.err = err
 	} else if load != nil {
 		f.err = load(ctx, table)
 	}

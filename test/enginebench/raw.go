@@ -3,6 +3,7 @@ package enginebench
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -214,18 +215,20 @@ func RawTransact(do Raw, table string, n int) func(*rand.Rand, int) error {
 			k++
 		}
 		b = append(b, `],"ClientRequestToken":"`...)
-		b = appendUUID(b, r)
+		b = appendUUID(b)
 		b = append(b, `"}`...)
 		_, err := rawCall(do, "TransactWriteItems", b)
 		return err
 	}
 }
 
-// appendUUID appends a random version 4 UUID.
-func appendUUID(b []byte, r *rand.Rand) []byte {
+// appendUUID appends a random version 4 UUID. It draws from the global
+// source, randomly seeded per process, so that tokens never repeat across
+// rounds and workloads (the workloads' own sources are seeded alike).
+func appendUUID(b []byte) []byte {
 	var u [16]byte
-	for i := range u {
-		u[i] = byte(r.Uint32())
+	for i := range 2 {
+		binary.LittleEndian.PutUint64(u[8*i:], rand.Uint64())
 	}
 	u[6] = u[6]&0x0f | 0x40
 	u[8] = u[8]&0x3f | 0x80

@@ -126,3 +126,25 @@ func TestTopLevelCount(t *testing.T) {
 		}
 	}
 }
+
+// TestRawTransactTokensNeverRepeat: workers of every round are seeded
+// alike, so the token must not come from their sources.
+func TestRawTransactTokensNeverRepeat(t *testing.T) {
+	var tokens []string
+	do := func(_ string, body []byte) (int, []byte) {
+		var req struct{ ClientRequestToken string }
+		if err := json.Unmarshal(body, &req); err != nil {
+			t.Fatal(err)
+		}
+		tokens = append(tokens, req.ClientRequestToken)
+		return 200, []byte(`{}`)
+	}
+	for range 2 {
+		if err := RawTransact(do, "t1", 10)(rand.New(rand.NewPCG(1, 1)), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(tokens) != 2 || tokens[0] == tokens[1] || len(tokens[0]) != 36 {
+		t.Errorf("tokens %q: want two different UUIDs", tokens)
+	}
+}

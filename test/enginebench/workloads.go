@@ -45,6 +45,25 @@ func TableInput(name string) *dynamodb.CreateTableInput {
 	}
 }
 
+// WaitCreated waits until a new table has left the CREATING status
+// (dynalite flips it a moment after CreateTable answers; minidyn leaves
+// the status empty).
+func WaitCreated(ctx context.Context, api API, table string) error {
+	for tries := 0; ; tries++ {
+		out, err := api.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+		if err != nil {
+			return err
+		}
+		if out.Table == nil || out.Table.TableStatus != types.TableStatusCreating {
+			return nil
+		}
+		if tries == 500 {
+			return fmt.Errorf("table %s still CREATING after %d checks", table, tries)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // Item returns item i of partition pk: about 200 bytes by DynamoDB's size
 // rules (attribute names plus values).
 func Item(pk string, i int) map[string]types.AttributeValue {
