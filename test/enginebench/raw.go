@@ -13,36 +13,65 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // Raw sends one DynamoDB JSON 1.0 request body for the operation named by
-// target (such as "PutItem") and returns the status and response body. It
-// is how the engine is measured without any client: the workloads build
-// the same request bodies the SDK would send, and hand them to the
-// engine's http.Handler in the calling goroutine.
-type Raw func(target string, body []byte) (status int, resp []byte)
+// target (such as "PutItem"). An answer other than 200 is an error
+// wrapping ErrRawStatus; read, when not nil, gets the 200 answer's body,
+// which it must not keep. It is how the engine is measured without any
+// client: the workloads build the same request bodies the SDK would send,
+// and hand them to the engine's http.Handler in the calling goroutine.
+type Raw func(target string, body []byte, read func(resp []byte) error) error
 
 // HandlerRaw calls h in process: a request, a minimal response writer, no
-// sockets and no SDK.
+// sockets and no SDK. Requests and writers are pooled, and the request
+// headers of each operation are built once (handlers only read them), so
+// that the harness adds as little as it can to the engine's own cost.
 func HandlerRaw(h http.Handler) Raw {
-	return func(target string, body []byte) (int, []byte) {
-		req := &http.Request{
+	var headers sync.Map // target -> http.Header
+	pool := sync.Pool{New: func() any { return &rawCallState{w: rawWriter{header: http.Header{}}} }}
+	return func(target string, body []byte, read func([]byte) error) error {
+		hdr, ok := headers.Load(target)
+		if !ok {
+			hdr, _ = headers.LoadOrStore(target, http.Header{
+				"X-Amz-Target": {"DynamoDB_20120810." + target},
+				"Content-Type": {"application/x-amz-json-1.0"},
+			})
+		}
+		st := pool.Get().(*rawCallState)
+		defer pool.Put(st)
+		st.body.Reset(body)
+		st.req = http.Request{
 			Method:        http.MethodPost,
 			URL:           rootURL,
 			Proto:         "HTTP/1.1",
 			ProtoMajor:    1,
 			ProtoMinor:    1,
-			Header:        http.Header{"X-Amz-Target": {"DynamoDB_20120810." + target}, "Content-Type": {"application/x-amz-json-1.0"}},
-			Body:          io.NopCloser(bytes.NewReader(body)),
+			Header:        hdr.(http.Header),
+			Body:          io.NopCloser(&st.body),
 			ContentLength: int64(len(body)),
 			Host:          "localhost",
 		}
-		w := &rawWriter{header: http.Header{}, status: http.StatusOK}
-		h.ServeHTTP(w, req)
-		return w.status, w.body.Bytes()
+		st.w.reset()
+		h.ServeHTTP(&st.w, &st.req)
+		if st.w.status != http.StatusOK {
+			return fmt.Errorf("%w: %s %d %s", ErrRawStatus, target, st.w.status, st.w.body.Bytes())
+		}
+		if read != nil {
+			return read(st.w.body.Bytes())
+		}
+		return nil
 	}
+}
+
+// rawCallState is what one raw call needs, kept for the next.
+type rawCallState struct {
+	req  http.Request
+	body bytes.Reader
+	w    rawWriter
 }
 
 var rootURL = &url.URL{Scheme: "http", Host: "localhost", Path: "/"}
@@ -52,6 +81,12 @@ type rawWriter struct {
 	status int
 	wrote  bool
 	body   bytes.Buffer
+}
+
+func (w *rawWriter) reset() {
+	clear(w.header)
+	w.status, w.wrote = http.StatusOK, false
+	w.body.Reset()
 }
 
 func (w *rawWriter) Header() http.Header { return w.header }
@@ -69,14 +104,6 @@ func (w *rawWriter) Write(p []byte) (int, error) {
 
 // ErrRawStatus is returned when a raw request is not answered with 200.
 var ErrRawStatus = errors.New("engine answered with an error")
-
-func rawCall(do Raw, target string, body []byte) ([]byte, error) {
-	status, resp := do(target, body)
-	if status != http.StatusOK {
-		return nil, fmt.Errorf("%w: %s %d %s", ErrRawStatus, target, status, resp)
-	}
-	return resp, nil
-}
 
 // AppendAttributeValue appends v in DynamoDB's JSON form, as the SDK's
 // serializer writes it.
@@ -171,8 +198,7 @@ func RawPut(do Raw, table, prefix string) func(*rand.Rand, int) error {
 		b = append(b, head...)
 		b = AppendItem(b, Item(prefix+UserPartition(seq), seq))
 		b = append(b, '}')
-		_, err := rawCall(do, "PutItem", b)
-		return err
+		return do("PutItem", b, nil)
 	}
 }
 
@@ -182,8 +208,7 @@ func RawHotUpdate(do Raw, table string) func(*rand.Rand, int) error {
 		`,"Key":{"pk":{"S":"HOT"},"sk":{"S":"HOT"}},"UpdateExpression":"SET cnt = cnt + :one","ConditionExpression":"cnt >= :zero",` +
 		`"ExpressionAttributeValues":{":one":{"N":"1"},":zero":{"N":"0"}}}`)
 	return func(*rand.Rand, int) error {
-		_, err := rawCall(do, "UpdateItem", body)
-		return err
+		return do("UpdateItem", body, nil)
 	}
 }
 
@@ -217,8 +242,7 @@ func RawTransact(do Raw, table string, n int) func(*rand.Rand, int) error {
 		b = append(b, `],"ClientRequestToken":"`...)
 		b = appendUUID(b)
 		b = append(b, `"}`...)
-		_, err := rawCall(do, "TransactWriteItems", b)
-		return err
+		return do("TransactWriteItems", b, nil)
 	}
 }
 
@@ -247,14 +271,12 @@ const hexDigits = "0123456789abcdef"
 func RawQuery(do Raw, table string) func(*rand.Rand, int) error {
 	body := []byte(`{"TableName":` + strconv.Quote(table) + `,"KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"` + QueryPartition + `"}}}`)
 	return func(*rand.Rand, int) error {
-		resp, err := rawCall(do, "Query", body)
-		if err != nil {
-			return err
-		}
-		if n := topLevelCount(resp); n != 100 {
-			return fmt.Errorf("Query returned Count %d, want 100", n)
-		}
-		return nil
+		return do("Query", body, func(resp []byte) error {
+			if n := topLevelCount(resp); n != 100 {
+				return fmt.Errorf("Query returned Count %d, want 100", n)
+			}
+			return nil
+		})
 	}
 }
 

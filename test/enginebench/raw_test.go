@@ -4,15 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal"
 )
 
 // captureTransport records the last request body the SDK sent and answers
@@ -39,9 +43,12 @@ func TestRawBodiesMatchTheSDK(t *testing.T) {
 		Credentials: staticCredentials("t"), HTTPClient: &http.Client{Transport: cap}}, noRetries)
 	var rawTarget string
 	var rawBody []byte
-	do := func(target string, body []byte) (int, []byte) {
+	do := func(target string, body []byte, read func([]byte) error) error {
 		rawTarget, rawBody = target, body
-		return 200, []byte(`{"Count":100,"Items":[],"ScannedCount":100}`)
+		if read != nil {
+			return read([]byte(`{"Count":100,"Items":[],"ScannedCount":100}`))
+		}
+		return nil
 	}
 	cases := []struct {
 		name string
@@ -54,7 +61,7 @@ func TestRawBodiesMatchTheSDK(t *testing.T) {
 			func() error { return RawTransact(do, "t1", 10)(rand.New(rand.NewPCG(1, 2)), 0) }},
 		{"Query", func() error { _, err := api.Query(ctx, queryInput("t1")); return err }, func() error { return RawQuery(do, "t1")(nil, 0) }},
 		{"CreateTable", func() error { _, err := api.CreateTable(ctx, TableInput("t1")); return err },
-			func() error { do("CreateTable", RawCreateTable("t1")); return nil }},
+			func() error { return do("CreateTable", RawCreateTable("t1"), nil) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -131,13 +138,13 @@ func TestTopLevelCount(t *testing.T) {
 // alike, so the token must not come from their sources.
 func TestRawTransactTokensNeverRepeat(t *testing.T) {
 	var tokens []string
-	do := func(_ string, body []byte) (int, []byte) {
+	do := func(_ string, body []byte, _ func([]byte) error) error {
 		var req struct{ ClientRequestToken string }
 		if err := json.Unmarshal(body, &req); err != nil {
 			t.Fatal(err)
 		}
 		tokens = append(tokens, req.ClientRequestToken)
-		return 200, []byte(`{}`)
+		return nil
 	}
 	for range 2 {
 		if err := RawTransact(do, "t1", 10)(rand.New(rand.NewPCG(1, 1)), 0); err != nil {
@@ -146,5 +153,28 @@ func TestRawTransactTokensNeverRepeat(t *testing.T) {
 	}
 	if len(tokens) != 2 || tokens[0] == tokens[1] || len(tokens[0]) != 36 {
 		t.Errorf("tokens %q: want two different UUIDs", tokens)
+	}
+}
+
+func TestHandlerRaw(t *testing.T) {
+	e := ddblocal.New()
+	defer e.Close()
+	do := HandlerRaw(e.Handler())
+	if err := do("CreateTable", RawCreateTable("tbl"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := do("CreateTable", RawCreateTable("tbl"), nil); !errors.Is(err, ErrRawStatus) || !strings.Contains(err.Error(), "ResourceInUseException") {
+		t.Errorf("second CreateTable: %v, want ErrRawStatus with ResourceInUseException", err)
+	}
+	if err := RawPut(do, "tbl", "")(nil, 1); err != nil {
+		t.Fatal(err)
+	}
+	var count int
+	body := []byte(`{"TableName":"tbl","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"USER#000000000001"}}}`)
+	if err := do("Query", body, func(resp []byte) error { count = topLevelCount(resp); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if count != 1 {
+		t.Errorf("Query Count = %d, want 1", count)
 	}
 }

@@ -15,7 +15,8 @@ import (
 type handlerTransport struct{ h http.Handler }
 
 func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	w := &rawWriter{header: http.Header{}, status: http.StatusOK}
+	w := &rawWriter{header: http.Header{}}
+	w.reset()
 	t.h.ServeHTTP(w, req)
 	if req.Body != nil {
 		_ = req.Body.Close()
