@@ -201,23 +201,29 @@ func WriteMarkdown(w io.Writer, rs *Results, env Environment, mem Memory) {
 
 // goal states each goal of one row with its verdict.
 func goal(rs *Results, op string) string {
-	var parts []string
-	check := func(a, b string, want float64, label string) {
-		ra, ok1 := rs.Get(op, a)
-		rb, ok2 := rs.Get(op, b)
-		switch {
-		case !ok1 || ra.Note != "":
-			parts = append(parts, fmt.Sprintf("no %s figure", a))
-		case !ok2 || rb.Note != "":
-			parts = append(parts, fmt.Sprintf("no %s figure", b))
-		default:
-			x := speedup(op, ra, rb)
-			verdict := "met"
-			if x < want {
-				verdict = "NOT met"
+	var parts, missing []string
+	usable := func(peer string) (Result, bool) {
+		r, ok := rs.Get(op, peer)
+		if !ok || r.Note != "" {
+			if !slices.Contains(missing, peer) {
+				missing = append(missing, peer)
 			}
-			parts = append(parts, fmt.Sprintf("%s %.1f× (goal ≥ %.0f×: %s)", label, x, want, verdict))
+			return r, false
 		}
+		return r, true
+	}
+	check := func(a, b string, want float64, label string) {
+		ra, ok1 := usable(a)
+		rb, ok2 := usable(b)
+		if !ok1 || !ok2 {
+			return
+		}
+		x := speedup(op, ra, rb)
+		verdict := "met"
+		if x < want {
+			verdict = "NOT met"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s (goal ≥ %.0f×: %s)", label, times(x), want, verdict))
 	}
 	ceiling := func(peer string, want float64) {
 		c, ok1 := rs.Get(op, PeerSDKAlone)
@@ -226,7 +232,7 @@ func goal(rs *Results, op string) string {
 			return
 		}
 		if x := speedup(op, c, m); x < want {
-			parts = append(parts, fmt.Sprintf("the SDK client alone, with an engine costing nothing, reaches only %.1f× %s", x, peer))
+			parts = append(parts, fmt.Sprintf("the SDK client alone, with an engine costing nothing, reaches only %s %s", times(x), peer))
 		}
 	}
 	check(PeerEngineInproc, PeerDynalite, 10, "dynalite through the SDK")
@@ -235,8 +241,15 @@ func goal(rs *Results, op string) string {
 	check(PeerEngineRaw, PeerMinidyn, 3, "minidyn without a client")
 	check(PeerEngineInproc, PeerMinidynSDK, 3, "minidyn through the SDK")
 	ceiling(PeerMinidynSDK, 3)
+	if len(missing) > 0 {
+		parts = append(parts, "no figure for "+strings.Join(missing, ", "))
+	}
 	return strings.Join(parts, "; ")
 }
+
+// times formats a ratio with one decimal, rounded down so that a goal
+// missed never reads as met.
+func times(x float64) string { return fmt.Sprintf("%.1f×", math.Floor(x*10)/10) }
 
 func speedup(op string, a, b Result) float64 {
 	if op == OpStartup {
@@ -251,7 +264,7 @@ func ratio(rs *Results, op, a, b string) string {
 	if !ok1 || !ok2 || ra.Note != "" || rb.Note != "" {
 		return "—"
 	}
-	return fmt.Sprintf("%.1f×", speedup(op, ra, rb))
+	return times(speedup(op, ra, rb))
 }
 
 func dur(d time.Duration) string {
