@@ -114,6 +114,16 @@ func (x *compiled) update(base attr.Item) (attr.Item, error) {
 	return next, nil
 }
 
+// updateOwned is update for a base the caller gives up: it is updated in
+// place and must not be used again, whether or not the update failed.
+func (x *compiled) updateOwned(base attr.Item) (attr.Item, error) {
+	next, err := x.c.ApplyOwned(base)
+	if err != nil {
+		return nil, asAPIError(err)
+	}
+	return next, nil
+}
+
 // project applies the ProjectionExpression (or AttributesToGet).
 func (x *compiled) project(it attr.Item) attr.Item {
 	if x.attributesToGet != nil {

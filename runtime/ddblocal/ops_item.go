@@ -130,14 +130,15 @@ func (e *Engine) putItem(_ context.Context, in *putItemInput) (any, error) {
 			return err
 		}
 		var err error
-		old, err = t.get(key)
+		var size int
+		old, size, err = t.getSized(key)
 		if err == nil {
 			err = x.check(old)
 		}
 		if err != nil {
 			return withFailureItem(err, in.ReturnValuesOnConditionCheckFailure, old)
 		}
-		res := t.writeEntry(key, old, in.Item, &row, delay, now)
+		res := t.writeEntry(key, t.priorOf(old, size), in.Item, &row, delay, now)
 		if reportsCapacity(in.ReturnConsumedCapacity) {
 			cc.addWrite(t, res, 1)
 		}
@@ -326,14 +327,16 @@ func (e *Engine) updateItem(_ context.Context, in *updateItemInput) (any, error)
 	delay := e.faults.gsiDelay(t.name)
 	now := e.now()
 	cc := consumed{table: t.name}
+	// Only ALL_OLD and UPDATED_OLD return the item as it was.
+	keepOld := in.ReturnValues == "ALL_OLD" || in.ReturnValues == "UPDATED_OLD"
 	var old, next attr.Item
 	err = t.locked(func() error {
-		var err error
-		old, next, err = e.applyUpdate(t, key, in.Key, x)
+		u, err := e.applyUpdate(t, key, in.Key, x, keepOld)
+		old, next = u.old, u.next
 		if err != nil {
 			return withFailureItem(err, in.ReturnValuesOnConditionCheckFailure, old)
 		}
-		res := t.write(key, old, next, delay, now)
+		res := t.writeEntry(key, u.prior, next, &u.row, delay, now)
 		if reportsCapacity(in.ReturnConsumedCapacity) {
 			cc.addWrite(t, res, 1)
 		}
@@ -346,21 +349,44 @@ func (e *Engine) updateItem(_ context.Context, in *updateItemInput) (any, error)
 	return out, nil
 }
 
+// updated is the outcome of applyUpdate.
+type updated struct {
+	// old is the item before the update (nil when absent), unless the
+	// update was made to it in place.
+	old   attr.Item
+	next  attr.Item
+	prior prior
+	row   entry // next encoded under its key
+}
+
 // applyUpdate reads the item, checks the condition and computes the updated
-// item, validated. The caller holds t.mu for writing.
-func (e *Engine) applyUpdate(t *table, key []byte, keyItem attr.Item, x *compiled) (old, next attr.Item, err error) {
-	old, err = t.get(key)
+// item, validated and encoded. The caller holds t.mu for writing. Unless
+// keepOld, the decoded item may be updated in place when nothing else needs
+// it: it must be in no index (whose old row and projection the write would
+// need); its size and TTL expiry are taken before. u.old is then nil, also
+// when the update fails (only a failed condition returns the old item, and
+// that is checked first).
+func (e *Engine) applyUpdate(t *table, key []byte, keyItem attr.Item, x *compiled, keepOld bool) (u updated, err error) {
+	old, size, err := t.getSized(key)
 	if err != nil {
-		return nil, nil, err
+		return u, err
 	}
+	u.old = old
 	if err := x.check(old); err != nil {
-		return old, nil, err
+		return u, err
 	}
-	// Apply does not modify its input; it needs nil for a missing item
-	// (REMOVE of a nested path on a missing item is then ignored).
-	next, err = x.update(old)
+	u.prior = t.priorOf(old, size)
+	// Apply needs nil for a missing item (REMOVE of a nested path on a
+	// missing item is then ignored).
+	var next attr.Item
+	if !keepOld && old != nil && !t.inIndex(old) {
+		u.old, u.prior.item = nil, nil
+		next, err = x.updateOwned(old)
+	} else {
+		next, err = x.update(old)
+	}
 	if err != nil {
-		return old, nil, err
+		return u, err
 	}
 	if old == nil {
 		if next == nil {
@@ -371,12 +397,14 @@ func (e *Engine) applyUpdate(t *table, key []byte, keyItem attr.Item, x *compile
 		}
 	}
 	if err := t.checkIndexKeys(next); err != nil {
-		return old, nil, err
+		return u, err
 	}
-	if err := checkItemSize(next, true); err != nil {
-		return old, nil, err
+	u.row = newEntry(key, next)
+	if u.row.size > maxItemSize {
+		return u, validationf("Item size to update has exceeded the maximum allowed size")
 	}
-	return old, next, nil
+	u.next = next
+	return u, nil
 }
 
 // writeTarget validates the return options every single-item write shares

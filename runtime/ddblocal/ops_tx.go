@@ -62,6 +62,7 @@ type txOp struct {
 	x     *compiled
 	old   attr.Item
 	next  attr.Item
+	row   *entry // next's row when evaluate encoded it
 	write bool
 	// invalid is the ValidationError reason of an action that cannot run.
 	invalid string
@@ -217,7 +218,7 @@ func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInp
 			continue
 		}
 		delay := e.faults.gsiDelay(op.t.name)
-		cc.addWrite(op.t, op.t.write(op.key, op.old, op.next, delay, now), 2)
+		cc.addWrite(op.t, op.t.writeEntry(op.key, op.t.priorOf(op.old, -1), op.next, op.row, delay, now), 2)
 	}
 	for _, t := range tables {
 		if err := e.flush(t); err != nil {
@@ -321,8 +322,11 @@ func (e *Engine) prepareTxOp(ti transactWriteItem) (*txOp, error) {
 func (op *txOp) evaluate(e *Engine) error {
 	switch op.kind {
 	case "Update":
-		old, next, err := e.applyUpdate(op.t, op.key, op.act.Key, op.x)
-		op.old, op.next, op.write = old, next, true
+		u, err := e.applyUpdate(op.t, op.key, op.act.Key, op.x, true)
+		op.old, op.next, op.write = u.old, u.next, true
+		if err == nil {
+			op.row = &u.row
+		}
 		return err
 	default:
 		old, err := op.t.get(op.key)

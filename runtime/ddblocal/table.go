@@ -363,6 +363,54 @@ func (t *table) get(key []byte) (attr.Item, error) {
 	return decodeItem(raw)
 }
 
+// getSized is get with the item's attr.ItemSize, which its row records.
+func (t *table) getSized(key []byte) (attr.Item, int, error) {
+	e, ok := t.items.Get(probe(key))
+	if !ok {
+		return nil, 0, nil
+	}
+	it, err := decodeItem(e.val())
+	return it, int(e.size), err
+}
+
+// prior is what a write needs to know of the item it replaces: whether it
+// exists, its size, its TTL expiry and, for index maintenance, the item
+// itself. item is nil when the item does not exist, or when the caller has
+// established that it is in no index (see inIndex) and has since reused it.
+type prior struct {
+	item   attr.Item
+	exists bool
+	size   int
+	exp    int64
+	hasExp bool
+}
+
+// priorOf describes old (nil when absent) of size bytes; a negative size
+// is computed.
+func (t *table) priorOf(old attr.Item, size int) prior {
+	if old == nil {
+		return prior{}
+	}
+	if size < 0 {
+		size = attr.ItemSize(old)
+	}
+	p := prior{item: old, exists: true, size: size}
+	if t.ttlAttr != "" {
+		p.exp, p.hasExp = ttlOf(old, t.ttlAttr)
+	}
+	return p
+}
+
+// inIndex reports whether the item has a row in some index of t.
+func (t *table) inIndex(it attr.Item) bool {
+	for _, ix := range t.indexes() {
+		if row, _ := ix.rowKey(it, nil); row != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // writeResult reports the capacity a write consumed, in write units, for
 // the table and for each index it touched.
 type writeResult struct {
@@ -379,18 +427,17 @@ type indexUnits struct {
 // absent) and next the new one (nil to delete). The caller holds t.mu and
 // has validated next. now is used for GSI propagation delay.
 func (t *table) write(key []byte, old, next attr.Item, gsiDelay time.Duration, now time.Time) writeResult {
-	return t.writeEntry(key, old, next, nil, gsiDelay, now)
+	return t.writeEntry(key, t.priorOf(old, -1), next, nil, gsiDelay, now)
 }
 
-// writeEntry is write with next's row already encoded by newEntry(key,
-// next), which PutItem does before taking the lock; nil encodes it here.
-func (t *table) writeEntry(key []byte, old, next attr.Item, row *entry, gsiDelay time.Duration, now time.Time) writeResult {
+// writeEntry is write with the replaced item described by p and, unless
+// row is nil, next's row already encoded by newEntry(key, next) (PutItem
+// does that before taking the lock, UpdateItem while sizing the item).
+func (t *table) writeEntry(key []byte, p prior, next attr.Item, row *entry, gsiDelay time.Duration, now time.Time) writeResult {
 	res := writeResult{}
 	var nextRaw []byte
-	var oldSize, nextSize int
-	if old != nil {
-		oldSize = attr.ItemSize(old)
-	}
+	var nextSize int
+	old, oldSize := p.item, p.size
 	if next != nil {
 		var en entry
 		if row != nil {
@@ -402,7 +449,7 @@ func (t *table) writeEntry(key []byte, old, next attr.Item, row *entry, gsiDelay
 		nextRaw = en.val()
 		nextSize = int(en.size)
 		t.items.ReplaceOrInsert(en)
-	} else if old != nil {
+	} else if p.exists {
 		t.items.Delete(probe(key))
 	}
 	t.size += int64(nextSize - oldSize)
@@ -462,8 +509,8 @@ func (t *table) writeEntry(key []byte, old, next attr.Item, row *entry, gsiDelay
 	}
 
 	if t.ttlAttr != "" {
-		if exp, ok := ttlOf(old, t.ttlAttr); ok {
-			t.ttlTree.Delete(ttlEntry{exp: exp, key: key})
+		if p.hasExp {
+			t.ttlTree.Delete(ttlEntry{exp: p.exp, key: key})
 		}
 		if exp, ok := ttlOf(next, t.ttlAttr); ok {
 			t.ttlTree.ReplaceOrInsert(ttlEntry{exp: exp, key: key})

@@ -29,7 +29,18 @@ func (c *Compiled) Apply(item attr.Item) (attr.Item, error) {
 	if c.Update == nil {
 		return item, nil
 	}
-	next, _, err := c.Update.apply(item, c.Names, c.Values, false)
+	next, _, err := c.Update.apply(item, c.Names, c.Values, false, false)
+	return next, err
+}
+
+// ApplyOwned is Apply for an item the caller gives up: the update is made
+// to item itself, which saves copying it, and the result may be item. After
+// ApplyOwned, item must not be used again, whether or not it failed.
+func (c *Compiled) ApplyOwned(item attr.Item) (attr.Item, error) {
+	if c.Update == nil {
+		return item, nil
+	}
+	next, _, err := c.Update.apply(item, c.Names, c.Values, false, true)
 	return next, err
 }
 

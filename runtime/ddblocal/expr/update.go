@@ -17,11 +17,13 @@ import (
 // order. Several list elements removed in one REMOVE are named by their
 // positions before any of them is removed.
 func (u *Update) Apply(item attr.Item, names Names, values Values) (attr.Item, []Path, error) {
-	return u.apply(item, names, values, true)
+	return u.apply(item, names, values, true, false)
 }
 
 // apply is Apply; the changed paths are collected only when wantChanged.
-func (u *Update) apply(item attr.Item, names Names, values Values, wantChanged bool) (attr.Item, []Path, error) {
+// When owned, item is updated in place (every SET value is computed, and
+// cloned, before the item changes) and the caller does not use it again.
+func (u *Update) apply(item attr.Item, names Names, values Values, wantChanged, owned bool) (attr.Item, []Path, error) {
 	e := &env{item: item, names: names, values: values}
 	resolve := func(p Path) (Path, error) {
 		rp, err := resolvePath(p, names)
@@ -54,7 +56,10 @@ func (u *Update) apply(item attr.Item, names Names, values Values, wantChanged b
 			changed = append(changed, p)
 		}
 	}
-	out := item.Clone()
+	out := item
+	if !owned {
+		out = item.Clone()
+	}
 	if out == nil {
 		out = attr.Item{}
 	}
