@@ -1,6 +1,10 @@
 package ddblocal
 
-import "github.com/oncetable/oncetable/runtime/ddblocal/attr"
+import (
+	"sync"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
+)
 
 // decodeItem decodes a stored row. Rows are never modified once stored, so
 // the item's strings share the row's bytes.
@@ -10,4 +14,32 @@ func decodeItem(raw []byte) (attr.Item, error) {
 		return nil, newError(CodeInternalServerError, "stored item is corrupt: %v", err)
 	}
 	return it, nil
+}
+
+// itemPool holds decoded items that are no longer referenced, cleared, so
+// the next decode reuses their room: a map of more than 8 attributes costs
+// about 2 KB, and UpdateItem decodes one per call.
+var itemPool sync.Pool
+
+// maxPooledItem bounds the attributes of an item kept for reuse.
+const maxPooledItem = 64
+
+// decodeItemReusing is decodeItem into the room of a released item.
+func decodeItemReusing(raw []byte) (attr.Item, error) {
+	reuse, _ := itemPool.Get().(attr.Item)
+	it, err := attr.DecodeItemViewInto(raw, reuse)
+	if err != nil {
+		return nil, newError(CodeInternalServerError, "stored item is corrupt: %v", err)
+	}
+	return it, nil
+}
+
+// releaseItem gives up it for reuse; nothing may refer to it any more (its
+// nested lists and maps are not reused, only the item's own map).
+func releaseItem(it attr.Item) {
+	if it == nil || len(it) > maxPooledItem {
+		return
+	}
+	clear(it)
+	itemPool.Put(it)
 }

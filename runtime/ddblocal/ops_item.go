@@ -345,7 +345,12 @@ func (e *Engine) updateItem(_ context.Context, in *updateItemInput) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	out := &writeOutput{Attributes: x.returnValues(in.ReturnValues, old, next), ConsumedCapacity: cc.report(in.ReturnConsumedCapacity)}
+	attrs := x.returnValues(in.ReturnValues, old, next)
+	if in.ReturnValues == "" || in.ReturnValues == "NONE" {
+		// Written (encoded) and returned to no one: its room can be reused.
+		releaseItem(next)
+	}
+	out := &writeOutput{Attributes: attrs, ConsumedCapacity: cc.report(in.ReturnConsumedCapacity)}
 	return out, nil
 }
 

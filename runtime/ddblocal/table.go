@@ -31,14 +31,14 @@ var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b 
 // newEntry encodes it after key into an exactly sized buffer.
 func newEntry(key []byte, it attr.Item) entry {
 	bp := scratch.Get().(*[]byte)
-	buf := attr.EncodeItem(append((*bp)[:0], key...), it)
+	buf, size := attr.EncodeItemSized(append((*bp)[:0], key...), it)
 	kv := make([]byte, len(buf))
 	copy(kv, buf)
 	if cap(buf) <= 64<<10 {
 		*bp = buf[:0]
 		scratch.Put(bp)
 	}
-	return entry{kv: kv, klen: uint32(len(key)), size: uint32(attr.ItemSize(it))}
+	return entry{kv: kv, klen: uint32(len(key)), size: uint32(size)}
 }
 
 // joinEntry is an entry of key and an already encoded item of size bytes.
@@ -363,13 +363,14 @@ func (t *table) get(key []byte) (attr.Item, error) {
 	return decodeItem(raw)
 }
 
-// getSized is get with the item's attr.ItemSize, which its row records.
+// getSized is get with the item's attr.ItemSize, which its row records;
+// the item may reuse the room of one given to releaseItem.
 func (t *table) getSized(key []byte) (attr.Item, int, error) {
 	e, ok := t.items.Get(probe(key))
 	if !ok {
 		return nil, 0, nil
 	}
-	it, err := decodeItem(e.val())
+	it, err := decodeItemReusing(e.val())
 	return it, int(e.size), err
 }
 

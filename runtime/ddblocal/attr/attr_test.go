@@ -213,6 +213,26 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 	if _, err := attr.DecodeItem(enc[:len(enc)-1]); !errors.Is(err, attr.ErrCorrupt) {
 		t.Fatalf("truncated decode error = %v, want ErrCorrupt", err)
 	}
+	sized, size := attr.EncodeItemSized([]byte("prefix"), it)
+	if size != attr.ItemSize(it) {
+		t.Fatalf("EncodeItemSized: size %d, want %d", size, attr.ItemSize(it))
+	}
+	if again, err := attr.DecodeItem(sized[len("prefix"):]); err != nil || !attr.EqualItems(again, it) {
+		t.Fatalf("EncodeItemSized does not decode to the item: %v", err)
+	}
+	// A cleared item's room is reused.
+	reuse := attr.Item{"old": attr.Str("x"), "PK": attr.Str("y")}
+	clear(reuse)
+	into, err := attr.DecodeItemViewInto(enc, reuse)
+	if err != nil || !attr.EqualItems(into, it) {
+		t.Fatalf("DecodeItemViewInto: %v", err)
+	}
+	if into, err = attr.DecodeItemViewInto(enc, nil); err != nil || !attr.EqualItems(into, it) {
+		t.Fatalf("DecodeItemViewInto nil: %v", err)
+	}
+	if _, err := attr.DecodeItemViewInto(enc[:len(enc)-1], attr.Item{}); !errors.Is(err, attr.ErrCorrupt) {
+		t.Fatalf("truncated DecodeItemViewInto error = %v, want ErrCorrupt", err)
+	}
 }
 
 func FuzzDecodeItem(f *testing.F) {

@@ -21,6 +21,19 @@ func EncodeItem(dst []byte, it Item) []byte {
 	return dst
 }
 
+// EncodeItemSized is EncodeItem that also returns ItemSize(it), in one pass
+// over the item.
+func EncodeItemSized(dst []byte, it Item) ([]byte, int) {
+	dst = binary.AppendUvarint(dst, uint64(len(it)))
+	size := 0
+	for k, v := range it {
+		dst = appendString(dst, k)
+		dst = encodeValue(dst, v)
+		size += len(k) + v.Size()
+	}
+	return dst, size
+}
+
 func appendString(dst []byte, s string) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(s)))
 	return append(dst, s...)
@@ -76,6 +89,17 @@ func DecodeItemView(src []byte) (Item, error) {
 	return it, nil
 }
 
+// DecodeItemViewInto is DecodeItemView into it, which must be empty: a
+// cleared item's room is reused. A nil it is made to size.
+func DecodeItemViewInto(src []byte, it Item) (Item, error) {
+	d := decoder{src: src, view: true}
+	it = d.itemInto(it)
+	if d.err != nil || d.pos != len(src) {
+		return nil, ErrCorrupt
+	}
+	return it, nil
+}
+
 type decoder struct {
 	src  []byte
 	pos  int
@@ -120,9 +144,13 @@ func (d *decoder) byte() byte {
 	return b
 }
 
-func (d *decoder) item() Item {
+func (d *decoder) item() Item { return d.itemInto(nil) }
+
+func (d *decoder) itemInto(it Item) Item {
 	n := d.uvarint()
-	it := make(Item, n)
+	if it == nil {
+		it = make(Item, n)
+	}
 	for i := 0; i < n && d.err == nil; i++ {
 		k := d.str()
 		it[k] = d.value()

@@ -112,6 +112,12 @@ func TestUpdateApply(t *testing.T) {
 			if len(changed) != len(u.targets()) {
 				t.Errorf("changed = %v, want one path per action", changed)
 			}
+			// Applied in place to an item the caller gives up, the result is the same.
+			owned, _, err := u.apply(item(t, updateItem), names, vals, false, true)
+			if err != nil {
+				t.Fatalf("apply owned (%q): %v", tt.expr, err)
+			}
+			sameItem(t, owned, itemJSON(t, want))
 		})
 	}
 }
