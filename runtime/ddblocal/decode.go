@@ -245,11 +245,23 @@ func (r *jsonReader) names() (map[string]string, bool) {
 	}
 }
 
-func (r *jsonReader) item() (attr.Item, bool) {
+func (r *jsonReader) item() (attr.Item, bool) { return r.itemInto(attr.Item{}) }
+
+// reusedItem is item into the room of an item given to releaseItem, for
+// request parameters an operation releases when done with them.
+func (r *jsonReader) reusedItem() (attr.Item, bool) {
+	it, _ := itemPool.Get().(attr.Item)
+	if it == nil {
+		it = attr.Item{}
+	}
+	return r.itemInto(it)
+}
+
+// itemInto reads an item into it, which is empty.
+func (r *jsonReader) itemInto(it attr.Item) (attr.Item, bool) {
 	if !r.consume('{') {
 		return nil, false
 	}
-	it := attr.Item{}
 	for i := 0; ; i++ {
 		k, more, ok := r.member(i)
 		if !more || !ok {
@@ -264,7 +276,7 @@ func (r *jsonReader) item() (attr.Item, bool) {
 }
 
 func (r *jsonReader) values() (map[string]attr.Value, bool) {
-	it, ok := r.item()
+	it, ok := r.reusedItem()
 	return map[string]attr.Value(it), ok
 }
 
@@ -419,7 +431,7 @@ func (in *updateItemInput) decodeField(r *jsonReader, name string) bool {
 	case "TableName":
 		in.TableName, ok = r.str()
 	case "Key":
-		in.Key, ok = r.item()
+		in.Key, ok = r.reusedItem()
 	case "UpdateExpression":
 		in.UpdateExpression, ok = r.strPtr()
 	case "ConditionExpression":

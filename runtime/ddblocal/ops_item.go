@@ -350,6 +350,11 @@ func (e *Engine) updateItem(_ context.Context, in *updateItemInput) (any, error)
 		// Written (encoded) and returned to no one: its room can be reused.
 		releaseItem(next)
 	}
+	// The request's maps were encoded (the key) or copied from (values
+	// are cloned into the item) and are not referred to any more.
+	releaseItem(in.Key)
+	releaseItem(attr.Item(in.ExpressionAttributeValues))
+	in.Key, in.ExpressionAttributeValues = nil, nil
 	out := &writeOutput{Attributes: attrs, ConsumedCapacity: cc.report(in.ReturnConsumedCapacity)}
 	return out, nil
 }

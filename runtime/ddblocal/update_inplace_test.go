@@ -2,6 +2,7 @@ package ddblocal_test
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -133,5 +134,51 @@ func TestUpdateItemWithoutOldItem(t *testing.T) {
 	}
 	if query("g3") != 1 {
 		t.Fatal("the item did not enter the index")
+	}
+}
+
+// TestConcurrentUpdatesReturnTheirOwnItems mixes updates that return
+// nothing (whose items and request maps the engine reuses) with updates
+// that return the new item, from several goroutines: every returned item
+// must be the one its update wrote.
+func TestConcurrentUpdatesReturnTheirOwnItems(t *testing.T) {
+	_, db := newTable(t)
+	ctx := context.Background()
+	const workers, rounds = 4, 50
+	errs := make(chan error, workers)
+	for w := range workers {
+		go func() {
+			sk := strconv.Itoa(w)
+			for i := range rounds {
+				rv := types.ReturnValueNone
+				if i%2 == 1 {
+					rv = types.ReturnValueAllNew
+				}
+				v := strconv.Itoa(i)
+				out, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("tbl"), Key: key("C", sk),
+					UpdateExpression:          aws.String("SET v = :v, m = :m, w = :w, a1 = :w, a2 = :w, a3 = :w, a4 = :w, a5 = :w"),
+					ExpressionAttributeValues: map[string]av{":v": n(v), ":w": s(sk), ":m": &types.AttributeValueMemberM{Value: map[string]av{"v": n(v)}}},
+					ReturnValues:              rv})
+				if err != nil {
+					errs <- err
+					return
+				}
+				if rv == types.ReturnValueAllNew {
+					got, ok := out.Attributes["v"].(*types.AttributeValueMemberN)
+					m, mok := out.Attributes["m"].(*types.AttributeValueMemberM)
+					if !ok || got.Value != v || !mok || m.Value["v"].(*types.AttributeValueMemberN).Value != v ||
+						out.Attributes["w"].(*types.AttributeValueMemberS).Value != sk || out.Attributes["SK"].(*types.AttributeValueMemberS).Value != sk {
+						errs <- fmt.Errorf("worker %d round %d: got %v", w, i, out.Attributes)
+						return
+					}
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range workers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
