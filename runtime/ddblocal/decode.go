@@ -364,7 +364,7 @@ func (in *putItemInput) decodeField(r *jsonReader, name string) bool {
 	case "TableName":
 		in.TableName, ok = r.str()
 	case "Item":
-		in.Item, ok = r.item()
+		in.Item, ok = r.reusedItem()
 	case "ConditionExpression":
 		in.ConditionExpression, ok = r.strPtr()
 	case "ReturnValues":

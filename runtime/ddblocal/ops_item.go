@@ -151,6 +151,14 @@ func (e *Engine) putItem(_ context.Context, in *putItemInput) (any, error) {
 	if in.ReturnValues == "ALL_OLD" && old != nil {
 		out.Attributes = old
 	}
+	// The item was encoded and the values only read: their maps are reused,
+	// and so is the old item unless it is returned.
+	if out.Attributes == nil {
+		releaseItem(old)
+	}
+	releaseItem(in.Item)
+	releaseItem(attr.Item(in.ExpressionAttributeValues))
+	in.Item, in.ExpressionAttributeValues = nil, nil
 	return out, nil
 }
 

@@ -163,6 +163,25 @@ func TestConcurrentUpdatesReturnTheirOwnItems(t *testing.T) {
 					errs <- err
 					return
 				}
+				// A PutItem of the same kind, returning the old item every other time.
+				prv := types.ReturnValueNone
+				if i%2 == 0 {
+					prv = types.ReturnValueAllOld
+				}
+				pout, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("tbl"), ReturnValues: prv,
+					Item: map[string]av{"PK": s("P"), "SK": s(sk), "v": n(v), "w": s(sk), "a1": s(sk), "a2": s(sk), "a3": s(sk), "a4": s(sk), "a5": s(sk),
+						"m": &types.AttributeValueMemberM{Value: map[string]av{"v": n(v)}}}})
+				if err != nil {
+					errs <- err
+					return
+				}
+				if prv == types.ReturnValueAllOld && i > 0 {
+					got, ok := pout.Attributes["v"].(*types.AttributeValueMemberN)
+					if !ok || got.Value != strconv.Itoa(i-1) || pout.Attributes["a5"].(*types.AttributeValueMemberS).Value != sk {
+						errs <- fmt.Errorf("worker %d round %d: put returned %v", w, i, pout.Attributes)
+						return
+					}
+				}
 				if rv == types.ReturnValueAllNew {
 					got, ok := out.Attributes["v"].(*types.AttributeValueMemberN)
 					m, mok := out.Attributes["m"].(*types.AttributeValueMemberM)
