@@ -251,7 +251,6 @@ func BenchmarkStartup(b *testing.B) {
 		{enginebench.PeerEngineRaw, startRaw},
 		{enginebench.PeerEngineInproc, startInproc},
 		{enginebench.PeerEngineHTTP, startHTTP},
-		{enginebench.PeerSDKAlone, startSDKAlone},
 		{enginebench.PeerMinidyn, startMinidyn},
 		{enginebench.PeerMinidynSDK, startMinidynSDK},
 		{enginebench.PeerDynalite, startDynalite},
@@ -291,18 +290,6 @@ func startRaw() (time.Duration, error) {
 	d := time.Since(t0)
 	_ = e.Close()
 	return d, err
-}
-
-var sdkAloneStart = sync.OnceValues(func() (func() (time.Duration, error), error) {
-	return enginebench.SDKAloneStart(context.Background(), firstRequest)
-})
-
-func startSDKAlone() (time.Duration, error) {
-	start, err := sdkAloneStart()
-	if err != nil {
-		return 0, err
-	}
-	return start()
 }
 
 func startMinidynSDK() (time.Duration, error) {

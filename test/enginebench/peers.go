@@ -2,7 +2,6 @@ package enginebench
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -87,43 +86,13 @@ func NewEngineRaw() *Peer {
 func NewSDKAlone() *Peer {
 	e := ddblocal.New()
 	rt := &replayTransport{next: e.RoundTripper(), saved: map[string]savedResponse{}}
-	return &Peer{Name: PeerSDKAlone, API: replayClient(rt), Arm: rt.arm, close: func() { _ = e.Close() }}
-}
-
-func replayClient(rt *replayTransport) *dynamodb.Client {
-	return dynamodb.New(dynamodb.Options{
+	api := dynamodb.New(dynamodb.Options{
 		Region:       "us-east-1",
 		BaseEndpoint: aws.String("http://replay.invalid"),
 		Credentials:  staticCredentials("sdkalone"),
 		HTTPClient:   &http.Client{Transport: rt},
 	}, noRetries)
-}
-
-// SDKAloneStart returns the start-up of the SDK client by itself: a new
-// client whose first request, CreateTable, is answered with an answer the
-// engine gave once before.
-func SDKAloneStart(ctx context.Context, first func(API) error) (func() (time.Duration, error), error) {
-	e := ddblocal.New()
-	defer e.Close()
-	rec := &replayTransport{next: e.RoundTripper(), saved: map[string]savedResponse{}}
-	rec.arm()
-	if err := first(replayClient(rec)); err != nil {
-		return nil, err
-	}
-	return func() (time.Duration, error) {
-		t0 := time.Now()
-		rt := &replayTransport{next: failingTransport{}, saved: rec.saved}
-		rt.armed.Store(true)
-		err := first(replayClient(rt))
-		return time.Since(t0), err
-	}, nil
-}
-
-// failingTransport answers nothing: a replay that misses is a bench bug.
-type failingTransport struct{}
-
-func (failingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	return nil, fmt.Errorf("no recorded answer for %s", req.Header.Get("X-Amz-Target"))
+	return &Peer{Name: PeerSDKAlone, API: api, Arm: rt.arm, close: func() { _ = e.Close() }}
 }
 
 // NewMinidynSDK serves minidyn's own DynamoDB JSON handler (its server
