@@ -361,22 +361,10 @@ func (p *exprParams) decodeExprField(r *jsonReader, name string) bool {
 func (in *putItemInput) decodeField(r *jsonReader, name string) bool {
 	var ok bool
 	switch name {
-	case "TableName":
-		in.TableName, ok = r.str()
 	case "Item":
 		in.Item, ok = r.reusedItem()
-	case "ConditionExpression":
-		in.ConditionExpression, ok = r.strPtr()
-	case "ReturnValues":
-		in.ReturnValues, ok = r.str()
-	case "ReturnConsumedCapacity":
-		in.ReturnConsumedCapacity, ok = r.str()
-	case "ReturnItemCollectionMetrics":
-		in.ReturnItemCollectionMetrics, ok = r.str()
-	case "ReturnValuesOnConditionCheckFailure":
-		in.ReturnValuesOnConditionCheckFailure, ok = r.str()
 	default:
-		ok = in.exprParams.decodeExprField(r, name)
+		ok = in.writeOptions.decodeField(r, name)
 	}
 	return ok
 }
@@ -403,24 +391,32 @@ func (in *getItemInput) decodeField(r *jsonReader, name string) bool {
 }
 
 func (in *deleteItemInput) decodeField(r *jsonReader, name string) bool {
+	if name == "Key" {
+		var ok bool
+		in.Key, ok = r.item()
+		return ok
+	}
+	return in.writeOptions.decodeField(r, name)
+}
+
+// decodeField decodes the members PutItem, UpdateItem and DeleteItem share.
+func (w *writeOptions) decodeField(r *jsonReader, name string) bool {
 	var ok bool
 	switch name {
 	case "TableName":
-		in.TableName, ok = r.str()
-	case "Key":
-		in.Key, ok = r.item()
+		w.TableName, ok = r.str()
 	case "ConditionExpression":
-		in.ConditionExpression, ok = r.strPtr()
+		w.ConditionExpression, ok = r.strPtr()
 	case "ReturnValues":
-		in.ReturnValues, ok = r.str()
+		w.ReturnValues, ok = r.str()
 	case "ReturnConsumedCapacity":
-		in.ReturnConsumedCapacity, ok = r.str()
+		w.ReturnConsumedCapacity, ok = r.str()
 	case "ReturnItemCollectionMetrics":
-		in.ReturnItemCollectionMetrics, ok = r.str()
+		w.ReturnItemCollectionMetrics, ok = r.str()
 	case "ReturnValuesOnConditionCheckFailure":
-		in.ReturnValuesOnConditionCheckFailure, ok = r.str()
+		w.ReturnValuesOnConditionCheckFailure, ok = r.str()
 	default:
-		ok = in.exprParams.decodeExprField(r, name)
+		ok = w.exprParams.decodeExprField(r, name)
 	}
 	return ok
 }
@@ -428,24 +424,12 @@ func (in *deleteItemInput) decodeField(r *jsonReader, name string) bool {
 func (in *updateItemInput) decodeField(r *jsonReader, name string) bool {
 	var ok bool
 	switch name {
-	case "TableName":
-		in.TableName, ok = r.str()
 	case "Key":
 		in.Key, ok = r.reusedItem()
 	case "UpdateExpression":
 		in.UpdateExpression, ok = r.strPtr()
-	case "ConditionExpression":
-		in.ConditionExpression, ok = r.strPtr()
-	case "ReturnValues":
-		in.ReturnValues, ok = r.str()
-	case "ReturnConsumedCapacity":
-		in.ReturnConsumedCapacity, ok = r.str()
-	case "ReturnItemCollectionMetrics":
-		in.ReturnItemCollectionMetrics, ok = r.str()
-	case "ReturnValuesOnConditionCheckFailure":
-		in.ReturnValuesOnConditionCheckFailure, ok = r.str()
 	default:
-		ok = in.exprParams.decodeExprField(r, name)
+		ok = in.writeOptions.decodeField(r, name)
 	}
 	return ok
 }

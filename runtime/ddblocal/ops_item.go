@@ -52,9 +52,9 @@ func (p exprParams) checkLegacy() error {
 	return nil
 }
 
-type putItemInput struct {
+// writeOptions are the parameters PutItem, UpdateItem and DeleteItem share.
+type writeOptions struct {
 	TableName                           string
-	Item                                attr.Item
 	ConditionExpression                 *string
 	ReturnValues                        string
 	ReturnConsumedCapacity              string
@@ -63,7 +63,12 @@ type putItemInput struct {
 	exprParams
 }
 
-func (in *putItemInput) tableNames() []string { return in.oneTable(in.TableName) }
+func (w *writeOptions) tableNames() []string { return w.oneTable(w.TableName) }
+
+type putItemInput struct {
+	Item attr.Item
+	writeOptions
+}
 
 func checkOnFailure(v string) error {
 	switch v {
@@ -238,17 +243,9 @@ func (e *Engine) getItem(_ context.Context, in *getItemInput) (any, error) {
 }
 
 type deleteItemInput struct {
-	TableName                           string
-	Key                                 attr.Item
-	ConditionExpression                 *string
-	ReturnValues                        string
-	ReturnConsumedCapacity              string
-	ReturnItemCollectionMetrics         string
-	ReturnValuesOnConditionCheckFailure string
-	exprParams
+	Key attr.Item
+	writeOptions
 }
-
-func (in *deleteItemInput) tableNames() []string { return in.oneTable(in.TableName) }
 
 func (e *Engine) deleteItem(_ context.Context, in *deleteItemInput) (any, error) {
 	t, err := e.writeTarget(in.TableName, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure, in.ReturnConsumedCapacity, "ALL_OLD")
@@ -300,18 +297,10 @@ func (e *Engine) deleteItem(_ context.Context, in *deleteItemInput) (any, error)
 }
 
 type updateItemInput struct {
-	TableName                           string
-	Key                                 attr.Item
-	UpdateExpression                    *string
-	ConditionExpression                 *string
-	ReturnValues                        string
-	ReturnConsumedCapacity              string
-	ReturnItemCollectionMetrics         string
-	ReturnValuesOnConditionCheckFailure string
-	exprParams
+	Key              attr.Item
+	UpdateExpression *string
+	writeOptions
 }
-
-func (in *updateItemInput) tableNames() []string { return in.oneTable(in.TableName) }
 
 func (e *Engine) updateItem(_ context.Context, in *updateItemInput) (any, error) {
 	t, err := e.writeTarget(in.TableName, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure, in.ReturnConsumedCapacity, "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
