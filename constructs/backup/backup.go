@@ -5,11 +5,14 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsbackup"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
@@ -103,6 +106,11 @@ type TableBackup struct {
 	// FailedJobs is the EventBridge rule routing failures to the alarm
 	// topic, nil without AlarmTopic.
 	FailedJobs awsevents.Rule
+	// FailedJobsDLQ keeps the failure events the rule could not deliver to
+	// the topic (14 days), and FailedJobsDLQAlarm alarms on the first one;
+	// both nil without AlarmTopic.
+	FailedJobsDLQ      awssqs.Queue
+	FailedJobsDLQAlarm awscloudwatch.Alarm
 }
 
 // NewTableBackup backs up table. It panics on props that AWS Backup would
@@ -203,10 +211,44 @@ func NewTableBackup(scope constructs.Construct, id string, table awsdynamodb.ITa
 				DetailType: jsii.Strings("Backup Job State Change", "Restore Job State Change", "Copy Job State Change"),
 				Detail:     &map[string]any{"state": []string{"FAILED", "ABORTED", "EXPIRED"}},
 			},
-			Targets: &[]awsevents.IRuleTarget{awseventstargets.NewSnsTopic(props.AlarmTopic, nil)},
+			Targets: &[]awsevents.IRuleTarget{awseventstargets.NewSnsTopic(props.AlarmTopic, &awseventstargets.SnsTopicProps{
+				DeadLetterQueue: b.failedJobsDLQ(c, props.AlarmTopic),
+			})},
 		})
 	}
 	return b
+}
+
+// failedJobsDLQ is the dead-letter queue of the failed-jobs rule's target:
+// a failed backup whose notification cannot be delivered must not vanish.
+// The queue alarms on the topic as soon as it holds a message; the alarm
+// goes through CloudWatch, not EventBridge, so it still reaches the topic
+// when the rule's delivery is what fails.
+func (b *TableBackup) failedJobsDLQ(c constructs.Construct, topic awssns.ITopic) awssqs.IQueue {
+	b.FailedJobsDLQ = awssqs.NewQueue(c, jsii.String("FailedJobsDLQ"), &awssqs.QueueProps{
+		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
+		EnforceSSL:      jsii.Bool(true),
+		RetentionPeriod: awscdk.Duration_Days(jsii.Number(14)),
+	})
+	const isDLQ = "This queue is itself a dead-letter queue: that of the FailedJobs EventBridge rule's target, read by people after its alarm."
+	cdknag.NagSuppressions_AddResourceSuppressions(b.FailedJobsDLQ, &[]*cdknag.NagPackSuppression{
+		{Id: jsii.String("AwsSolutions-SQS3"), Reason: jsii.String(isDLQ)},
+		{Id: jsii.String("Serverless-SQSRedrivePolicy"), Reason: jsii.String(isDLQ)},
+	}, jsii.Bool(false))
+	b.FailedJobsDLQAlarm = b.FailedJobsDLQ.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
+		Period:    awscdk.Duration_Minutes(jsii.Number(5)),
+		Statistic: jsii.String("Maximum"),
+	}).CreateAlarm(c, jsii.String("FailedJobsDLQAlarm"), &awscloudwatch.CreateAlarmOptions{
+		AlarmDescription:   jsii.String("A failed AWS Backup job could not be reported through EventBridge; read the FailedJobsDLQ queue"),
+		Threshold:          jsii.Number(0),
+		EvaluationPeriods:  jsii.Number(1),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD,
+		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+	})
+	action := awscloudwatchactions.NewSnsAction(topic)
+	b.FailedJobsDLQAlarm.AddAlarmAction(action)
+	b.FailedJobsDLQAlarm.AddOkAction(action)
+	return b.FailedJobsDLQ
 }
 
 func schedule(s Schedule) awsevents.Schedule {

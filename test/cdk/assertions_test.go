@@ -214,6 +214,40 @@ func TestVaultLockAndBackupPlan(t *testing.T) {
 					"Targets": []any{assertions.Match_ObjectLike(&map[string]any{"Arn": ref(topicID)})},
 				})
 			})
+			// THEN an event the rule cannot deliver lands in an encrypted,
+			// TLS-only dead-letter queue that alarms on the topic
+			dlqID, dlq := only(t, s, "AWS::SQS::Queue")
+			if p := props(dlq); p["SqsManagedSseEnabled"] != true || p["MessageRetentionPeriod"] != float64(14*24*3600) {
+				t.Errorf("dead-letter queue: %v, want SQS-managed encryption and 14 days' retention", p)
+			}
+			check(t, "failed jobs target's dead-letter queue", func() {
+				s.template.HasResourceProperties(jsii.String("AWS::Events::Rule"), map[string]any{
+					"Targets": []any{assertions.Match_ObjectLike(&map[string]any{
+						"DeadLetterConfig": map[string]any{"Arn": map[string]any{"Fn::GetAtt": []any{dlqID, "Arn"}}},
+					})},
+				})
+			})
+			check(t, "TLS-only dead-letter queue that EventBridge may send to", func() {
+				s.template.HasResourceProperties(jsii.String("AWS::SQS::QueuePolicy"), map[string]any{
+					"PolicyDocument": assertions.Match_ObjectLike(&map[string]any{
+						"Statement": assertions.Match_ArrayWith(&[]any{
+							assertions.Match_ObjectLike(&map[string]any{"Effect": "Deny", "Condition": map[string]any{"Bool": map[string]any{"aws:SecureTransport": "false"}}}),
+							assertions.Match_ObjectLike(&map[string]any{"Effect": "Allow", "Action": "sqs:SendMessage", "Principal": map[string]any{"Service": "events.amazonaws.com"}}),
+						}),
+					}),
+				})
+			})
+			check(t, "dead-letter queue alarm", func() {
+				s.template.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), map[string]any{
+					"Namespace":          "AWS/SQS",
+					"MetricName":         "ApproximateNumberOfMessagesVisible",
+					"Dimensions":         []any{map[string]any{"Name": "QueueName", "Value": map[string]any{"Fn::GetAtt": []any{dlqID, "QueueName"}}}},
+					"Threshold":          0,
+					"ComparisonOperator": "GreaterThanThreshold",
+					"AlarmActions":       []any{ref(topicID)},
+					"OKActions":          []any{ref(topicID)},
+				})
+			})
 		})
 	}
 }
@@ -283,8 +317,11 @@ func TestAlarms(t *testing.T) {
 			got := map[alarmKey]want{}
 			for id, r := range resources(s, "AWS::CloudWatch::Alarm") {
 				p := props(r)
-				if ns := p["Namespace"]; ns == "AWS/Lambda" || ns == "AWS/ApiGateway" {
+				switch p["Namespace"] {
+				case "AWS/Lambda", "AWS/ApiGateway":
 					continue // the compute alarms: TestComputeAlarms
+				case "AWS/SQS":
+					continue // the backup dead-letter queue: TestVaultLockAndBackupPlan
 				}
 				key, err := alarmMetric(p, tableID)
 				if err != nil {

@@ -44,8 +44,9 @@ func TestConsumerApp(t *testing.T) {
 		}
 	}
 	// 2 throttle alarms for the table and each index, system errors,
-	// conflicts, 2 capacity alarms, plus the consumer's latency alarm.
-	wantAlarms := 2*(1+len(schema.Indexes())) + 4 + 1
+	// conflicts, 2 capacity alarms, the backup dead-letter queue's alarm,
+	// plus the consumer's latency alarm.
+	wantAlarms := 2*(1+len(schema.Indexes())) + 4 + 1 + 1
 	for typ, n := range map[string]int{
 		"AWS::DynamoDB::GlobalTable":   1,
 		"AWS::CloudWatch::Alarm":       wantAlarms,
@@ -54,6 +55,7 @@ func TestConsumerApp(t *testing.T) {
 		"AWS::Backup::BackupVault":     1,
 		"AWS::Backup::BackupSelection": 1,
 		"AWS::Events::Rule":            1,
+		"AWS::SQS::Queue":              1,
 	} {
 		if count[typ] != n {
 			t.Errorf("got %d %s, want %d", count[typ], typ, n)

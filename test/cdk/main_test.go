@@ -110,10 +110,9 @@ func synthAll() error {
 		byEnv[*s.Stack.StackName()] = &synthesized{stack: s.Stack, table: s.Table, ops: s.Operations, payments: s.Payments}
 	}
 	defaults = newDefaultsStack(app)
-	// The Serverless pack checks the serverless compute (functions, API,
-	// their logs and secret) on top of AwsSolutions.
+	// The Serverless pack runs on every stack on top of AwsSolutions.
 	for _, s := range append([]*synthesized{defaults}, values(byEnv)...) {
-		awscdk.Aspects_Of(s.payments.Construct).Add(cdknag.NewServerlessChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
+		awscdk.Aspects_Of(s.stack).Add(cdknag.NewServerlessChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
 	}
 
 	all := []*synthesized{defaults}

@@ -10,9 +10,8 @@ import (
 	"github.com/aws/jsii-runtime-go"
 )
 
-// TestNag checks that cdk-nag's AwsSolutions pack (on the whole app) and
-// Serverless pack (on the payments API and its functions), applied in
-// TestMain, find no unsuppressed error or warning in any stack.
+// TestNag checks that cdk-nag's AwsSolutions and Serverless packs, applied
+// to every stack in TestMain, find no unsuppressed error or warning.
 func TestNag(t *testing.T) {
 	for _, env := range append(envs, "defaults") {
 		t.Run(env, func(t *testing.T) {
