@@ -105,7 +105,7 @@ func conditionFailed(onFailure string, old attr.Item) *APIError {
 }
 
 func (e *Engine) putItem(_ context.Context, in *putItemInput) (any, error) {
-	t, err := e.writeTarget(in.TableName, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure, in.ReturnConsumedCapacity, "ALL_OLD")
+	t, err := e.writeTarget(&in.writeOptions, "ALL_OLD")
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +248,7 @@ type deleteItemInput struct {
 }
 
 func (e *Engine) deleteItem(_ context.Context, in *deleteItemInput) (any, error) {
-	t, err := e.writeTarget(in.TableName, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure, in.ReturnConsumedCapacity, "ALL_OLD")
+	t, err := e.writeTarget(&in.writeOptions, "ALL_OLD")
 	if err != nil {
 		return nil, err
 	}
@@ -303,7 +303,7 @@ type updateItemInput struct {
 }
 
 func (e *Engine) updateItem(_ context.Context, in *updateItemInput) (any, error) {
-	t, err := e.writeTarget(in.TableName, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure, in.ReturnConsumedCapacity, "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
+	t, err := e.writeTarget(&in.writeOptions, "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
 	if err != nil {
 		return nil, err
 	}
@@ -417,15 +417,15 @@ func (e *Engine) applyUpdate(t *table, key []byte, keyItem attr.Item, x *compile
 // writeTarget validates the return options every single-item write shares
 // (ReturnValues against the operation's allowed set, the failure and
 // capacity options) and finds the table, in DynamoDB's order of checks.
-func (e *Engine) writeTarget(tableName, returnValues, onFailure, consumed string, allowed ...string) (*table, error) {
-	if err := checkReturnValues(returnValues, allowed...); err != nil {
+func (e *Engine) writeTarget(w *writeOptions, allowed ...string) (*table, error) {
+	if err := checkReturnValues(w.ReturnValues, allowed...); err != nil {
 		return nil, err
 	}
-	if err := checkOnFailure(onFailure); err != nil {
+	if err := checkOnFailure(w.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
 	}
-	if err := checkReturnConsumedCapacity(consumed); err != nil {
+	if err := checkReturnConsumedCapacity(w.ReturnConsumedCapacity); err != nil {
 		return nil, err
 	}
-	return e.table(tableName)
+	return e.table(w.TableName)
 }
