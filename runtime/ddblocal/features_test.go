@@ -285,7 +285,7 @@ func TestBatchLimitsAndUnprocessed(t *testing.T) {
 	}
 	eng.ClearFaults("tbl")
 	_, err = db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"tbl": {Keys: keys}}})
-	if apiCode(err) != "ValidationException" || !strings.Contains(err.Error(), "Too many items requested for the BatchGetItem call") {
+	if apiCode(err) != "ValidationException" || !strings.Contains(err.Error(), "at 'RequestItems.tbl.member.Keys' failed to satisfy constraint: Member must have length less than or equal to 100") {
 		t.Fatalf("101 keys: %v", err)
 	}
 	bg, err := db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"tbl": {Keys: keys[:100]}}})

@@ -91,6 +91,10 @@ func parseKeySchema(elems []keySchemaElement, defs map[string]attr.Type, what st
 			return ks, validationf("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
 		}
 		if elems[0].AttributeName == elems[1].AttributeName {
+			if len(defs) == 1 {
+				// DynamoDB counts the repeated name as a second, undefined key.
+				return ks, validationf("Invalid KeySchema: Some index key attribute have no definition")
+			}
 			return ks, validationf("Both the Hash Key and the Range Key element in the KeySchema have the same name")
 		}
 	}

@@ -128,19 +128,8 @@ func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInp
 	if size > maxTransactBytes {
 		return nil, validationf("Transaction request cannot be larger than 4 MB")
 	}
-	invalid := false
-	for _, op := range ops {
-		invalid = invalid || op.invalid != ""
-	}
-	if invalid {
-		reasons := make([]cancellationReason, len(ops))
-		for i, op := range ops {
-			reasons[i] = cancellationReason{Code: "None"}
-			if op.invalid != "" {
-				reasons[i] = cancellationReason{Code: "ValidationError", Message: op.invalid}
-			}
-		}
-		return nil, transactionCanceled(reasons)
+	if err := invalidActions(ops); err != nil {
+		return nil, err
 	}
 
 	var digest [sha256.Size]byte
@@ -429,6 +418,12 @@ func (e *Engine) transactGetItems(_ context.Context, in *transactGetItemsInput) 
 		}
 		key, err := t.keyOf(g.Key)
 		if err != nil {
+			// A key that does not match the schema cancels the
+			// transaction with a ValidationError reason.
+			if msg, ok := keyMismatch(err); ok {
+				ops[i] = &txOp{kind: "Get", t: t, invalid: msg}
+				continue
+			}
 			return nil, err
 		}
 		id := t.name + "\x00" + string(key)
@@ -437,6 +432,9 @@ func (e *Engine) transactGetItems(_ context.Context, in *transactGetItemsInput) 
 		}
 		seen[id] = true
 		ops[i] = &txOp{kind: "Get", t: t, key: key, x: x}
+	}
+	if err := invalidActions(ops); err != nil {
+		return nil, err
 	}
 	if i := e.faults.transactionConflict("TransactGetItems", in.tableNames(), n); i >= 0 {
 		reasons := make([]cancellationReason, n)
@@ -477,4 +475,40 @@ func (e *Engine) transactGetItems(_ context.Context, in *transactGetItemsInput) 
 		out["ConsumedCapacity"] = r
 	}
 	return out, nil
+}
+
+// invalidActions cancels a transaction one of whose actions cannot run,
+// with a ValidationError reason for each such action and None for the
+// others; nil when every action is valid.
+func invalidActions(ops []*txOp) error {
+	invalid := false
+	for _, op := range ops {
+		invalid = invalid || op.invalid != ""
+	}
+	if !invalid {
+		return nil
+	}
+	reasons := make([]cancellationReason, len(ops))
+	for i, op := range ops {
+		reasons[i] = cancellationReason{Code: "None"}
+		if op.invalid != "" {
+			reasons[i] = cancellationReason{Code: "ValidationError", Message: op.invalid}
+		}
+	}
+	return transactionCanceled(reasons)
+}
+
+// keyMismatch reports a key that does not match the table's key schema
+// (a missing, extra or mistyped key attribute), with its message.
+func keyMismatch(err error) (string, bool) {
+	ae, ok := err.(*APIError)
+	if !ok || ae.Code != CodeValidation {
+		return "", false
+	}
+	for _, m := range []string{"does not match the schema", "Missing the key", "Type mismatch for key"} {
+		if strings.Contains(ae.Message, m) {
+			return ae.Message, true
+		}
+	}
+	return "", false
 }

@@ -47,6 +47,9 @@ func handle[In any, PIn interface {
 				return nil, nil, err
 			}
 		}
+		if err := validateRequest(body, in); err != nil {
+			return nil, nil, err
+		}
 		tables := PIn(in).tableNames()
 		if err := e.faults.before(ctx, kind, opName, tables); err != nil {
 			return nil, tables, err

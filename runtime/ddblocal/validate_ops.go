@@ -1,0 +1,151 @@
+package ddblocal
+
+import "strconv"
+
+// The model constraints of each operation, in the order DynamoDB reports
+// them (see validate.go). Sources: the DynamoDB API Reference's request
+// parameters of each action (type, length, range and valid values).
+
+// writeConstraints are the members PutItem, UpdateItem and DeleteItem
+// share; target is "item" for PutItem and "key" otherwise.
+func (w *writeOptions) writeConstraints(c *checker, target string, present bool) {
+	c.tableName("tableName", "TableName", &w.TableName, 1, nullName)
+	c.enum("returnConsumedCapacity", w.ReturnConsumedCapacity, enumReturnConsumedCapacity...)
+	c.notNull(target, present)
+	c.enum("returnValues", w.ReturnValues, enumReturnValues...)
+	c.enum("returnItemCollectionMetrics", w.ReturnItemCollectionMetrics, enumReturnItemCollection...)
+	c.enum("returnValuesOnConditionCheckFailure", w.ReturnValuesOnConditionCheckFailure, enumOnConditionFailure...)
+}
+
+func (in *putItemInput) validate(c *checker) {
+	in.writeConstraints(c, "item", in.Item != nil)
+	c.valuesNeedExpression(in.ExpressionAttributeValues != nil, namedExpr{"ConditionExpression", in.ConditionExpression != nil})
+}
+
+func (in *updateItemInput) validate(c *checker) {
+	in.writeConstraints(c, "key", in.Key != nil)
+	c.valuesNeedExpression(in.ExpressionAttributeValues != nil,
+		namedExpr{"UpdateExpression", in.UpdateExpression != nil}, namedExpr{"ConditionExpression", in.ConditionExpression != nil})
+}
+
+func (in *deleteItemInput) validate(c *checker) {
+	in.writeConstraints(c, "key", in.Key != nil)
+	c.valuesNeedExpression(in.ExpressionAttributeValues != nil, namedExpr{"ConditionExpression", in.ConditionExpression != nil})
+}
+
+func (in *getItemInput) validate(c *checker) {
+	c.tableName("tableName", "TableName", &in.TableName, 1, nullName)
+	c.enum("returnConsumedCapacity", in.ReturnConsumedCapacity, enumReturnConsumedCapacity...)
+	c.notNull("key", in.Key != nil)
+}
+
+// readConstraints are the members Query and Scan share. Query names its
+// limit 'Limit' and shows no value; Scan shows 'limit' and the value.
+func (in *readInput) readConstraints(c *checker, query bool) {
+	c.tableName("tableName", "TableName", &in.TableName, 1, nullName)
+	if query {
+		c.minValue("Limit", in.Limit, 1, showNone)
+	} else {
+		c.minValue("limit", in.Limit, 1, showValue)
+	}
+	c.enum("returnConsumedCapacity", in.ReturnConsumedCapacity, enumReturnConsumedCapacity...)
+	c.enum("select", in.Select, enumSelect...)
+}
+
+func (in *queryInput) validate(c *checker) {
+	in.readConstraints(c, true)
+	c.valuesNeedExpression(in.ExpressionAttributeValues != nil,
+		namedExpr{"FilterExpression", in.FilterExpression != nil}, namedExpr{"KeyConditionExpression", in.KeyConditionExpression != nil})
+}
+
+func (in *scanInput) validate(c *checker) {
+	in.readConstraints(c, false)
+	c.valuesNeedExpression(in.ExpressionAttributeValues != nil, namedExpr{"FilterExpression", in.FilterExpression != nil})
+}
+
+// tableNameInput serves DescribeTable and DeleteTable.
+func (in *tableNameInput) validate(c *checker) {
+	c.tableName("tableName", "TableName", &in.TableName, 1, nullName)
+}
+
+func (in *createTableInput) validate(c *checker) {
+	c.tableName("tableName", "TableName", &in.TableName, 3, requiredName)
+	for i, d := range in.AttributeDefinitions {
+		c.enum(member("attributeDefinitions", i)+".attributeType", d.AttributeType, enumAttributeType...)
+	}
+	if n := len(in.KeySchema); n > 2 {
+		c.add(showValue, keySchemaString(in.KeySchema), "keySchema", "Member must have length less than or equal to 2")
+	}
+	for i, k := range in.KeySchema {
+		c.enum(member("keySchema", i)+".keyType", k.KeyType, enumKeyType...)
+	}
+	c.enum("billingMode", in.BillingMode, enumBillingMode...)
+}
+
+func (in *batchGetItemInput) validate(c *checker) {
+	if len(in.RequestItems) == 0 {
+		c.stop(validationf("The requestItems parameter is required for BatchGetItem"))
+		return
+	}
+	for _, name := range sortedKeys(in.RequestItems) {
+		if ka := in.RequestItems[name]; ka != nil && len(ka.Keys) > maxBatchGet {
+			c.add(showNone, "", "RequestItems."+name+".member.Keys", "Member must have length less than or equal to "+strconv.Itoa(maxBatchGet))
+		}
+	}
+	c.enum("returnConsumedCapacity", in.ReturnConsumedCapacity, enumReturnConsumedCapacity...)
+}
+
+func (in *batchWriteItemInput) validate(c *checker) {
+	if len(in.RequestItems) == 0 {
+		c.stop(validationf("The requestItems parameter is required for BatchWriteItem"))
+		return
+	}
+	for _, reqs := range in.RequestItems {
+		if len(reqs) == 0 || len(reqs) > maxBatchWrite {
+			c.add(showValue, javaString(c.raw("RequestItems")), "requestItems",
+				"Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]")
+			break
+		}
+	}
+	c.enum("returnConsumedCapacity", in.ReturnConsumedCapacity, enumReturnConsumedCapacity...)
+	c.enum("returnItemCollectionMetrics", in.ReturnItemCollectionMetrics, enumReturnItemCollection...)
+}
+
+// transactItemsConstraint checks the length of TransactItems (1 to 100),
+// echoing the list as DynamoDB does.
+func transactItemsConstraint(c *checker, n int) {
+	switch {
+	case n == 0 && !c.present("TransactItems"):
+		c.notNull("transactItems", false)
+	case n == 0:
+		c.add(showValue, "[]", "transactItems", "Member must have length greater than or equal to 1")
+	case n > maxTransactItems:
+		c.add(showValue, javaString(c.raw("TransactItems")), "transactItems", "Member must have length less than or equal to "+strconv.Itoa(maxTransactItems))
+	}
+}
+
+func (in *transactWriteItemsInput) validate(c *checker) {
+	transactItemsConstraint(c, len(in.TransactItems))
+	c.enum("returnConsumedCapacity", in.ReturnConsumedCapacity, enumReturnConsumedCapacity...)
+	c.enum("returnItemCollectionMetrics", in.ReturnItemCollectionMetrics, enumReturnItemCollection...)
+	if t := in.ClientRequestToken; t != nil {
+		if len(*t) < 1 {
+			c.add(showValue, *t, "clientRequestToken", "Member must have length greater than or equal to 1")
+		} else if len(*t) > 36 {
+			c.add(showValue, *t, "clientRequestToken", "Member must have length less than or equal to 36")
+		}
+	}
+}
+
+func (in *transactGetItemsInput) validate(c *checker) {
+	transactItemsConstraint(c, len(in.TransactItems))
+	c.enum("returnConsumedCapacity", in.ReturnConsumedCapacity, enumReturnConsumedCapacity...)
+}
+
+func (in *listTablesInput) validate(c *checker) {
+	c.minValue("limit", in.Limit, 1, showValue)
+	c.maxValue("limit", in.Limit, 100)
+	if in.ExclusiveStartTableName == "" && c.present("ExclusiveStartTableName") {
+		c.add(showValue, "", "exclusiveStartTableName", "Member must have length greater than or equal to 3")
+	}
+}
