@@ -345,8 +345,9 @@ func (r *jsonReader) list() ([]attr.Value, bool) {
 }
 
 // decodeExprField reads the expression parameters every decoded input
-// shares; the legacy parameters are left to encoding/json. (Not named
-// decodeField, which embedding would promote to every input.)
+// shares; the legacy parameters are kept raw, decoded by the operations
+// that take them (legacy.go). (Not named decodeField, which embedding
+// would promote to every input.)
 func (p *exprParams) decodeExprField(r *jsonReader, name string) bool {
 	var ok bool
 	switch name {
@@ -354,6 +355,18 @@ func (p *exprParams) decodeExprField(r *jsonReader, name string) bool {
 		p.ExpressionAttributeNames, ok = r.names()
 	case "ExpressionAttributeValues":
 		p.ExpressionAttributeValues, ok = r.values()
+	case "Expected":
+		p.Expected, ok = r.rawValue()
+	case "AttributeUpdates":
+		p.AttributeUpdates, ok = r.rawValue()
+	case "ConditionalOperator":
+		p.ConditionalOperator, ok = r.rawValue()
+	case "KeyConditions":
+		p.KeyConditions, ok = r.rawValue()
+	case "QueryFilter":
+		p.QueryFilter, ok = r.rawValue()
+	case "ScanFilter":
+		p.ScanFilter, ok = r.rawValue()
 	}
 	return ok
 }

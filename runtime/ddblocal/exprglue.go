@@ -15,26 +15,29 @@ type exprSources struct {
 	update          *string
 	projection      *string
 	attributesToGet []string
+	legacy          legacySet // the legacy parameters the operation takes
 }
 
 // compiled wraps a request's compiled expressions.
 type compiled struct {
-	c               *expr.Compiled
-	attributesToGet []string
+	c *expr.Compiled
+	// legacyFilter and legacyProjection mark a filter compiled from
+	// QueryFilter or ScanFilter and a projection from AttributesToGet.
+	legacyFilter, legacyProjection bool
 }
 
 var noExpressions = &compiled{c: &expr.Compiled{}}
 
 // compile parses and validates a request's expressions together.
 func compile(p exprParams, src exprSources) (*compiled, error) {
-	if err := p.checkLegacy(); err != nil {
-		return nil, err
-	}
-	if src.projection != nil && src.attributesToGet != nil {
-		return nil, validationf("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributesToGet} Expression parameters: {ProjectionExpression}")
+	have := p.legacyPresent(src)
+	if have != 0 {
+		if err := checkMixed(have, src); err != nil {
+			return nil, err
+		}
 	}
 	if src.condition == nil && src.filter == nil && src.keyCondition == nil && src.update == nil && src.projection == nil &&
-		src.attributesToGet == nil && p.ExpressionAttributeNames == nil && p.ExpressionAttributeValues == nil {
+		have == 0 && p.ExpressionAttributeNames == nil && p.ExpressionAttributeValues == nil {
 		// Nothing to compile (a plain PutItem or GetItem); compiled values
 		// are never modified, so one is shared.
 		return noExpressions, nil
@@ -52,11 +55,18 @@ func compile(p exprParams, src exprSources) (*compiled, error) {
 	if p.ExpressionAttributeValues != nil {
 		in.Values = expr.Values(p.ExpressionAttributeValues)
 	}
-	c, err := expr.Compile(in)
-	if err != nil {
-		return nil, asAPIError(err)
+	c := noExpressions.c
+	if in.Condition != nil || in.Filter != nil || in.KeyCondition != nil || in.Update != nil || in.Projection != nil ||
+		in.Names != nil || in.Values != nil {
+		var err error
+		if c, err = expr.Compile(in); err != nil {
+			return nil, asAPIError(err)
+		}
 	}
-	return &compiled{c: c, attributesToGet: src.attributesToGet}, nil
+	if have != 0 {
+		return p.compileLegacy(c, have, src)
+	}
+	return &compiled{c: c}, nil
 }
 
 // asAPIError turns the validation errors of attr and expr into
@@ -114,6 +124,16 @@ func (x *compiled) update(base attr.Item) (attr.Item, error) {
 	return next, nil
 }
 
+// updateNew is update for an item that does not exist yet: the update
+// reads its key attributes (SET b = a, where a is the key).
+func (x *compiled) updateNew(key attr.Item) (attr.Item, error) {
+	next, err := x.c.ApplyNew(key)
+	if err != nil {
+		return nil, asAPIError(err)
+	}
+	return next, nil
+}
+
 // updateOwned is update for a base the caller gives up: it is updated in
 // place and must not be used again, whether or not the update failed.
 func (x *compiled) updateOwned(base attr.Item) (attr.Item, error) {
@@ -126,22 +146,13 @@ func (x *compiled) updateOwned(base attr.Item) (attr.Item, error) {
 
 // project applies the ProjectionExpression (or AttributesToGet).
 func (x *compiled) project(it attr.Item) attr.Item {
-	if x.attributesToGet != nil {
-		out := attr.Item{}
-		for _, n := range x.attributesToGet {
-			if v, ok := it[n]; ok {
-				out[n] = v
-			}
-		}
-		return out
-	}
 	if x.c.Projection == nil {
 		return it
 	}
 	return x.c.Project(it)
 }
 
-func (x *compiled) hasProjection() bool { return x.c.Projection != nil || x.attributesToGet != nil }
+func (x *compiled) hasProjection() bool { return x.c.Projection != nil }
 
 // checkUpdateKeys rejects an update expression that touches a key
 // attribute of the table.

@@ -56,7 +56,7 @@ func (e *Engine) batchGetItem(_ context.Context, in *batchGetItemInput) (any, er
 		if err != nil {
 			return nil, err
 		}
-		x, err := compile(exprParams{ExpressionAttributeNames: ka.ExpressionAttributeNames}, exprSources{projection: ka.ProjectionExpression, attributesToGet: ka.AttributesToGet})
+		x, err := compile(exprParams{ExpressionAttributeNames: ka.ExpressionAttributeNames}, exprSources{projection: ka.ProjectionExpression, attributesToGet: ka.AttributesToGet, legacy: legacyAttributesToGet})
 		if err != nil {
 			return nil, err
 		}

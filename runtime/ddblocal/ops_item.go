@@ -30,28 +30,6 @@ func (p *exprParams) oneTable(name string) []string {
 	return p.tables[:]
 }
 
-// checkLegacy rejects the pre-expression parameters, which the engine does
-// not implement, rather than silently ignoring a condition.
-func (p exprParams) checkLegacy() error {
-	for _, l := range []struct {
-		name string
-		raw  json.RawMessage
-		use  string
-	}{
-		{"Expected", p.Expected, "ConditionExpression"},
-		{"AttributeUpdates", p.AttributeUpdates, "UpdateExpression"},
-		{"ConditionalOperator", p.ConditionalOperator, "ConditionExpression or FilterExpression"},
-		{"KeyConditions", p.KeyConditions, "KeyConditionExpression"},
-		{"QueryFilter", p.QueryFilter, "FilterExpression"},
-		{"ScanFilter", p.ScanFilter, "FilterExpression"},
-	} {
-		if len(l.raw) > 0 && string(l.raw) != "null" {
-			return validationf("ddblocal does not implement the legacy parameter %s; use %s", l.name, l.use)
-		}
-	}
-	return nil
-}
-
 // writeOptions are the parameters PutItem, UpdateItem and DeleteItem share.
 type writeOptions struct {
 	TableName                           string
@@ -112,7 +90,7 @@ func (e *Engine) putItem(_ context.Context, in *putItemInput) (any, error) {
 	if in.Item == nil {
 		return nil, validationf("1 validation error detected: Value null at 'item' failed to satisfy constraint: Member must not be null")
 	}
-	x, err := compile(in.exprParams, exprSources{condition: in.ConditionExpression})
+	x, err := compile(in.exprParams, exprSources{condition: in.ConditionExpression, legacy: legacyPutDelete})
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +190,7 @@ func (e *Engine) getItem(_ context.Context, in *getItemInput) (any, error) {
 	if in.Key == nil {
 		return nil, validationf("1 validation error detected: Value null at 'key' failed to satisfy constraint: Member must not be null")
 	}
-	x, err := compile(in.exprParams, exprSources{projection: in.ProjectionExpression, attributesToGet: in.AttributesToGet})
+	x, err := compile(in.exprParams, exprSources{projection: in.ProjectionExpression, attributesToGet: in.AttributesToGet, legacy: legacyAttributesToGet})
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +233,7 @@ func (e *Engine) deleteItem(_ context.Context, in *deleteItemInput) (any, error)
 	if in.Key == nil {
 		return nil, validationf("1 validation error detected: Value null at 'key' failed to satisfy constraint: Member must not be null")
 	}
-	x, err := compile(in.exprParams, exprSources{condition: in.ConditionExpression})
+	x, err := compile(in.exprParams, exprSources{condition: in.ConditionExpression, legacy: legacyPutDelete})
 	if err != nil {
 		return nil, err
 	}
@@ -310,7 +288,7 @@ func (e *Engine) updateItem(_ context.Context, in *updateItemInput) (any, error)
 	if in.Key == nil {
 		return nil, validationf("1 validation error detected: Value null at 'key' failed to satisfy constraint: Member must not be null")
 	}
-	x, err := compile(in.exprParams, exprSources{condition: in.ConditionExpression, update: in.UpdateExpression})
+	x, err := compile(in.exprParams, exprSources{condition: in.ConditionExpression, update: in.UpdateExpression, legacy: legacyUpdate})
 	if err != nil {
 		return nil, err
 	}
@@ -383,14 +361,16 @@ func (e *Engine) applyUpdate(t *table, key []byte, keyItem attr.Item, x *compile
 		return u, err
 	}
 	u.prior = t.priorOf(old, size)
-	// Apply needs nil for a missing item (REMOVE of a nested path on a
-	// missing item is then ignored).
+	// A missing item is updated from its key alone: the update may read
+	// the key attributes, and REMOVE does nothing.
 	var next attr.Item
 	if !keepOld && old != nil && !t.inIndex(old) {
 		u.old, u.prior.item = nil, nil
 		next, err = x.updateOwned(old)
-	} else {
+	} else if old != nil {
 		next, err = x.update(old)
+	} else {
+		next, err = x.updateNew(keyItem)
 	}
 	if err != nil {
 		return u, err

@@ -104,7 +104,7 @@ func (e *Engine) newReader(in *readInput, src exprSources) (*reader, error) {
 		return nil, validationf("1 validation error detected: Value '%s' at 'select' failed to satisfy constraint: Member must satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]", in.Select)
 	}
 	if in.Select != "" && in.Select != "SPECIFIC_ATTRIBUTES" && r.x.hasProjection() {
-		if in.ProjectionExpression != nil {
+		if !r.x.legacyProjection {
 			return nil, validationf("Cannot specify the ProjectionExpression when choosing to get %s", in.Select)
 		}
 		return nil, validationf("Cannot specify the AttributesToGet when choosing to get %s", in.Select)
@@ -377,13 +377,10 @@ func (e *Engine) read(r *reader, fn func() (*page, error)) (p *page, err error) 
 }
 
 func (e *Engine) query(_ context.Context, in *queryInput) (any, error) {
-	if err := in.checkLegacy(); err != nil {
-		return nil, err
-	}
-	if in.KeyConditionExpression == nil {
+	if in.KeyConditionExpression == nil && !present(in.KeyConditions) {
 		return nil, validationf("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
 	}
-	r, err := e.newReader(&in.readInput, exprSources{keyCondition: in.KeyConditionExpression})
+	r, err := e.newReader(&in.readInput, exprSources{keyCondition: in.KeyConditionExpression, legacy: legacyQuery})
 	if err != nil {
 		return nil, err
 	}
@@ -391,8 +388,8 @@ func (e *Engine) query(_ context.Context, in *queryInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.x.c.CheckFilterKeys(r.keys.names()...); err != nil {
-		return nil, asAPIError(err)
+	if err := r.x.checkQueryFilterKeys(r.keys.names()); err != nil {
+		return nil, err
 	}
 	lo, hi, err := keyRange(r.keys, q)
 	if err != nil {
@@ -464,7 +461,7 @@ func (e *Engine) scan(_ context.Context, in *scanInput) (any, error) {
 			return nil, validationf("The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: %d is not less than TotalSegments: %d", seg, total)
 		}
 	}
-	r, err := e.newReader(&in.readInput, exprSources{})
+	r, err := e.newReader(&in.readInput, exprSources{legacy: legacyScan})
 	if err != nil {
 		return nil, err
 	}

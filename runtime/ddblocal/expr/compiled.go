@@ -29,7 +29,20 @@ func (c *Compiled) Apply(item attr.Item) (attr.Item, error) {
 	if c.Update == nil {
 		return item, nil
 	}
-	next, _, err := c.Update.apply(item, c.Names, c.Values, false, false)
+	next, _, err := c.Update.apply(item, c.Names, c.Values, applyOpts{})
+	return next, err
+}
+
+// ApplyNew is Apply for an item that does not exist yet, whose key
+// attributes are key: as in DynamoDB, the update reads them (SET b = a,
+// where a is the partition key, gives b the key's value) and REMOVE does
+// nothing. The result does not hold the key attributes; key is not
+// modified.
+func (c *Compiled) ApplyNew(key attr.Item) (attr.Item, error) {
+	if c.Update == nil {
+		return nil, nil
+	}
+	next, _, err := c.Update.apply(nil, c.Names, c.Values, applyOpts{key: key})
 	return next, err
 }
 
@@ -40,7 +53,7 @@ func (c *Compiled) ApplyOwned(item attr.Item) (attr.Item, error) {
 	if c.Update == nil {
 		return item, nil
 	}
-	next, _, err := c.Update.apply(item, c.Names, c.Values, false, true)
+	next, _, err := c.Update.apply(item, c.Names, c.Values, applyOpts{owned: true})
 	return next, err
 }
 

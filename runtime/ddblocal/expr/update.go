@@ -17,14 +17,28 @@ import (
 // order. Several list elements removed in one REMOVE are named by their
 // positions before any of them is removed.
 func (u *Update) Apply(item attr.Item, names Names, values Values) (attr.Item, []Path, error) {
-	return u.apply(item, names, values, true, false)
+	return u.apply(item, names, values, applyOpts{wantChanged: true})
 }
 
-// apply is Apply; the changed paths are collected only when wantChanged.
-// When owned, item is updated in place (every SET value is computed, and
-// cloned, before the item changes) and the caller does not use it again.
-func (u *Update) apply(item attr.Item, names Names, values Values, wantChanged, owned bool) (attr.Item, []Path, error) {
+// applyOpts are the variants of apply.
+type applyOpts struct {
+	// wantChanged collects the changed paths.
+	wantChanged bool
+	// owned updates item in place (every SET value is computed, and
+	// cloned, before the item changes); the caller does not use it again.
+	owned bool
+	// key is what the update reads of an item that does not exist yet
+	// (item nil): its key attributes.
+	key attr.Item
+}
+
+// apply is Apply with the variants of o.
+func (u *Update) apply(item attr.Item, names Names, values Values, o applyOpts) (attr.Item, []Path, error) {
+	wantChanged, owned := o.wantChanged, o.owned
 	e := &env{item: item, names: names, values: values}
+	if item == nil {
+		e.item = o.key
+	}
 	resolve := func(p Path) (Path, error) {
 		rp, err := resolvePath(p, names)
 		if err != nil {

@@ -113,7 +113,7 @@ func TestUpdateApply(t *testing.T) {
 				t.Errorf("changed = %v, want one path per action", changed)
 			}
 			// Applied in place to an item the caller gives up, the result is the same.
-			owned, _, err := u.apply(item(t, updateItem), names, vals, false, true)
+			owned, _, err := u.apply(item(t, updateItem), names, vals, applyOpts{owned: true})
 			if err != nil {
 				t.Fatalf("apply owned (%q): %v", tt.expr, err)
 			}
