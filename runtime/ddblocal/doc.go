@@ -58,11 +58,20 @@
 // B-tree per table and per index, keyed by an order-preserving encoding of
 // their keys; a transaction costs the same on a table of any size.
 //
+// # Legacy parameters
+//
+// The pre-expression parameters (Expected with ConditionalOperator,
+// AttributeUpdates, KeyConditions, QueryFilter, ScanFilter and
+// AttributesToGet) are compiled into the same condition, update,
+// key-condition and projection trees as the expressions (expr.Legacy), so
+// they evaluate exactly alike. As in DynamoDB, KeyConditions may go with
+// FilterExpression and ProjectionExpression; any other mix of legacy and
+// expression parameters is refused with "Can not use both expression and
+// non-expression parameters in the same request".
+//
 // # Not implemented
 //
-// The pre-expression parameters (Expected, AttributeUpdates, KeyConditions,
-// QueryFilter, ScanFilter, ConditionalOperator) are rejected with a
-// ValidationException rather than ignored. Streams, PartiQL, backups and
+// Streams, PartiQL, backups and
 // restores, global tables, imports and exports are absent (continuous
 // backup settings are only recorded); ReturnItemCollectionMetrics is
 // accepted and ignored, and the 10 GB item collection limit is not
