@@ -16,6 +16,7 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/httpapi"
+	"github.com/oncetable/oncetable/runtime/schema/provision"
 )
 
 // recordingDB records, per function, the IAM action and resource ("table"
@@ -98,7 +99,7 @@ func TestFunctionAccessMatchesRuntime(t *testing.T) {
 	defer engine.Close()
 	ctx := context.Background()
 	const table = "oncetable-access"
-	if err := ddblocal.EnsureTable(ctx, engine.Client(), table); err != nil {
+	if err := provision.EnsureTable(ctx, engine.Client(), table); err != nil {
 		t.Fatal(err)
 	}
 	db := &recordingDB{Client: engine.Client(), seen: map[string]map[string]bool{}}

@@ -15,6 +15,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/internal/dbtest"
 	"github.com/oncetable/oncetable/runtime/retry"
+	"github.com/oncetable/oncetable/runtime/schema/provision"
 )
 
 func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
@@ -97,7 +98,7 @@ func ExampleWrite() {
 	defer eng.Close()
 	client := eng.Client()
 	ctx := context.Background()
-	if err := ddblocal.EnsureTable(ctx, client, "example"); err != nil {
+	if err := provision.EnsureTable(ctx, client, "example"); err != nil {
 		panic(err)
 	}
 	var writes []types.WriteRequest

@@ -17,7 +17,7 @@ func benchTable(b *testing.B) (*ddblocal.Engine, *dynamodb.Client) {
 	eng := ddblocal.New(func(o *ddblocal.Options) { o.TTLSweepInterval = -1 })
 	b.Cleanup(func() { _ = eng.Close() })
 	db := eng.Client()
-	if err := ddblocal.EnsureTable(context.Background(), db, "bench"); err != nil {
+	if err := ddblocal.CreateFixtureTable(context.Background(), db, "bench"); err != nil {
 		b.Fatal(err)
 	}
 	return eng, db

@@ -18,7 +18,10 @@
 //	eng := ddblocal.New()
 //	defer eng.Close()
 //	db := eng.Client()
-//	err := ddblocal.EnsureTable(ctx, db, "oncetable") // the schema's table, TTL on
+//	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{...})
+//
+// The engine knows no application's tables: oncetable's own is created by
+// runtime/schema/provision.EnsureTable, through the same client.
 //
 // Options are set with functional options:
 //

@@ -25,7 +25,7 @@ func newTable(t *testing.T, opts ...func(*ddblocal.Options)) (*ddblocal.Engine, 
 	eng := ddblocal.New(opts...)
 	t.Cleanup(func() { _ = eng.Close() })
 	db := eng.Client()
-	if err := ddblocal.EnsureTable(context.Background(), db, "tbl"); err != nil {
+	if err := ddblocal.CreateFixtureTable(context.Background(), db, "tbl"); err != nil {
 		t.Fatal(err)
 	}
 	return eng, db

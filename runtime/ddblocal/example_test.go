@@ -12,18 +12,36 @@ import (
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 )
 
+// createUsers creates a table keyed by the strings PK and SK, as any
+// client would.
+func createUsers(ctx context.Context, db *dynamodb.Client) error {
+	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName: aws.String("users"),
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("SK"), AttributeType: types.ScalarAttributeTypeS},
+		},
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String("SK"), KeyType: types.KeyTypeRange},
+		},
+		BillingMode: types.BillingModePayPerRequest,
+	})
+	return err
+}
+
 func ExampleEngine_Client() {
 	ctx := context.Background()
 	eng := ddblocal.New()
 	defer eng.Close()
 	db := eng.Client()
 
-	if err := ddblocal.EnsureTable(ctx, db, "oncetable"); err != nil {
+	if err := createUsers(ctx, db); err != nil {
 		fmt.Println(err)
 		return
 	}
 	_, err := db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: aws.String("oncetable"),
+		TableName: aws.String("users"),
 		Item: map[string]types.AttributeValue{
 			"PK":      &types.AttributeValueMemberS{Value: "USER#1"},
 			"SK":      &types.AttributeValueMemberS{Value: "PROFILE"},
@@ -36,7 +54,7 @@ func ExampleEngine_Client() {
 		return
 	}
 	out, err := db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String("oncetable"),
+		TableName: aws.String("users"),
 		Key: map[string]types.AttributeValue{
 			"PK": &types.AttributeValueMemberS{Value: "USER#1"},
 			"SK": &types.AttributeValueMemberS{Value: "PROFILE"},
@@ -58,13 +76,13 @@ func ExampleEngine_SetFaults() {
 	eng := ddblocal.New()
 	defer eng.Close()
 	db := eng.Client(func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
-	if err := ddblocal.EnsureTable(ctx, db, "oncetable"); err != nil {
+	if err := createUsers(ctx, db); err != nil {
 		fmt.Println(err)
 		return
 	}
-	eng.SetFaults("oncetable", ddblocal.Faults{Seed: 1, ThrottleRate: 1, Operations: []string{"PutItem"}})
+	eng.SetFaults("users", ddblocal.Faults{Seed: 1, ThrottleRate: 1, Operations: []string{"PutItem"}})
 	_, err := db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: aws.String("oncetable"),
+		TableName: aws.String("users"),
 		Item: map[string]types.AttributeValue{
 			"PK": &types.AttributeValueMemberS{Value: "USER#1"},
 			"SK": &types.AttributeValueMemberS{Value: "PROFILE"},

@@ -203,7 +203,7 @@ func TestPersistenceAcrossRestart(t *testing.T) {
 	ctx := context.Background()
 	eng := ddblocal.New(func(o *ddblocal.Options) { o.Dir = dir })
 	db := eng.Client()
-	if err := ddblocal.EnsureTable(ctx, db, "tbl"); err != nil {
+	if err := ddblocal.CreateFixtureTable(ctx, db, "tbl"); err != nil {
 		t.Fatal(err)
 	}
 	put(t, db, map[string]av{"PK": s("A"), "SK": s("1"), "GSI1PK": s("G"), "GSI1SK": s("1")})
@@ -450,7 +450,7 @@ func TestListTablesPaginates(t *testing.T) {
 	db := eng.Client()
 	ctx := context.Background()
 	for i := range 5 {
-		in := ddblocal.CreateTableInput(fmt.Sprintf("table-%d", i))
+		in := ddblocal.FixtureTableInput(fmt.Sprintf("table-%d", i))
 		if _, err := db.CreateTable(ctx, in); err != nil {
 			t.Fatal(err)
 		}
@@ -467,7 +467,7 @@ func TestListTablesPaginates(t *testing.T) {
 	if strings.Join(names, ",") != "table-0,table-1,table-2,table-3,table-4" {
 		t.Fatalf("got %v", names)
 	}
-	_, err := db.CreateTable(ctx, ddblocal.CreateTableInput("table-0"))
+	_, err := db.CreateTable(ctx, ddblocal.FixtureTableInput("table-0"))
 	if apiCode(err) != "ResourceInUseException" {
 		t.Fatalf("duplicate table: %v", err)
 	}
@@ -676,7 +676,7 @@ func TestPersistenceKeepsTableSettings(t *testing.T) {
 	ctx := context.Background()
 	eng := ddblocal.New(func(o *ddblocal.Options) { o.Dir = dir })
 	db := eng.Client()
-	if err := ddblocal.EnsureTable(ctx, db, "tbl"); err != nil {
+	if err := ddblocal.CreateFixtureTable(ctx, db, "tbl"); err != nil {
 		t.Fatal(err)
 	}
 	put(t, db, map[string]av{"PK": s("A"), "SK": s("1"), "color": s("red")})

@@ -19,7 +19,7 @@ func TestSweeperStartsLazily(t *testing.T) {
 	}
 	ctx := context.Background()
 	db := e.Client()
-	if _, err := db.CreateTable(ctx, CreateTableInput("ttl-table")); err != nil {
+	if _, err := db.CreateTable(ctx, FixtureTableInput("ttl-table")); err != nil {
 		t.Fatal(err)
 	}
 	if e.sweeperRunning() {

@@ -9,13 +9,14 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/httpapi"
+	"github.com/oncetable/oncetable/runtime/schema/provision"
 )
 
 func ExampleAPI_Handle() {
 	eng := ddblocal.New()
 	defer eng.Close()
 	ctx := context.Background()
-	if err := ddblocal.EnsureTable(ctx, eng.Client(), "example"); err != nil {
+	if err := provision.EnsureTable(ctx, eng.Client(), "example"); err != nil {
 		panic(err)
 	}
 	api := httpapi.New(eng.Client(), httpapi.Config{Table: "example", Log: io.Discard})

@@ -16,6 +16,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/schema"
+	"github.com/oncetable/oncetable/runtime/schema/provision"
 )
 
 // Options configures the local runner. Every field has a default.
@@ -104,7 +105,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		go func() { s.done <- ignoreClosed(s.ddb.Serve(ln)) }()
 		client = eng.Client()
 	}
-	if err := ddblocal.EnsureTable(ctx, client, o.Table); err != nil {
+	if err := provision.EnsureTable(ctx, client, o.Table); err != nil {
 		s.Shutdown(context.Background())
 		return nil, fmt.Errorf("localrun: table %s: %w", o.Table, err)
 	}

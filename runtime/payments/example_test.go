@@ -9,6 +9,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/money"
 	"github.com/oncetable/oncetable/runtime/payments"
+	"github.com/oncetable/oncetable/runtime/schema/provision"
 	"github.com/oncetable/oncetable/runtime/store"
 )
 
@@ -16,7 +17,7 @@ func ExampleService_Debit() {
 	eng := ddblocal.New()
 	defer eng.Close()
 	ctx := context.Background()
-	if err := ddblocal.EnsureTable(ctx, eng.Client(), "example"); err != nil {
+	if err := provision.EnsureTable(ctx, eng.Client(), "example"); err != nil {
 		panic(err)
 	}
 	st := store.New(eng.Client(), func(o *store.Options) { o.Table = "example" })

@@ -1,10 +1,10 @@
 // Package schema is the single source of truth for the oncetable single
 // table: its name prefix, key attributes, secondary indexes and TTL attribute.
 //
-// The CDK construct (constructs/singletable), the embedded engine's table
-// bootstrap (lambdas/local, tests) and the runtime's key builders all read
-// these values, so the deployed table, the local table and the code can never
-// disagree about a key or index name.
+// The CDK construct (constructs/singletable), the local table bootstrap
+// (runtime/schema/provision, for lambdas/local and tests) and the runtime's
+// key builders all read these values, so the deployed table, the local table
+// and the code can never disagree about a key or index name.
 //
 // It is not for entity layouts or access patterns: those live with the
 // runtime packages that own them. It imports nothing outside the standard

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
+	"github.com/oncetable/oncetable/runtime/schema/provision"
 	"github.com/oncetable/oncetable/runtime/store"
 )
 
@@ -12,7 +13,7 @@ func ExampleStore_UserView() {
 	eng := ddblocal.New()
 	defer eng.Close()
 	ctx := context.Background()
-	if err := ddblocal.EnsureTable(ctx, eng.Client(), "example"); err != nil {
+	if err := provision.EnsureTable(ctx, eng.Client(), "example"); err != nil {
 		panic(err)
 	}
 	st := store.New(eng.Client(), func(o *store.Options) { o.Table = "example" })

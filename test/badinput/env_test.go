@@ -19,6 +19,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/localrun"
+	"github.com/oncetable/oncetable/runtime/schema/provision"
 )
 
 const table = "oncetable-badinput"
@@ -35,7 +36,7 @@ func newEnv(t testing.TB) *env {
 	eng := ddblocal.New(func(o *ddblocal.Options) { o.TTLSweepInterval = -1 })
 	t.Cleanup(func() { eng.Close() })
 	db := eng.Client()
-	if err := ddblocal.EnsureTable(context.Background(), db, table); err != nil {
+	if err := provision.EnsureTable(context.Background(), db, table); err != nil {
 		t.Fatal(err)
 	}
 	api := httpapi.New(db, httpapi.Config{Table: table, Log: io.Discard, Metrics: io.Discard,

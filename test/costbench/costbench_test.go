@@ -18,6 +18,7 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/httpapi"
+	"github.com/oncetable/oncetable/runtime/schema/provision"
 )
 
 const table = "oncetable-costbench"
@@ -61,7 +62,7 @@ func newWorld(b testing.TB) *world {
 	eng := ddblocal.New(func(o *ddblocal.Options) { o.TTLSweepInterval = -1 })
 	b.Cleanup(func() { eng.Close() })
 	db := eng.Client(func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, meter) })
-	if err := ddblocal.EnsureTable(context.Background(), db, table); err != nil {
+	if err := provision.EnsureTable(context.Background(), db, table); err != nil {
 		b.Fatal(err)
 	}
 	w := &world{db: db, pt: &powertools{db: db, table: table},

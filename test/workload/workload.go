@@ -18,6 +18,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/localrun"
+	"github.com/oncetable/oncetable/runtime/schema/provision"
 )
 
 // Config is a workload run. Every field has a default.
@@ -146,7 +147,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	defer eng.Close()
 	db := eng.Client(cfg.ClientOptions...)
-	if err := ddblocal.EnsureTable(ctx, db, Table); err != nil {
+	if err := provision.EnsureTable(ctx, db, Table); err != nil {
 		return nil, fmt.Errorf("workload: create table: %w", err)
 	}
 	api := httpapi.New(db, httpapi.Config{Table: Table, Log: io.Discard, Metrics: io.Discard,

@@ -6,24 +6,29 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/oncetable/oncetable/runtime/schema"
 )
 
-// schemaTableInput is oncetable's single table as runtime/schema describes it.
-func schemaTableInput() *dynamodb.CreateTableInput {
-	in := tableInput(keyDef{schema.PartitionKey, types.ScalarAttributeTypeS}, &keyDef{schema.SortKey, types.ScalarAttributeTypeS})
-	for _, ix := range schema.Indexes() {
-		in.AttributeDefinitions = append(in.AttributeDefinitions,
-			types.AttributeDefinition{AttributeName: aws.String(ix.PartitionKey), AttributeType: types.ScalarAttributeTypeS},
-			types.AttributeDefinition{AttributeName: aws.String(ix.SortKey), AttributeType: types.ScalarAttributeTypeS})
-		p := &types.Projection{ProjectionType: types.ProjectionType(ix.Projection)}
-		if ix.Projection == schema.ProjectInclude {
-			p.NonKeyAttributes = ix.NonKeyAttributes
-		}
-		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
-			IndexName: aws.String(ix.Name), KeySchema: hashRange(ix.PartitionKey, ix.SortKey), Projection: p})
-	}
+// The single-table access pattern the engine was first built for: payments
+// sit in a sparse INCLUDE index while unprocessed. The table is spelled out
+// here, not taken from the application's schema, so that the engine and
+// its suite import nothing outside runtime/ddblocal.
+const (
+	sparseIndex = "Unprocessed"
+	sparsePK    = "UnprocessedPK"
+	sparseSK    = "UnprocessedSK"
+)
+
+// sparseTableInput is a PK/SK table with one sparse INCLUDE index.
+func sparseTableInput() *dynamodb.CreateTableInput {
+	in := tableInput(keyDef{"PK", types.ScalarAttributeTypeS}, &keyDef{"SK", types.ScalarAttributeTypeS})
+	in.AttributeDefinitions = append(in.AttributeDefinitions,
+		types.AttributeDefinition{AttributeName: aws.String(sparsePK), AttributeType: types.ScalarAttributeTypeS},
+		types.AttributeDefinition{AttributeName: aws.String(sparseSK), AttributeType: types.ScalarAttributeTypeS})
+	in.GlobalSecondaryIndexes = []types.GlobalSecondaryIndex{{
+		IndexName: aws.String(sparseIndex), KeySchema: hashRange(sparsePK, sparseSK),
+		Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude,
+			NonKeyAttributes: []string{"EntityType", "paymentId", "amount", "currency", "status"}},
+	}}
 	return in
 }
 
@@ -34,23 +39,22 @@ func schemaTableInput() *dynamodb.CreateTableInput {
 func TestSchemaSparseIndex(t *testing.T) {
 	doc(t, pageGSI, `Sparse indexes: DynamoDB writes an index entry only for items that have the index key attributes; removing them (UpdateItem REMOVE) deletes the entry. INCLUDE projects the key attributes plus the listed NonKeyAttributes only.`)
 	each(t, func(t *testing.T, tg *target) {
-		table := createTable(t, tg, schemaTableInput())
+		table := createTable(t, tg, sparseTableInput())
 		waitIndexesActive(t, tg, table)
-		ix := schema.Unprocessed
-		key := item{schema.PartitionKey: s("PAYMENT#1"), schema.SortKey: s("PAYMENT#1")}
+		key := item{"PK": s("PAYMENT#1"), "SK": s("PAYMENT#1")}
 		pay := item{
-			schema.PartitionKey: s("PAYMENT#1"), schema.SortKey: s("PAYMENT#1"),
-			schema.EntityType: s("Payment"), "paymentId": s("1"), "amount": n("1250"), "currency": s("EUR"),
+			"PK": s("PAYMENT#1"), "SK": s("PAYMENT#1"),
+			"EntityType": s("Payment"), "paymentId": s("1"), "amount": n("1250"), "currency": s("EUR"),
 			"status": s("PENDING"), "secret": s("not projected"),
-			ix.PartitionKey: s("UNPROCESSED"), ix.SortKey: s("2026-11-29T20:00:00Z#1"),
+			sparsePK: s("UNPROCESSED"), sparseSK: s("2026-11-29T20:00:00Z#1"),
 		}
 		put(t, tg, table, pay)
 		unprocessed := func() []item {
 			t.Helper()
-			out, err := tg.client.Query(ctx(t), &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String(ix.Name),
-				KeyConditionExpression: aws.String("#p = :u"), ExpressionAttributeNames: map[string]string{"#p": ix.PartitionKey},
+			out, err := tg.client.Query(ctx(t), &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String(sparseIndex),
+				KeyConditionExpression: aws.String("#p = :u"), ExpressionAttributeNames: map[string]string{"#p": sparsePK},
 				ExpressionAttributeValues: item{":u": s("UNPROCESSED")}})
-			noErr(t, err, "Query "+ix.Name)
+			noErr(t, err, "Query "+sparseIndex)
 			return out.Items
 		}
 		got := unprocessed()
@@ -66,7 +70,7 @@ func TestSchemaSparseIndex(t *testing.T) {
 		_, err := tg.client.UpdateItem(ctx(t), &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: key,
 			UpdateExpression:          aws.String("SET #s = :done REMOVE #p, #k"),
 			ConditionExpression:       aws.String("attribute_exists(#p)"),
-			ExpressionAttributeNames:  map[string]string{"#s": "status", "#p": ix.PartitionKey, "#k": ix.SortKey},
+			ExpressionAttributeNames:  map[string]string{"#s": "status", "#p": sparsePK, "#k": sparseSK},
 			ExpressionAttributeValues: item{":done": s("PROCESSED")}})
 		noErr(t, err, "process payment")
 		if got := unprocessed(); len(got) != 0 {

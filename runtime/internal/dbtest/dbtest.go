@@ -16,6 +16,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
+	"github.com/oncetable/oncetable/runtime/schema/provision"
 )
 
 // EndpointEnv names the environment variable of an external endpoint.
@@ -143,7 +144,7 @@ func New(t testing.TB, engineOpts ...func(*ddblocal.Options)) *Env {
 		env.Client = env.Engine.Client(count)
 	}
 	ctx := context.Background()
-	if err := ddblocal.EnsureTable(ctx, env.Client, env.Table); err != nil {
+	if err := provision.EnsureTable(ctx, env.Client, env.Table); err != nil {
 		t.Fatalf("create table %s: %v", env.Table, err)
 	}
 	if env.Engine == nil {
