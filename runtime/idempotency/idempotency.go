@@ -11,13 +11,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/oncetable/oncetable/runtime/keys"
-	"github.com/oncetable/oncetable/runtime/schema"
 )
 
 // MaxKeyLength is the longest Idempotency-Key accepted, in bytes.
@@ -138,6 +135,12 @@ type Record struct {
 	CreatedAt   string `dynamodbav:"createdAt"`
 	// ExpiresAt is epoch seconds, the table's TTL attribute.
 	ExpiresAt int64 `dynamodbav:"expiresAt"`
+	// State is StatePending while an external-mode call holds the key, and
+	// empty once a response is stored.
+	State string `dynamodbav:"state,omitempty"`
+	// LockedUntil is epoch seconds: a pending record stops blocking its key
+	// then (external mode only).
+	LockedUntil int64 `dynamodbav:"inProgressUntil,omitempty"`
 }
 
 // New builds the record for a request that produced status and body.
@@ -161,44 +164,24 @@ func New(key keys.Key, scope Scope, fingerprint string, status int, body []byte,
 // Expired reports whether the record no longer blocks its key at now.
 func (r Record) Expired(now time.Time) bool { return r.ExpiresAt < now.Unix() }
 
-// Condition is the write condition of a record: absent or expired at now.
-func Condition(now time.Time) expression.ConditionBuilder {
-	return expression.AttributeNotExists(expression.Name(schema.PartitionKey)).
-		Or(expression.Name(schema.TTLAttribute).LessThan(expression.Value(now.Unix())))
-}
+// Condition is the write condition of a record under [DefaultAttributes]:
+// absent or expired at now.
+func Condition(now time.Time) expression.ConditionBuilder { return DefaultAttributes.condition(now) }
 
-// Put is the transaction item that writes r if its key is free at now, and
-// returns the blocking record on failure.
+// Put is the transaction item that writes r under [DefaultAttributes] if
+// its key is free at now, and returns the blocking record on failure.
 func (r Record) Put(table string, now time.Time) (types.TransactWriteItem, error) {
-	item, err := attributevalue.MarshalMap(r)
+	p, err := DefaultAttributes.put(table, r, now)
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}
-	expr, err := expression.NewBuilder().WithCondition(Condition(now)).Build()
-	if err != nil {
-		return types.TransactWriteItem{}, err
-	}
-	return types.TransactWriteItem{Put: &types.Put{
-		TableName:                           aws.String(table),
-		Item:                                item,
-		ConditionExpression:                 expr.Condition(),
-		ExpressionAttributeNames:            expr.Names(),
-		ExpressionAttributeValues:           expr.Values(),
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}}, nil
+	return types.TransactWriteItem{Put: p}, nil
 }
 
-// FromItem decodes a stored record, such as the ALL_OLD item of a
-// cancellation reason.
+// FromItem decodes a stored record under [DefaultAttributes], such as the
+// ALL_OLD item of a cancellation reason.
 func FromItem(item map[string]types.AttributeValue) (Record, error) {
-	var r Record
-	if err := attributevalue.UnmarshalMap(item, &r); err != nil {
-		return Record{}, fmt.Errorf("idempotency: decode record: %w", err)
-	}
-	if r.EntityType != EntityType {
-		return Record{}, fmt.Errorf("idempotency: item %s/%s is a %q, not a record", r.PK, r.SK, r.EntityType)
-	}
-	return r, nil
+	return DefaultAttributes.decode(item)
 }
 
 // Replay decides what a stored, unexpired record means for a request with

@@ -10,10 +10,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/money"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/store"
+	"github.com/oncetable/oncetable/runtime/txn"
 )
 
 // CreditResult is the body of a credit.
@@ -30,6 +32,17 @@ type DebitResult struct {
 	Currency string `json:"currency"`
 }
 
+// Names of the transaction items of the flows.
+const (
+	itemBalance = "balance"
+	itemLedger  = "ledger"
+	itemOrder   = "order"
+	itemSummary = "summary"
+	itemCounter = "orderCount"
+	itemPayment = "payment"
+	itemLine    = "line-%03d"
+)
+
 var (
 	balanceName  = expression.Name("balance")
 	currencyName = expression.Name("currency")
@@ -40,44 +53,64 @@ var (
 // Update (SET balance = balance + :amt, fixing the currency on the first
 // credit), a ledger entry and the idempotency record. Status 201.
 func (s *Service) Credit(ctx context.Context, idem Idem, userID string, amt money.Amount) (Response, error) {
-	uk, err := keys.User(userID)
+	f, err := s.creditFlow(idem, userID, amt)
 	if err != nil {
 		return Response{}, err
 	}
+	return s.run(ctx, f)
+}
+
+func (s *Service) creditFlow(idem Idem, userID string, amt money.Amount) (flow, error) {
+	uk, err := keys.User(userID)
+	if err != nil {
+		return flow{}, err
+	}
 	entryID := keys.NewID("cr")
-	build := func(now time.Time) ([]types.TransactWriteItem, int, any, error) {
-		ts := keys.Timestamp(now)
-		upd, err := store.Update(s.st.Table(), uk,
-			expression.Set(balanceName, expression.Plus(expression.IfNotExists(balanceName, expression.Value(0)), expression.Value(amt.Minor))).
-				Set(currencyName, expression.Value(string(amt.Currency))).
-				Set(updatedName, expression.Value(ts)),
-			store.Exists().
-				And(expression.Or(expression.AttributeNotExists(currencyName), currencyName.Equal(expression.Value(string(amt.Currency))))).
-				And(expression.Or(expression.AttributeNotExists(balanceName), balanceName.LessThanEqual(expression.Value(money.MaxMinor-amt.Minor)))))
+	build := func(now time.Time) (*idempotency.Effect, error) {
+		upd, err := s.credit(uk, amt, now)
 		if err != nil {
-			return nil, 0, nil, err
+			return nil, err
 		}
 		entry, err := s.ledgerPut(userID, now, entryID, store.LedgerCredit, amt, "")
 		if err != nil {
-			return nil, 0, nil, err
+			return nil, err
 		}
-		return []types.TransactWriteItem{upd, entry}, http.StatusCreated,
-			CreditResult{EntryID: entryID, Amount: amt.Minor, Currency: string(amt.Currency)}, nil
+		eff := &idempotency.Effect{Status: http.StatusCreated,
+			Body: CreditResult{EntryID: entryID, Amount: amt.Minor, Currency: string(amt.Currency)}}
+		eff.Items.Add(itemBalance, upd)
+		eff.Items.Add(itemLedger, entry)
+		return eff, nil
 	}
-	fail := func(reasons []types.CancellationReason) error {
-		if !store.ReasonFailed(reasons, 0) {
+	fail := func(c *txn.CancelledError) error {
+		if !c.Failed(itemBalance) {
 			return nil
 		}
-		var u store.User
-		if len(reasons[0].Item) == 0 || attributevalue.UnmarshalMap(reasons[0].Item, &u) != nil {
-			return fmt.Errorf("user %q: %w", userID, ErrNotFound)
-		}
-		if u.Currency != "" && u.Currency != string(amt.Currency) {
-			return fmt.Errorf("balance of user %q is in %s, credit is in %s: %w", userID, u.Currency, amt.Currency, ErrCurrencyMismatch)
-		}
-		return fmt.Errorf("balance %s + %s: %w", money.Format(u.Balance, amt.Currency), amt, ErrBalanceLimit)
+		return creditFailure(userID, c.Item(itemBalance), amt)
 	}
-	return s.run(ctx, FlowCredit, idem, uk.PK, []string{entryID}, build, fail)
+	return flow{name: FlowCredit, idem: idem, partition: uk.PK, invocation: []string{entryID}, build: build, fail: fail}, nil
+}
+
+// credit is the profile Update of a credit.
+func (s *Service) credit(uk keys.Key, amt money.Amount, now time.Time) (types.TransactWriteItem, error) {
+	return store.Update(s.b.Table(), uk,
+		expression.Set(balanceName, expression.Plus(expression.IfNotExists(balanceName, expression.Value(0)), expression.Value(amt.Minor))).
+			Set(currencyName, expression.Value(string(amt.Currency))).
+			Set(updatedName, expression.Value(keys.Timestamp(now))),
+		store.Exists().
+			And(expression.Or(expression.AttributeNotExists(currencyName), currencyName.Equal(expression.Value(string(amt.Currency))))).
+			And(expression.Or(expression.AttributeNotExists(balanceName), balanceName.LessThanEqual(expression.Value(money.MaxMinor-amt.Minor)))))
+}
+
+// creditFailure explains a failed credit from the profile's ALL_OLD image.
+func creditFailure(userID string, old map[string]types.AttributeValue, amt money.Amount) error {
+	var u store.User
+	if len(old) == 0 || attributevalue.UnmarshalMap(old, &u) != nil {
+		return fmt.Errorf("user %q: %w", userID, ErrNotFound)
+	}
+	if u.Currency != "" && u.Currency != string(amt.Currency) {
+		return fmt.Errorf("balance of user %q is in %s, credit is in %s: %w", userID, u.Currency, amt.Currency, ErrCurrencyMismatch)
+	}
+	return fmt.Errorf("balance %s + %s: %w", money.Format(u.Balance, amt.Currency), amt, ErrBalanceLimit)
 }
 
 // Debit takes amt from a user's balance only if the balance covers it: one
@@ -85,35 +118,46 @@ func (s *Service) Credit(ctx context.Context, idem Idem, userID string, amt mone
 // condition balance >= :amt), a ledger entry and the idempotency record.
 // Concurrent debits therefore never drive the balance negative. Status 201.
 func (s *Service) Debit(ctx context.Context, idem Idem, userID string, amt money.Amount) (Response, error) {
-	uk, err := keys.User(userID)
+	f, err := s.debitFlow(idem, userID, amt)
 	if err != nil {
 		return Response{}, err
 	}
+	return s.run(ctx, f)
+}
+
+func (s *Service) debitFlow(idem Idem, userID string, amt money.Amount) (flow, error) {
+	uk, err := keys.User(userID)
+	if err != nil {
+		return flow{}, err
+	}
 	debitID := keys.NewID("db")
-	build := func(now time.Time) ([]types.TransactWriteItem, int, any, error) {
+	build := func(now time.Time) (*idempotency.Effect, error) {
 		upd, err := s.guardedDebit(uk, amt, now)
 		if err != nil {
-			return nil, 0, nil, err
+			return nil, err
 		}
 		entry, err := s.ledgerPut(userID, now, debitID, store.LedgerDebit, amt, "")
 		if err != nil {
-			return nil, 0, nil, err
+			return nil, err
 		}
-		return []types.TransactWriteItem{upd, entry}, http.StatusCreated,
-			DebitResult{DebitID: debitID, Amount: amt.Minor, Currency: string(amt.Currency)}, nil
+		eff := &idempotency.Effect{Status: http.StatusCreated,
+			Body: DebitResult{DebitID: debitID, Amount: amt.Minor, Currency: string(amt.Currency)}}
+		eff.Items.Add(itemBalance, upd)
+		eff.Items.Add(itemLedger, entry)
+		return eff, nil
 	}
-	fail := func(reasons []types.CancellationReason) error {
-		if store.ReasonFailed(reasons, 0) {
-			return debitFailure(userID, reasons[0].Item, amt)
+	fail := func(c *txn.CancelledError) error {
+		if c.Failed(itemBalance) {
+			return debitFailure(userID, c.Item(itemBalance), amt)
 		}
 		return nil
 	}
-	return s.run(ctx, FlowDebit, idem, uk.PK, []string{debitID}, build, fail)
+	return flow{name: FlowDebit, idem: idem, partition: uk.PK, invocation: []string{debitID}, build: build, fail: fail}, nil
 }
 
 // guardedDebit is the profile Update shared by debit and settle.
 func (s *Service) guardedDebit(uk keys.Key, amt money.Amount, now time.Time) (types.TransactWriteItem, error) {
-	return store.Update(s.st.Table(), uk,
+	return store.Update(s.b.Table(), uk,
 		expression.Set(balanceName, balanceName.Minus(expression.Value(amt.Minor))).
 			Set(updatedName, expression.Value(keys.Timestamp(now))),
 		store.Exists().
@@ -141,7 +185,7 @@ func (s *Service) ledgerPut(userID string, now time.Time, entryID, kind string, 
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}
-	return store.PutNew(s.st.Table(), store.LedgerEntry{
+	return store.PutNew(s.b.Table(), store.LedgerEntry{
 		PK: k.PK, SK: k.SK, EntityType: store.TypeLedgerEntry, EntryID: entryID, UserID: userID, Kind: kind,
 		Amount: amt.Minor, Currency: string(amt.Currency), OrderID: orderID, CreatedAt: keys.Timestamp(now),
 	})

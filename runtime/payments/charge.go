@@ -10,9 +10,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/money"
 	"github.com/oncetable/oncetable/runtime/store"
+	"github.com/oncetable/oncetable/runtime/txn"
 )
 
 // ChargeResult is the body of a charge.
@@ -48,40 +50,51 @@ func chargeable(amt money.Amount) expression.ConditionBuilder {
 // exists, is created, totals amt and has no payment yet), the payment Put (attribute_not_exists; it carries the keys of
 // the sparse Unprocessed index) and the idempotency record. Status 201.
 func (s *Service) Charge(ctx context.Context, idem Idem, orderID string, amt money.Amount) (Response, error) {
-	ok, err := keys.Order(orderID)
+	f, err := s.chargeFlow(idem, orderID, amt)
 	if err != nil {
 		return Response{}, err
+	}
+	return s.run(ctx, f)
+}
+
+func (s *Service) chargeFlow(idem Idem, orderID string, amt money.Amount) (flow, error) {
+	ok, err := keys.Order(orderID)
+	if err != nil {
+		return flow{}, err
 	}
 	paymentID := keys.NewID("pay")
 	pk, err := keys.Payment(orderID, paymentID)
 	if err != nil {
-		return Response{}, err
+		return flow{}, err
 	}
-	build := func(now time.Time) ([]types.TransactWriteItem, int, any, error) {
+	build := func(now time.Time) (*idempotency.Effect, error) {
 		ts := keys.Timestamp(now)
-		upd, err := store.Update(s.st.Table(), ok,
+		upd, err := store.Update(s.b.Table(), ok,
 			expression.Set(paymentIDName, expression.Value(paymentID)).Set(updatedName, expression.Value(ts)),
 			chargeable(amt))
 		if err != nil {
-			return nil, 0, nil, err
+			return nil, err
 		}
-		put, err := store.PutNew(s.st.Table(), store.Payment{PK: pk.PK, SK: pk.SK, EntityType: store.TypePayment,
+		put, err := store.PutNew(s.b.Table(), store.Payment{PK: pk.PK, SK: pk.SK, EntityType: store.TypePayment,
 			UnprocessedPK: keys.UnprocessedPartition, UnprocessedSK: keys.UnprocessedSK(now, paymentID),
 			PaymentID: paymentID, OrderID: orderID, Amount: amt.Minor, Currency: string(amt.Currency),
 			Status: store.PaymentCreated, CreatedAt: ts})
 		if err != nil {
-			return nil, 0, nil, err
+			return nil, err
 		}
-		return []types.TransactWriteItem{upd, put}, http.StatusCreated, ChargeResult{PaymentID: paymentID,
-			OrderID: orderID, Status: store.PaymentCreated, Amount: amt.Minor, Currency: string(amt.Currency)}, nil
+		eff := &idempotency.Effect{Status: http.StatusCreated, Body: ChargeResult{PaymentID: paymentID,
+			OrderID: orderID, Status: store.PaymentCreated, Amount: amt.Minor, Currency: string(amt.Currency)}}
+		eff.Items.Add(itemOrder, upd)
+		eff.Items.Add(itemPayment, put)
+		return eff, nil
 	}
-	fail := func(reasons []types.CancellationReason) error {
-		if store.ReasonFailed(reasons, 0) {
-			return orderFailure(orderID, reasons[0].Item, &amt)
+	fail := func(c *txn.CancelledError) error {
+		if c.Failed(itemOrder) {
+			return orderFailure(orderID, c.Item(itemOrder), &amt)
 		}
 		return nil
 	}
-	return s.run(ctx, FlowCharge, idem, ok.PK, []string{paymentID}, build, fail)
+	return flow{name: FlowCharge, idem: idem, partition: ok.PK, invocation: []string{paymentID}, build: build, fail: fail}, nil
 }
 
 // orderFailure explains a failed payable condition from the order's ALL_OLD

@@ -18,13 +18,19 @@
 // (see [Service.Settle]) and so costs two requests on a first call and one
 // on a replay.
 //
-// Failures are read item by item from CancellationReasons and returned as
+// Each flow names its transaction items where it builds them (runtime/txn)
+// and reads CancellationReasons by those names, so an item added to a flow
+// cannot make another item's failure be misread. Failures are returned as
 // the sentinels and typed errors of this package: [ErrNotFound],
 // [*InsufficientFundsError], [ErrAlreadyPaid], [*AmountMismatchError],
 // [ErrCurrencyMismatch], [ErrIdempotencyKeyReused]. TransactionConflict and
 // throttling are retried with capped jittered backoff (runtime/retry), then
 // surface as retry.ErrUnavailable. Business failures are not recorded: they
 // had no effect, so a retry with the same key may succeed later.
+//
+// The flows run on any [Backend] (a client, a table name, a clock and a
+// retry policy; *store.Store is one) through the transactional mode of
+// runtime/idempotency.
 //
 // It is not for HTTP: [Response] carries a status code and JSON body only
 // because the record stores them.

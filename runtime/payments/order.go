@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
+	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/money"
 	"github.com/oncetable/oncetable/runtime/store"
+	"github.com/oncetable/oncetable/runtime/txn"
 )
 
 // Order limits.
@@ -43,100 +43,144 @@ type NewItem struct {
 // which also proves the user exists) and the idempotency record. Status 201
 // with the order and its items.
 func (s *Service) CreateOrder(ctx context.Context, idem Idem, userID string, in NewOrder) (Response, error) {
-	uk, err := keys.User(userID)
+	f, err := s.createOrderFlow(idem, userID, in)
 	if err != nil {
 		return Response{}, err
+	}
+	return s.run(ctx, f)
+}
+
+// draft is a validated order, priced, before it has a creation time.
+type draft struct {
+	userID string
+	user   keys.Key
+	order  keys.Key
+	in     NewOrder
+	lines  []money.Amount
+	total  money.Amount
+}
+
+func (s *Service) createOrderFlow(idem Idem, userID string, in NewOrder) (flow, error) {
+	uk, err := keys.User(userID)
+	if err != nil {
+		return flow{}, err
 	}
 	if in.OrderID == "" {
 		in.OrderID = keys.NewID("ord")
 	}
 	ok, err := keys.Order(in.OrderID)
 	if err != nil {
-		return Response{}, err
+		return flow{}, err
 	}
-	if len(in.Items) == 0 || len(in.Items) > MaxOrderItems {
-		return Response{}, fmt.Errorf("%w: %d items, want 1..%d", ErrInvalidOrder, len(in.Items), MaxOrderItems)
+	lines, total, err := price(in)
+	if err != nil {
+		return flow{}, err
 	}
-	if !in.Currency.Valid() {
-		return Response{}, fmt.Errorf("%w: unknown currency %q", ErrInvalidOrder, in.Currency)
-	}
-	total := money.Amount{Currency: in.Currency}
-	lines := make([]money.Amount, len(in.Items))
-	for i, it := range in.Items {
-		if err := keys.ValidateID("productId", it.ProductID); err != nil {
-			return Response{}, err
-		}
-		if it.Quantity < 1 || it.Quantity > MaxQuantity {
-			return Response{}, fmt.Errorf("%w: item %d: quantity %d, want 1..%d", ErrInvalidOrder, i+1, it.Quantity, MaxQuantity)
-		}
-		if it.UnitPrice.Currency != in.Currency {
-			return Response{}, fmt.Errorf("%w: item %d is in %s, order in %s", ErrInvalidOrder, i+1, it.UnitPrice.Currency, in.Currency)
-		}
-		if lines[i], err = it.UnitPrice.Mul(it.Quantity); err != nil {
-			return Response{}, fmt.Errorf("%w: item %d: %w", ErrInvalidOrder, i+1, err)
-		}
-		if total.Minor == 0 {
-			total = lines[i]
-		} else if total, err = total.Add(lines[i]); err != nil {
-			return Response{}, fmt.Errorf("%w: total: %w", ErrInvalidOrder, err)
-		}
-	}
-	build := func(now time.Time) ([]types.TransactWriteItem, int, any, error) {
-		ts := keys.Timestamp(now)
-		sk, err := keys.UserOrder(userID, now, in.OrderID)
-		if err != nil {
-			return nil, 0, nil, err
-		}
-		gpk, gsk := keys.OrderStatusGSI(store.OrderCreated, now, in.OrderID)
-		view := store.OrderView{
-			Order: store.Order{PK: ok.PK, SK: ok.SK, EntityType: store.TypeOrder, GSI1PK: gpk, GSI1SK: gsk,
-				OrderID: in.OrderID, UserID: userID, Status: store.OrderCreated, Total: total.Minor,
-				Currency: string(in.Currency), ItemCount: len(in.Items), UserOrderSK: sk.SK, CreatedAt: ts, UpdatedAt: ts},
-			Items:    make([]store.OrderItem, len(in.Items)),
-			Payments: []store.Payment{},
-		}
-		count := expression.Name("orderCount")
-		counter, err := store.Update(s.st.Table(), uk,
-			expression.Set(count, expression.Plus(expression.IfNotExists(count, expression.Value(0)), expression.Value(1))).
-				Set(updatedName, expression.Value(ts)),
-			store.Exists())
-		if err != nil {
-			return nil, 0, nil, err
-		}
-		order, err := store.PutNew(s.st.Table(), view.Order)
-		if err != nil {
-			return nil, 0, nil, err
-		}
-		summary, err := store.PutNew(s.st.Table(), store.UserOrder{PK: sk.PK, SK: sk.SK, EntityType: store.TypeUserOrder,
-			OrderID: in.OrderID, Status: store.OrderCreated, Total: total.Minor, Currency: string(in.Currency), CreatedAt: ts, UpdatedAt: ts})
-		if err != nil {
-			return nil, 0, nil, err
-		}
-		items := []types.TransactWriteItem{counter, order, summary}
-		for i, it := range in.Items {
-			ik, err := keys.OrderItem(in.OrderID, i+1)
-			if err != nil {
-				return nil, 0, nil, err
-			}
-			view.Items[i] = store.OrderItem{PK: ik.PK, SK: ik.SK, EntityType: store.TypeOrderItem, OrderID: in.OrderID,
-				Line: i + 1, ProductID: it.ProductID, Quantity: it.Quantity, UnitPrice: it.UnitPrice.Minor,
-				LineTotal: lines[i].Minor, CreatedAt: ts}
-			put, err := store.PutNew(s.st.Table(), view.Items[i])
-			if err != nil {
-				return nil, 0, nil, err
-			}
-			items = append(items, put)
-		}
-		return items, http.StatusCreated, view, nil
-	}
-	fail := func(reasons []types.CancellationReason) error {
+	d := draft{userID: userID, user: uk, order: ok, in: in, lines: lines, total: total}
+	build := func(now time.Time) (*idempotency.Effect, error) { return s.orderEffect(d, now) }
+	fail := func(c *txn.CancelledError) error {
 		switch {
-		case store.ReasonFailed(reasons, 0):
+		case c.Failed(itemCounter):
 			return fmt.Errorf("user %q: %w", userID, ErrNotFound)
-		case store.ReasonFailed(reasons, 1):
+		case c.Failed(itemOrder):
 			return fmt.Errorf("order %q: %w", in.OrderID, ErrAlreadyExists)
 		}
 		return nil
 	}
-	return s.run(ctx, FlowCreateOrder, idem, uk.PK, []string{in.OrderID}, build, fail)
+	return flow{name: FlowCreateOrder, idem: idem, partition: uk.PK, invocation: []string{in.OrderID}, build: build, fail: fail}, nil
+}
+
+// price checks an order's lines and returns each line's total and the
+// order's.
+func price(in NewOrder) ([]money.Amount, money.Amount, error) {
+	if len(in.Items) == 0 || len(in.Items) > MaxOrderItems {
+		return nil, money.Amount{}, fmt.Errorf("%w: %d items, want 1..%d", ErrInvalidOrder, len(in.Items), MaxOrderItems)
+	}
+	if !in.Currency.Valid() {
+		return nil, money.Amount{}, fmt.Errorf("%w: unknown currency %q", ErrInvalidOrder, in.Currency)
+	}
+	total := money.Amount{Currency: in.Currency}
+	lines := make([]money.Amount, len(in.Items))
+	for i, it := range in.Items {
+		var err error
+		if err := keys.ValidateID("productId", it.ProductID); err != nil {
+			return nil, money.Amount{}, err
+		}
+		if it.Quantity < 1 || it.Quantity > MaxQuantity {
+			return nil, money.Amount{}, fmt.Errorf("%w: item %d: quantity %d, want 1..%d", ErrInvalidOrder, i+1, it.Quantity, MaxQuantity)
+		}
+		if it.UnitPrice.Currency != in.Currency {
+			return nil, money.Amount{}, fmt.Errorf("%w: item %d is in %s, order in %s", ErrInvalidOrder, i+1, it.UnitPrice.Currency, in.Currency)
+		}
+		if lines[i], err = it.UnitPrice.Mul(it.Quantity); err != nil {
+			return nil, money.Amount{}, fmt.Errorf("%w: item %d: %w", ErrInvalidOrder, i+1, err)
+		}
+		if total.Minor == 0 {
+			total = lines[i]
+		} else if total, err = total.Add(lines[i]); err != nil {
+			return nil, money.Amount{}, fmt.Errorf("%w: total: %w", ErrInvalidOrder, err)
+		}
+	}
+	return lines, total, nil
+}
+
+// orderEffect writes the order created at now: the user's orderCount, the
+// order, its summary in the user's partition and one item per line.
+func (s *Service) orderEffect(d draft, now time.Time) (*idempotency.Effect, error) {
+	ts := keys.Timestamp(now)
+	sk, err := keys.UserOrder(d.userID, now, d.in.OrderID)
+	if err != nil {
+		return nil, err
+	}
+	view := d.view(now, sk.SK)
+	eff := &idempotency.Effect{Status: http.StatusCreated, Body: view}
+	count := expression.Name("orderCount")
+	counter, err := store.Update(s.b.Table(), d.user,
+		expression.Set(count, expression.Plus(expression.IfNotExists(count, expression.Value(0)), expression.Value(1))).
+			Set(updatedName, expression.Value(ts)),
+		store.Exists())
+	if err != nil {
+		return nil, err
+	}
+	eff.Items.Add(itemCounter, counter)
+	order, err := store.PutNew(s.b.Table(), view.Order)
+	if err != nil {
+		return nil, err
+	}
+	eff.Items.Add(itemOrder, order)
+	summary, err := store.PutNew(s.b.Table(), store.UserOrder{PK: sk.PK, SK: sk.SK, EntityType: store.TypeUserOrder,
+		OrderID: d.in.OrderID, Status: store.OrderCreated, Total: d.total.Minor, Currency: string(d.in.Currency), CreatedAt: ts, UpdatedAt: ts})
+	if err != nil {
+		return nil, err
+	}
+	eff.Items.Add(itemSummary, summary)
+	for i, line := range view.Items {
+		put, err := store.PutNew(s.b.Table(), line)
+		if err != nil {
+			return nil, err
+		}
+		eff.Items.Add(fmt.Sprintf(itemLine, i+1), put)
+	}
+	return eff, nil
+}
+
+// view is the order as created at now, with its items.
+func (d draft) view(now time.Time, userOrderSK string) store.OrderView {
+	ts := keys.Timestamp(now)
+	gpk, gsk := keys.OrderStatusGSI(store.OrderCreated, now, d.in.OrderID)
+	v := store.OrderView{
+		Order: store.Order{PK: d.order.PK, SK: d.order.SK, EntityType: store.TypeOrder, GSI1PK: gpk, GSI1SK: gsk,
+			OrderID: d.in.OrderID, UserID: d.userID, Status: store.OrderCreated, Total: d.total.Minor,
+			Currency: string(d.in.Currency), ItemCount: len(d.in.Items), UserOrderSK: userOrderSK, CreatedAt: ts, UpdatedAt: ts},
+		Items:    make([]store.OrderItem, len(d.in.Items)),
+		Payments: []store.Payment{},
+	}
+	for i, it := range d.in.Items {
+		// Lines are 1..MaxOrderItems, which keys.OrderItem accepts.
+		ik, _ := keys.OrderItem(d.in.OrderID, i+1)
+		v.Items[i] = store.OrderItem{PK: ik.PK, SK: ik.SK, EntityType: store.TypeOrderItem, OrderID: d.in.OrderID,
+			Line: i + 1, ProductID: it.ProductID, Quantity: it.Quantity, UnitPrice: it.UnitPrice.Minor,
+			LineTotal: d.lines[i].Minor, CreatedAt: ts}
+	}
+	return v
 }

@@ -6,10 +6,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/oncetable/oncetable/runtime/batch"
@@ -18,6 +16,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/money"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/store"
+	"github.com/oncetable/oncetable/runtime/txn"
 )
 
 // Settle pays an order from its user's balance, all or nothing, in one
@@ -42,94 +41,127 @@ func (s *Service) Settle(ctx context.Context, idem Idem, orderID string, expecte
 	if err != nil {
 		return Response{}, err
 	}
-	recKey, err := keys.Idempotency(ok.PK, idem.Scope.Hash(idem.Key))
-	if err != nil {
-		return Response{}, err
-	}
-	got, err := batch.Get(ctx, s.st.DB(), s.st.Table(),
-		[]map[string]types.AttributeValue{store.KeyAV(ok), store.KeyAV(recKey)},
-		batch.Options{ConsistentRead: true, Backoff: s.st.Retry()})
-	if err != nil {
-		return Response{}, err
-	}
-	var order *store.Order
-	for _, item := range got {
-		sk, _ := item[schema.SortKey].(*types.AttributeValueMemberS)
-		switch {
-		case sk == nil:
-		case sk.Value == recKey.SK:
-			rec, err := idempotency.FromItem(item)
-			if err != nil {
-				return Response{}, err
-			}
-			if !rec.Expired(s.st.Now()) {
-				return s.replay(ctx, recKey, item, idem.Fingerprint)
-			}
-		case sk.Value == ok.SK:
-			order = new(store.Order)
-			if err := attributevalue.UnmarshalMap(item, order); err != nil {
-				return Response{}, err
-			}
-		}
+	req := idempotency.Request{Scope: idem.Scope, Key: idem.Key, Fingerprint: idem.Fingerprint, Partition: ok.PK}
+	order, replay, err := s.readForSettle(ctx, req, ok)
+	if err != nil || replay != nil {
+		return deref(replay), err
 	}
 	if order == nil {
 		return Response{}, fmt.Errorf("order %q: %w", orderID, ErrNotFound)
 	}
 	if order.Status != store.OrderCreated {
-		return s.paidElsewhere(ctx, recKey, idem.Fingerprint, orderID, order.Status)
+		return s.paidElsewhere(ctx, req, orderID, order.Status)
 	}
 	total := money.Amount{Minor: order.Total, Currency: money.Currency(order.Currency)}
 	if expected != nil && *expected != total {
 		return Response{}, &AmountMismatchError{Expected: total, Got: *expected}
 	}
-	uk, err := keys.User(order.UserID)
+	f, err := s.settleFlow(idem, *order, total)
 	if err != nil {
 		return Response{}, err
 	}
-	summaryKey := keys.Key{PK: uk.PK, SK: order.UserOrderSK}
-	entryID := keys.NewID("st")
-	build := func(now time.Time) ([]types.TransactWriteItem, int, any, error) {
-		ts := keys.Timestamp(now)
-		gpk, _ := keys.OrderStatusGSI(store.OrderPaid, now, orderID)
-		paid := *order
-		paid.Status, paid.GSI1PK, paid.PaidAt, paid.UpdatedAt = store.OrderPaid, gpk, ts, ts
-		upd, err := store.Update(s.st.Table(), ok,
-			expression.Set(statusName, expression.Value(store.OrderPaid)).
-				Set(expression.Name(schema.GSI1.PartitionKey), expression.Value(gpk)).
-				Set(expression.Name("paidAt"), expression.Value(ts)).
-				Set(updatedName, expression.Value(ts)),
-			payable(total))
-		if err != nil {
-			return nil, 0, nil, err
-		}
-		debit, err := s.guardedDebit(uk, total, now)
-		if err != nil {
-			return nil, 0, nil, err
-		}
-		summary, err := store.Update(s.st.Table(), summaryKey,
-			expression.Set(statusName, expression.Value(store.OrderPaid)).Set(updatedName, expression.Value(ts)),
-			store.Exists())
-		if err != nil {
-			return nil, 0, nil, err
-		}
-		entry, err := s.ledgerPut(order.UserID, now, entryID, store.LedgerSettle, total, orderID)
-		if err != nil {
-			return nil, 0, nil, err
-		}
-		return []types.TransactWriteItem{upd, debit, summary, entry}, http.StatusOK, paid, nil
+	return s.run(ctx, f)
+}
+
+func deref(r *Response) Response {
+	if r == nil {
+		return Response{}
 	}
-	fail := func(reasons []types.CancellationReason) error {
+	return *r
+}
+
+// readForSettle reads the order and the idempotency record in one strongly
+// consistent BatchGetItem. It returns the stored response when the record
+// is live, else the order (nil when there is none).
+func (s *Service) readForSettle(ctx context.Context, req idempotency.Request, ok keys.Key) (*store.Order, *Response, error) {
+	recKey := s.records.Key(req)
+	got, err := batch.Get(ctx, s.b.DB(), s.b.Table(),
+		[]map[string]types.AttributeValue{store.KeyAV(ok), recKey},
+		batch.Options{ConsistentRead: true, Backoff: s.b.Retry()})
+	if err != nil {
+		return nil, nil, err
+	}
+	recSK := recKey[schema.SortKey].(*types.AttributeValueMemberS).Value
+	var order *store.Order
+	for _, item := range got {
+		sk, _ := item[schema.SortKey].(*types.AttributeValueMemberS)
 		switch {
-		case store.ReasonFailed(reasons, 0):
-			return orderFailure(orderID, reasons[0].Item, nil)
-		case store.ReasonFailed(reasons, 1):
-			return debitFailure(order.UserID, reasons[1].Item, total)
-		case store.ReasonFailed(reasons, 2):
-			return fmt.Errorf("summary of order %q in user %q: %w", orderID, order.UserID, ErrNotFound)
+		case sk == nil:
+		case sk.Value == recSK:
+			resp, live, err := s.records.Replay(item, req)
+			if err != nil || live {
+				return nil, &resp, err
+			}
+		case sk.Value == ok.SK:
+			order = new(store.Order)
+			if err := attributevalue.UnmarshalMap(item, order); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return order, nil, nil
+}
+
+func (s *Service) settleFlow(idem Idem, order store.Order, total money.Amount) (flow, error) {
+	uk, err := keys.User(order.UserID)
+	if err != nil {
+		return flow{}, err
+	}
+	ok := keys.Key{PK: order.PK, SK: order.SK}
+	entryID := keys.NewID("st")
+	build := func(now time.Time) (*idempotency.Effect, error) {
+		return s.settleEffect(order, uk, total, entryID, now)
+	}
+	fail := func(c *txn.CancelledError) error {
+		switch {
+		case c.Failed(itemOrder):
+			return orderFailure(order.OrderID, c.Item(itemOrder), nil)
+		case c.Failed(itemBalance):
+			return debitFailure(order.UserID, c.Item(itemBalance), total)
+		case c.Failed(itemSummary):
+			return fmt.Errorf("summary of order %q in user %q: %w", order.OrderID, order.UserID, ErrNotFound)
 		}
 		return nil
 	}
-	return s.run(ctx, FlowSettle, idem, ok.PK, []string{entryID}, build, fail)
+	return flow{name: FlowSettle, idem: idem, partition: ok.PK, invocation: []string{entryID}, build: build, fail: fail}, nil
+}
+
+// settleEffect pays order at now: the order, the guarded debit, the
+// summary and a ledger entry.
+func (s *Service) settleEffect(order store.Order, uk keys.Key, total money.Amount, entryID string, now time.Time) (*idempotency.Effect, error) {
+	ts := keys.Timestamp(now)
+	gpk, _ := keys.OrderStatusGSI(store.OrderPaid, now, order.OrderID)
+	paid := order
+	paid.Status, paid.GSI1PK, paid.PaidAt, paid.UpdatedAt = store.OrderPaid, gpk, ts, ts
+	eff := &idempotency.Effect{Status: http.StatusOK, Body: paid}
+	upd, err := store.Update(s.b.Table(), keys.Key{PK: order.PK, SK: order.SK},
+		expression.Set(statusName, expression.Value(store.OrderPaid)).
+			Set(expression.Name(schema.GSI1.PartitionKey), expression.Value(gpk)).
+			Set(expression.Name("paidAt"), expression.Value(ts)).
+			Set(updatedName, expression.Value(ts)),
+		payable(total))
+	if err != nil {
+		return nil, err
+	}
+	eff.Items.Add(itemOrder, upd)
+	debit, err := s.guardedDebit(uk, total, now)
+	if err != nil {
+		return nil, err
+	}
+	eff.Items.Add(itemBalance, debit)
+	summary, err := store.Update(s.b.Table(), keys.Key{PK: uk.PK, SK: order.UserOrderSK},
+		expression.Set(statusName, expression.Value(store.OrderPaid)).Set(updatedName, expression.Value(ts)),
+		store.Exists())
+	if err != nil {
+		return nil, err
+	}
+	eff.Items.Add(itemSummary, summary)
+	entry, err := s.ledgerPut(order.UserID, now, entryID, store.LedgerSettle, total, order.OrderID)
+	if err != nil {
+		return nil, err
+	}
+	eff.Items.Add(itemLedger, entry)
+	return eff, nil
 }
 
 // paidElsewhere answers a settle that found the order no longer payable.
@@ -137,21 +169,10 @@ func (s *Service) Settle(ctx context.Context, idem Idem, orderID string, expecte
 // as UnprocessedKeys), so this key's own first attempt may have paid the
 // order after its record was read as absent. One strongly consistent read of
 // the record, on this failure path only, tells a replay from a real 409.
-func (s *Service) paidElsewhere(ctx context.Context, recKey keys.Key, fingerprint, orderID, status string) (Response, error) {
-	out, err := s.st.DB().GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.st.Table()), Key: store.KeyAV(recKey), ConsistentRead: aws.Bool(true),
-	})
-	if err != nil {
-		return Response{}, err
-	}
-	if len(out.Item) > 0 {
-		rec, err := idempotency.FromItem(out.Item)
-		if err != nil {
-			return Response{}, err
-		}
-		if !rec.Expired(s.st.Now()) {
-			return s.replay(ctx, recKey, out.Item, fingerprint)
-		}
+func (s *Service) paidElsewhere(ctx context.Context, req idempotency.Request, orderID, status string) (Response, error) {
+	resp, live, err := s.records.Lookup(ctx, req)
+	if err != nil || live {
+		return resp, err
 	}
 	return Response{}, fmt.Errorf("order %q is %s: %w", orderID, status, ErrAlreadyPaid)
 }

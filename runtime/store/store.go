@@ -145,19 +145,4 @@ func conditionFailed(err error) (map[string]types.AttributeValue, bool) {
 	return nil, false
 }
 
-// CancellationReasons returns the per-item reasons of a cancelled
-// transaction, or nil.
-func CancellationReasons(err error) []types.CancellationReason {
-	var tce *types.TransactionCanceledException
-	if errors.As(err, &tce) {
-		return tce.CancellationReasons
-	}
-	return nil
-}
-
-// ReasonFailed reports whether reason i says the item's condition failed.
-func ReasonFailed(reasons []types.CancellationReason, i int) bool {
-	return i < len(reasons) && reasons[i].Code != nil && *reasons[i].Code == "ConditionalCheckFailed"
-}
-
 func notFound(entity, id string) error { return fmt.Errorf("%s %q: %w", entity, id, ErrNotFound) }

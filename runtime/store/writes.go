@@ -13,6 +13,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/retry"
 	"github.com/oncetable/oncetable/runtime/schema"
+	"github.com/oncetable/oncetable/runtime/txn"
 )
 
 // NotExists is the condition that the item does not exist yet.
@@ -144,17 +145,20 @@ func (s *Store) AddAddress(ctx context.Context, userID string, in NewAddress) (A
 	if err != nil {
 		return Address{}, err
 	}
+	var tx txn.Items
+	tx.Add("profile", bump)
+	tx.Add("address", put)
 	err = retry.Do(ctx, s.retry, func(int) error {
-		_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{bump, put}})
+		_, err := s.db.TransactWriteItems(ctx, tx.Input())
 		return err
 	})
-	if reasons := CancellationReasons(err); reasons != nil {
+	if c, ok := txn.Cancelled(err, &tx); ok {
 		switch {
-		case ReasonFailed(reasons, 0) && len(reasons[0].Item) == 0:
+		case c.Failed("profile") && len(c.Item("profile")) == 0:
 			return Address{}, notFound("user", userID)
-		case ReasonFailed(reasons, 1):
+		case c.Failed("address"):
 			return Address{}, fmt.Errorf("address %q: %w", in.AddressID, ErrAlreadyExists)
-		case ReasonFailed(reasons, 0):
+		case c.Failed("profile"):
 			return Address{}, fmt.Errorf("addresses of user %q (at most %d): %w", userID, MaxAddresses, ErrLimitReached)
 		}
 	}
