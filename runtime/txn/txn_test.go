@@ -11,7 +11,9 @@ import (
 	"github.com/oncetable/oncetable/runtime/txn"
 )
 
-func reason(code string) types.CancellationReason { return types.CancellationReason{Code: aws.String(code)} }
+func reason(code string) types.CancellationReason {
+	return types.CancellationReason{Code: aws.String(code)}
+}
 
 func TestCancelledByName(t *testing.T) {
 	tests := []struct {
