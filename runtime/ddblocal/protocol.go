@@ -105,6 +105,7 @@ func init() {
 		"BatchWriteItem":            {write: true, run: handle(faultBatch, (*Engine).batchWriteItem)},
 		"TransactWriteItems":        {write: true, run: handle(faultTransact, (*Engine).transactWriteItems)},
 		"TransactGetItems":          {run: handle(faultTransactRead, (*Engine).transactGetItems)},
+		"ExecuteStatement":          {write: true, run: runExecuteStatement},
 	}
 }
 
