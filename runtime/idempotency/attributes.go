@@ -25,9 +25,10 @@ type Attributes struct {
 	Status       string // default "responseStatus"
 	Body         string // default "responseBody"
 	CreatedAt    string // default "createdAt"
-	// State and LockedUntil are written by the external mode only.
+	// State, LockedUntil and Owner are written by the external mode only.
 	State       string // default "state"
 	LockedUntil string // default "inProgressUntil"
+	Owner       string // default "lockOwner"
 }
 
 // DefaultAttributes are oncetable's own names.
@@ -43,6 +44,7 @@ var DefaultAttributes = Attributes{
 	CreatedAt:    schema.CreatedAt,
 	State:        "state",
 	LockedUntil:  "inProgressUntil",
+	Owner:        "lockOwner",
 }
 
 func (a Attributes) withDefaults() Attributes {
@@ -54,7 +56,7 @@ func (a Attributes) withDefaults() Attributes {
 		{&a.PartitionKey, d.PartitionKey}, {&a.SortKey, d.SortKey}, {&a.TTL, d.TTL},
 		{&a.EntityType, d.EntityType}, {&a.Operation, d.Operation}, {&a.Fingerprint, d.Fingerprint},
 		{&a.Status, d.Status}, {&a.Body, d.Body}, {&a.CreatedAt, d.CreatedAt},
-		{&a.State, d.State}, {&a.LockedUntil, d.LockedUntil},
+		{&a.State, d.State}, {&a.LockedUntil, d.LockedUntil}, {&a.Owner, d.Owner},
 	} {
 		if *f.v == "" {
 			*f.v = f.def
@@ -83,6 +85,7 @@ func (a Attributes) encode(r Record) map[string]types.AttributeValue {
 	if r.State != "" {
 		item[a.State] = s(r.State)
 		item[a.LockedUntil] = n(r.LockedUntil)
+		item[a.Owner] = s(r.Owner)
 	}
 	return item
 }
@@ -120,6 +123,7 @@ func (a Attributes) decode(item map[string]types.AttributeValue) (Record, error)
 	num(a.TTL, &r.ExpiresAt)
 	str(a.State, &r.State)
 	num(a.LockedUntil, &r.LockedUntil)
+	str(a.Owner, &r.Owner)
 	r.Status = int(status)
 	if err != nil {
 		return Record{}, fmt.Errorf("idempotency: decode record: %w", err)

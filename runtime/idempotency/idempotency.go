@@ -141,6 +141,8 @@ type Record struct {
 	// LockedUntil is epoch seconds: a pending record stops blocking its key
 	// then (external mode only).
 	LockedUntil int64 `dynamodbav:"inProgressUntil,omitempty"`
+	// Owner is the nonce of the invocation holding a pending record.
+	Owner string `dynamodbav:"lockOwner,omitempty"`
 }
 
 // New builds the record for a request that produced status and body.

@@ -1,0 +1,199 @@
+package idempotency_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal"
+	"github.com/oncetable/oncetable/runtime/idempotency"
+	"github.com/oncetable/oncetable/runtime/txn"
+)
+
+// world is a wallets table (pk/sk/ttl) on the embedded engine, a settable
+// clock and a per-operation request counter.
+type world struct {
+	db      *dynamodb.Client
+	records *idempotency.Table
+	now     atomic.Int64
+	mu      sync.Mutex
+	ops     map[string]int
+}
+
+func newWorld(t *testing.T) *world {
+	w := &world{ops: map[string]int{}}
+	w.now.Store(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC).UnixNano())
+	clock := func() time.Time { return time.Unix(0, w.now.Load()) }
+	eng := ddblocal.New(func(o *ddblocal.Options) { o.Clock = clock })
+	t.Cleanup(func() { eng.Close() })
+	w.db = eng.Client(func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, w.count) })
+	ctx := context.Background()
+	_, err := w.db.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String("wallets"), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: "S"}, {AttributeName: aws.String("sk"), AttributeType: "S"}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: "HASH"}, {AttributeName: aws.String("sk"), KeyType: "RANGE"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, wl := range []string{"alice", "bob"} {
+		if _, err := w.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("wallets"),
+			Item: map[string]types.AttributeValue{"pk": s("wallet#" + wl), "sk": s("wallet"), "balance": n("100")}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.records = idempotency.NewTable(w.db, "wallets", func(o *idempotency.Options) {
+		o.Attributes = idempotency.Attributes{PartitionKey: "pk", SortKey: "sk", TTL: "ttl"}
+		o.KeyPrefix, o.Clock, o.Expiry = "once#", clock, time.Hour
+	})
+	w.reset()
+	return w
+}
+
+func (w *world) count(stack *middleware.Stack) error {
+	return stack.Finalize.Add(middleware.FinalizeMiddlewareFunc("count",
+		func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+			w.mu.Lock()
+			w.ops[awsmiddleware.GetOperationName(ctx)]++
+			w.mu.Unlock()
+			return next.HandleFinalize(ctx, in)
+		}), middleware.After)
+}
+
+func (w *world) reset() { w.mu.Lock(); w.ops = map[string]int{}; w.mu.Unlock() }
+
+func (w *world) requests() map[string]int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range w.ops {
+		out[k] = v
+	}
+	return out
+}
+
+func (w *world) advance(d time.Duration) { w.now.Add(int64(d)) }
+
+func (w *world) balance(t *testing.T, wallet string) string {
+	out, err := w.db.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String("wallets"), ConsistentRead: aws.Bool(true),
+		Key: map[string]types.AttributeValue{"pk": s("wallet#" + wallet), "sk": s("wallet")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Item["balance"].(*types.AttributeValueMemberN).Value
+}
+
+func request(key, fp string) idempotency.Request {
+	return idempotency.Request{Scope: idempotency.Scope{Caller: "alice", Operation: "transfer"}, Key: key, Fingerprint: fp, Partition: "wallet#alice"}
+}
+
+func transfer(amount string) idempotency.EffectFunc {
+	return func(now time.Time) (*idempotency.Effect, error) {
+		eff := &idempotency.Effect{Status: 201, Body: map[string]string{"amount": amount, "at": now.Format(time.RFC3339Nano)}}
+		eff.Items.Add("debit", move("alice", "-"+amount, true))
+		eff.Items.Add("credit", move("bob", amount, false))
+		return eff, nil
+	}
+}
+
+func TestDo(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	first, err := w.records.Do(ctx, request("k1", "fp1"), transfer("30"))
+	if err != nil || first.Replayed || first.Status != 201 {
+		t.Fatalf("first = %+v, %v", first, err)
+	}
+	if got := w.requests(); got["TransactWriteItems"] != 1 || len(got) != 1 {
+		t.Errorf("first call requests = %v, want 1 TransactWriteItems", got)
+	}
+	w.reset()
+	w.advance(time.Minute)
+	again, err := w.records.Do(ctx, request("k1", "fp1"), transfer("30"))
+	if err != nil || !again.Replayed || string(again.Body) != string(first.Body) {
+		t.Fatalf("replay = %+v, %v; want body %s", again, err, first.Body)
+	}
+	if got := w.requests(); got["TransactWriteItems"] != 1 || len(got) != 1 {
+		t.Errorf("replay requests = %v, want 1 TransactWriteItems", got)
+	}
+	if _, err := w.records.Do(ctx, request("k1", "other"), transfer("31")); !errors.Is(err, idempotency.ErrKeyReused) {
+		t.Errorf("changed payload: err = %v, want ErrKeyReused", err)
+	}
+	if got := w.balance(t, "alice") + "/" + w.balance(t, "bob"); got != "70/130" {
+		t.Errorf("balances = %s after one transfer and its duplicates, want 70/130", got)
+	}
+	w.advance(time.Hour + time.Second)
+	rerun, err := w.records.Do(ctx, request("k1", "fp1"), transfer("30"))
+	if err != nil || rerun.Replayed {
+		t.Fatalf("expired key: %+v, %v; want a fresh run", rerun, err)
+	}
+	if got := w.balance(t, "alice"); got != "40" {
+		t.Errorf("alice = %s after the expired key ran again, want 40", got)
+	}
+}
+
+func TestDoErrors(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	_, err := w.records.Do(ctx, request("k2", "fp"), transfer("500"))
+	var c *txn.CancelledError
+	if !errors.As(err, &c) || !c.Failed("debit") || c.Failed("credit") || c.Failed(idempotency.RecordItem) {
+		t.Fatalf("overdraft: err = %v, want the debit's cancellation by name", err)
+	}
+	// A cancelled effect is not recorded: the same key may succeed later.
+	if r, err := w.records.Do(ctx, request("k2", "fp"), transfer("50")); err != nil || r.Replayed {
+		t.Errorf("after a cancelled effect: %+v, %v", r, err)
+	}
+	for _, key := range []string{"", "bad\nkey"} {
+		_, err := w.records.Do(ctx, request(key, "fp"), transfer("1"))
+		if !errors.Is(err, idempotency.ErrKeyMissing) && !errors.Is(err, idempotency.ErrKeyInvalid) {
+			t.Errorf("key %q: err = %v, want a key error", key, err)
+		}
+	}
+	var tx txn.Items
+	tx.Add(idempotency.RecordItem, move("bob", "1", false))
+	_, err = w.records.Do(ctx, request("k3", "fp"), func(time.Time) (*idempotency.Effect, error) {
+		return &idempotency.Effect{Items: tx, Status: 200, Body: json.RawMessage(`{}`)}, nil
+	})
+	if !errors.Is(err, txn.ErrDuplicateName) {
+		t.Errorf("effect using the record's name: err = %v, want ErrDuplicateName", err)
+	}
+}
+
+func TestDoConcurrentDuplicates(t *testing.T) {
+	w := newWorld(t)
+	var wg sync.WaitGroup
+	bodies := make([]string, 50)
+	replays := atomic.Int32{}
+	for i := range bodies {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := w.records.Do(context.Background(), request("same", "fp"), transfer("10"))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if r.Replayed {
+				replays.Add(1)
+			}
+			bodies[i] = string(r.Body)
+		}()
+	}
+	wg.Wait()
+	for _, b := range bodies {
+		if b != bodies[0] {
+			t.Fatalf("bodies differ: %s vs %s", b, bodies[0])
+		}
+	}
+	if replays.Load() != int32(len(bodies)-1) || w.balance(t, "alice") != "90" {
+		t.Errorf("%d replays, alice %s; want %d replays and 90", replays.Load(), w.balance(t, "alice"), len(bodies)-1)
+	}
+}
