@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 )
 
 // Client returns a DynamoDB client wired to this engine in process: its
@@ -102,3 +103,19 @@ func (b *recordedBody) Close() error { return nil }
 // IsConnectionReset reports whether err is the in-process connection reset
 // injected by a lost-response fault.
 func IsConnectionReset(err error) bool { return errors.Is(err, syscall.ECONNRESET) }
+
+// StreamsClient returns a DynamoDB Streams client wired to this engine in
+// process, like Client.
+func (e *Engine) StreamsClient(optFns ...func(*dynamodbstreams.Options)) *dynamodbstreams.Client {
+	opts := dynamodbstreams.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String("http://ddblocal.invalid"),
+		Credentials:  localCredentials,
+		HTTPClient:   &http.Client{Transport: e.RoundTripper()},
+	}
+	return dynamodbstreams.New(opts, optFns...)
+}
+
+var localCredentials = aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+	return aws.Credentials{AccessKeyID: "ddblocal", SecretAccessKey: "ddblocal", Source: "ddblocal"}, nil
+})

@@ -157,7 +157,9 @@ func (in *createTableInput) decodeField(r *jsonReader, name string) bool {
 		ok = r.decodeObject(func(name string) (ok bool) {
 			switch name {
 			case "StreamEnabled":
-				s.StreamEnabled, ok = r.boolean()
+				var on bool
+				on, ok = r.boolean()
+				s.StreamEnabled = &on
 			case "StreamViewType":
 				s.StreamViewType, ok = r.str()
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 )
 
 // EndpointClient returns a DynamoDB client for an engine served over HTTP
@@ -53,3 +54,15 @@ func (s bodyShield) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // readCloserOnly exposes only Read and Close of a body.
 type readCloserOnly struct{ io.ReadCloser }
+
+// StreamsEndpointClient returns a DynamoDB Streams client for an engine
+// served over HTTP at endpoint, like EndpointClient.
+func StreamsEndpointClient(endpoint string, optFns ...func(*dynamodbstreams.Options)) *dynamodbstreams.Client {
+	opts := dynamodbstreams.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(endpoint),
+		Credentials:  localCredentials,
+		HTTPClient:   HTTPClient(),
+	}
+	return dynamodbstreams.New(opts, optFns...)
+}

@@ -14,8 +14,10 @@ import (
 
 // Options configures an Engine. The zero value is a usable in-memory engine.
 type Options struct {
-	// Clock returns the current time. It decides when TTL items expire and
-	// how long a ClientRequestToken is remembered. Default: time.Now.
+	// Clock returns the current time. It decides when TTL items expire,
+	// how long a ClientRequestToken is remembered, and when stream records
+	// (kept 24 hours) and shard iterators (15 minutes) expire.
+	// Default: time.Now.
 	Clock func() time.Time
 
 	// Dir, when not empty, keeps tables in a bbolt file (ddblocal.db) in
@@ -62,6 +64,12 @@ type Engine struct {
 	sweep  *sweeper // nil until a table enables TTL
 	closed bool
 	reqSeq uint64
+
+	// streamMu guards streams: every stream by ARN, the enabled ones and
+	// the disabled ones whose records have not expired yet.
+	streamMu  sync.Mutex
+	streams   map[string]*stream
+	streamSeq atomic.Uint64 // the last stream sequence number given out
 }
 
 // sweeper is the running TTL sweeper goroutine.
@@ -102,10 +110,11 @@ func Open(opts ...func(*Options)) (*Engine, error) {
 		o.IdempotencyWindow = 10 * time.Minute
 	}
 	e := &Engine{
-		opts:   o,
-		tables: map[string]*table{},
-		tokens: newTokenCache(),
-		faults: newFaultInjector(o.Faults),
+		opts:    o,
+		tables:  map[string]*table{},
+		streams: map[string]*stream{},
+		tokens:  newTokenCache(),
+		faults:  newFaultInjector(o.Faults),
 	}
 	if o.Dir != "" {
 		if err := e.openStore(o.Dir); err != nil {

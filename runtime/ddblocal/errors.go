@@ -21,6 +21,8 @@ const (
 	CodeThrottling                    = "ThrottlingException"
 	CodeLimitExceeded                 = "LimitExceededException"
 	CodeInternalServerError           = "InternalServerError"
+	CodeExpiredIterator               = "ExpiredIteratorException"
+	CodeTrimmedDataAccess             = "TrimmedDataAccessException"
 )
 
 // errorTypePrefix qualifies every error code in the wire __type field.

@@ -58,8 +58,14 @@ type Faults struct {
 	// never delayed.
 	GSIDelay time.Duration
 
-	// Operations limits every fault but GSIDelay to the named operations
-	// ("TransactWriteItems", "PutItem", ...). Default: all operations.
+	// StreamDelay holds back stream records from GetRecords until they
+	// are this old, the lag a stream consumer sees in production. Their
+	// sequence numbers and creation times are those of the commit.
+	StreamDelay time.Duration
+
+	// Operations limits every fault but GSIDelay and StreamDelay to the
+	// named operations ("TransactWriteItems", "PutItem", ...). Default: all
+	// operations.
 	Operations []string
 }
 
@@ -171,7 +177,7 @@ func (fi *faultInjector) refresh() {
 // none reports whether f injects nothing.
 func (f Faults) none() bool {
 	return f.Latency == 0 && f.ThrottleRate <= 0 && f.UnprocessedRate <= 0 && f.TransactionConflictRate <= 0 &&
-		f.WriteConflictRate <= 0 && f.LoseResponseRate <= 0 && f.GSIDelay == 0
+		f.WriteConflictRate <= 0 && f.LoseResponseRate <= 0 && f.GSIDelay == 0 && f.StreamDelay == 0
 }
 
 // SetFaults sets the faults of one table, or of the whole engine when
@@ -383,4 +389,14 @@ func (fi *faultInjector) gsiDelay(table string) time.Duration {
 	fi.mu.Lock()
 	defer fi.mu.Unlock()
 	return fi.forTable(table).GSIDelay
+}
+
+// streamDelay returns the stream record delay of a table.
+func (fi *faultInjector) streamDelay(table string) time.Duration {
+	if !fi.active.Load() {
+		return 0
+	}
+	fi.mu.Lock()
+	defer fi.mu.Unlock()
+	return fi.forTable(table).StreamDelay
 }

@@ -38,9 +38,60 @@ type indexJSON struct {
 	ProvisionedThroughput *provisionedThroughput
 }
 
+// streamSpecification is the StreamSpecification of a request.
 type streamSpecification struct {
-	StreamEnabled  bool
+	StreamEnabled  *bool
 	StreamViewType string `json:",omitempty"`
+}
+
+// checkStreamSpec validates a StreamSpecification with DynamoDB's wording
+// for CreateTable (creating) or UpdateTable.
+func checkStreamSpec(spec *streamSpecification, creating bool) error {
+	if spec == nil {
+		return nil
+	}
+	if spec.StreamEnabled == nil {
+		return validationf("1 validation error detected: Value null at 'streamSpecification.streamEnabled' failed to satisfy constraint: Member must not be null")
+	}
+	if spec.StreamViewType != "" && !validViewType(spec.StreamViewType) {
+		return validationf("1 validation error detected: Value '%s' at 'streamSpecification.streamViewType' failed to satisfy constraint: Member must satisfy enum value set: [NEW_IMAGE, OLD_IMAGE, NEW_AND_OLD_IMAGES, KEYS_ONLY]", spec.StreamViewType)
+	}
+	switch enabled := *spec.StreamEnabled; {
+	case enabled && spec.StreamViewType == "" && creating:
+		return validationf("One or more parameter values were invalid: Table is being created with a stream enabled, UpdateViewType is required")
+	case enabled && spec.StreamViewType == "":
+		return validationf("One or more parameter values were invalid: If stream is being enabled then UpdateViewType is required")
+	case !enabled && spec.StreamViewType != "" && creating:
+		return validationf("One or more parameter values were invalid: Table is being created with a stream disabled, UpdateViewType should not be specified")
+	case !enabled && spec.StreamViewType != "":
+		return validationf("One or more parameter values were invalid: If stream is being disabled, then UpdateViewType must not be specified")
+	}
+	return nil
+}
+
+// checkStreamChange refuses enabling a second stream or disabling none;
+// the caller holds t.mu.
+func checkStreamChange(t *table, spec *streamSpecification) error {
+	if *spec.StreamEnabled && t.stream != nil {
+		return validationf("Table already has an enabled stream: TableName: %s", t.name)
+	}
+	if !*spec.StreamEnabled && t.stream == nil {
+		return validationf("Table has no stream to disable: TableName: %s", t.name)
+	}
+	return nil
+}
+
+// changeStream applies UpdateTable's StreamSpecification, checked; the
+// caller holds t.mu. Enabling always makes a new stream; a disabled one
+// stays readable until its records expire.
+func (e *Engine) changeStream(t *table, spec *streamSpecification) {
+	if *spec.StreamEnabled {
+		t.stream = e.newStream(t, spec.StreamViewType, e.now())
+		t.latestStream = t.stream
+		return
+	}
+	t.stream.disable(e.now())
+	t.stream = nil
 }
 
 type createTableInput struct {
@@ -184,6 +235,9 @@ func (e *Engine) createTable(_ context.Context, in *createTableInput) (any, erro
 	if err != nil {
 		return nil, err
 	}
+	if err := checkStreamSpec(in.StreamSpecification, true); err != nil {
+		return nil, err
+	}
 	defs := map[string]attr.Type{}
 	var attrDefs []attrDef
 	for _, d := range in.AttributeDefinitions {
@@ -218,7 +272,6 @@ func (e *Engine) createTable(_ context.Context, in *createTableInput) (any, erro
 		created:            e.now(),
 		items:              newTree(),
 		deletionProtection: in.DeletionProtectionEnabled,
-		streamSpec:         in.StreamSpecification,
 		// Set before the table is visible, so that no early write escapes
 		// the store.
 		persist: e.db != nil,
@@ -282,6 +335,10 @@ func (e *Engine) createTable(_ context.Context, in *createTableInput) (any, erro
 	if _, exists := e.tables[in.TableName]; exists {
 		e.mu.Unlock()
 		return nil, newError(CodeResourceInUse, "Table already exists: %s", in.TableName)
+	}
+	if spec := in.StreamSpecification; spec != nil && *spec.StreamEnabled {
+		t.stream = e.newStream(t, spec.StreamViewType, t.created)
+		t.latestStream = t.stream
 	}
 	e.tables[in.TableName] = t
 	e.publishTables()
@@ -387,10 +444,12 @@ func (t *table) describe() map[string]any {
 	} else {
 		d["BillingModeSummary"] = map[string]any{"BillingMode": "PROVISIONED"}
 	}
-	if t.streamSpec != nil && t.streamSpec.StreamEnabled {
-		d["StreamSpecification"] = t.streamSpec
-		d["LatestStreamLabel"] = t.created.UTC().Format("2006-01-02T15:04:05.000")
-		d["LatestStreamArn"] = t.arn + "/stream/" + t.created.UTC().Format("2006-01-02T15:04:05.000")
+	if s := t.stream; s != nil {
+		d["StreamSpecification"] = map[string]any{"StreamEnabled": true, "StreamViewType": s.viewType}
+	}
+	if s := t.latestStream; s != nil {
+		d["LatestStreamLabel"] = s.label
+		d["LatestStreamArn"] = s.arn
 	}
 	describeIndex := func(ix *index) map[string]any {
 		m := map[string]any{
@@ -459,7 +518,18 @@ func (e *Engine) deleteTable(_ context.Context, in *tableNameInput) (any, error)
 	delete(e.tables, in.TableName)
 	e.publishTables()
 	e.mu.Unlock()
-	_ = t.locked(func() error { t.deleted = true; return nil })
+	var closed *stream
+	_ = t.locked(func() error {
+		t.deleted = true
+		// The stream outlives the table until its records expire.
+		if closed = t.stream; closed != nil {
+			closed.disable(e.now())
+		}
+		return nil
+	})
+	if closed != nil {
+		e.persistStream(closed)
+	}
 	desc := t.describe()
 	desc["TableStatus"] = "DELETING"
 	if err := e.dropStoredTable(t.name); err != nil {
@@ -530,6 +600,9 @@ func (e *Engine) updateTable(_ context.Context, in *updateTableInput) (any, erro
 	if err != nil {
 		return nil, newError(CodeResourceNotFound, "Requested resource not found: Table: %s not found", in.TableName)
 	}
+	if err := checkStreamSpec(in.StreamSpecification, false); err != nil {
+		return nil, err
+	}
 	if len(in.GlobalSecondaryIndexUpdates) > 1 {
 		creates := 0
 		for _, u := range in.GlobalSecondaryIndexUpdates {
@@ -541,17 +614,47 @@ func (e *Engine) updateTable(_ context.Context, in *updateTableInput) (any, erro
 			return nil, newError(CodeLimitExceeded, "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table")
 		}
 	}
-	err = t.locked(func() error { return e.updateTableLocked(t, in) })
+	var before *stream
+	err = t.locked(func() error {
+		before = t.stream
+		return e.updateTableLocked(t, in)
+	})
 	if err != nil {
 		return nil, err
 	}
 	if err := e.persistTable(t); err != nil {
 		return nil, err
 	}
+	if in.StreamSpecification != nil {
+		for _, s := range []*stream{before, t.latestStream} {
+			if s != nil {
+				e.persistStream(s)
+			}
+		}
+	}
 	return map[string]any{"TableDescription": t.describe()}, nil
 }
 
 func (e *Engine) updateTableLocked(t *table, in *updateTableInput) error {
+	spec := in.StreamSpecification
+	// Checked first: a refused stream change leaves the table as it was.
+	if spec != nil {
+		if err := checkStreamChange(t, spec); err != nil {
+			return err
+		}
+	}
+	if err := e.updateTableSettings(t, in); err != nil {
+		return err
+	}
+	if spec != nil {
+		e.changeStream(t, spec)
+	}
+	return nil
+}
+
+// updateTableSettings applies UpdateTable's billing, deletion protection,
+// attribute definitions and index changes; the caller holds t.mu.
+func (e *Engine) updateTableSettings(t *table, in *updateTableInput) error {
 	billing := t.billing
 	if in.BillingMode != "" {
 		if in.BillingMode != "PROVISIONED" && in.BillingMode != "PAY_PER_REQUEST" {
@@ -568,9 +671,6 @@ func (e *Engine) updateTableLocked(t *table, in *updateTableInput) error {
 	}
 	if in.DeletionProtectionEnabled != nil {
 		t.deletionProtection = *in.DeletionProtectionEnabled
-	}
-	if in.StreamSpecification != nil {
-		t.streamSpec = in.StreamSpecification
 	}
 	defs := map[string]attr.Type{}
 	for _, d := range t.attrDefs {

@@ -126,10 +126,8 @@ func (e *Engine) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, newError(CodeSerialization, "only POST is supported"))
 		return
 	}
-	target := r.Header.Get("X-Amz-Target")
-	name, ok := strings.CutPrefix(target, targetPrefix)
-	o, known := operations[name]
-	if !ok || !known {
+	o, name, known := lookupOperation(r.Header.Get("X-Amz-Target"))
+	if !known {
 		writeError(w, newError(CodeUnknownOperation, "An unknown operation was requested."))
 		return
 	}
@@ -164,6 +162,20 @@ func (e *Engine) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if o, ok := out.(*readOutput); ok {
 		o.release()
 	}
+}
+
+// lookupOperation finds the operation an X-Amz-Target names, of DynamoDB
+// or of DynamoDB Streams.
+func lookupOperation(target string) (op, string, bool) {
+	if name, ok := strings.CutPrefix(target, targetPrefix); ok {
+		o, known := operations[name]
+		return o, name, known
+	}
+	if name, ok := strings.CutPrefix(target, streamsTargetPrefix); ok {
+		o, known := streamOperations[name]
+		return o, name, known
+	}
+	return op{}, "", false
 }
 
 // bodyPool holds request and response buffers; buffers that grew past

@@ -40,13 +40,15 @@ type storedTable struct {
 	Billing            string
 	RCU, WCU           int64
 	DeletionProtection bool
-	Stream             *streamSpecification
-	Indexes            []storedIndex
-	TTLAttr            string
-	TTLEnabled         bool
-	PITR               bool
-	PITRSince          time.Time
-	Tags               map[string]string
+	// StreamARN is the enabled stream ("" when none); LatestStreamARN the
+	// last one enabled.
+	StreamARN, LatestStreamARN string
+	Indexes                    []storedIndex
+	TTLAttr                    string
+	TTLEnabled                 bool
+	PITR                       bool
+	PITRSince                  time.Time
+	Tags                       map[string]string
 }
 
 func (e *Engine) openStore(dir string) error {
@@ -64,6 +66,9 @@ func (e *Engine) openStore(dir string) error {
 	err = db.Update(func(tx *bolt.Tx) error {
 		meta, err := tx.CreateBucketIfNotExists(metaBucket)
 		if err != nil {
+			return err
+		}
+		if err := e.loadStreams(tx, e.now()); err != nil {
 			return err
 		}
 		return meta.ForEach(func(k, v []byte) error {
@@ -90,6 +95,8 @@ func (e *Engine) openStore(dir string) error {
 			}
 			t.changes = nil
 			t.persist = true
+			// Linked after the items are loaded, which are no changes.
+			t.stream, t.latestStream = e.streams[st.StreamARN], e.streams[st.LatestStreamARN]
 			e.tables[st.Name] = t
 			return nil
 		})
@@ -106,8 +113,8 @@ func restoreTable(st storedTable) (*table, error) {
 	t := &table{
 		name: st.Name, id: st.ID, arn: st.ARN, created: st.Created,
 		billing: st.Billing, rcu: st.RCU, wcu: st.WCU,
-		deletionProtection: st.DeletionProtection, streamSpec: st.Stream,
-		items: newTree(), pitr: st.PITR, pitrSince: st.PITRSince, tags: st.Tags,
+		deletionProtection: st.DeletionProtection,
+		items:              newTree(), pitr: st.PITR, pitrSince: st.PITRSince, tags: st.Tags,
 	}
 	for _, d := range st.AttrDefs {
 		typ, _ := attr.ParseType(d.AttributeType)
@@ -151,8 +158,14 @@ func (e *Engine) persistTable(t *table) error {
 	t.persist = true
 	st := storedTable{
 		Name: t.name, ID: t.id, ARN: t.arn, Created: t.created, Keys: keySchemaJSON(t.keys),
-		Billing: t.billing, RCU: t.rcu, WCU: t.wcu, DeletionProtection: t.deletionProtection, Stream: t.streamSpec,
+		Billing: t.billing, RCU: t.rcu, WCU: t.wcu, DeletionProtection: t.deletionProtection,
 		TTLAttr: t.ttlAttr, TTLEnabled: t.ttlEnabled, PITR: t.pitr, PITRSince: t.pitrSince, Tags: t.tags,
+	}
+	if t.stream != nil {
+		st.StreamARN = t.stream.arn
+	}
+	if t.latestStream != nil {
+		st.LatestStreamARN = t.latestStream.arn
 	}
 	for _, d := range t.attrDefs {
 		st.AttrDefs = append(st.AttrDefs, attributeDefinition{d.name, d.typ.String()})
@@ -183,12 +196,15 @@ func (e *Engine) flush(t *table) error {
 	if len(t.changes) == 0 {
 		return nil
 	}
-	changes := t.changes
-	t.changes = t.changes[:0]
+	changes, records := t.changes, t.streamChanges
+	t.changes, t.streamChanges = t.changes[:0], t.streamChanges[:0]
 	if e.db == nil || t.deleted {
 		return nil
 	}
 	err := e.db.Update(func(tx *bolt.Tx) error {
+		if err := saveStreamChanges(tx, records); err != nil {
+			return err
+		}
 		b, err := tx.CreateBucketIfNotExists(itemsBucket(t.name))
 		if err != nil {
 			return err

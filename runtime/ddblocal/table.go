@@ -142,7 +142,15 @@ type table struct {
 	rcu                int64
 	wcu                int64
 	deletionProtection bool
-	streamSpec         *streamSpecification
+
+	// stream is the enabled stream, nil when there is none; latestStream
+	// is the last one enabled, which DescribeTable names even after it is
+	// disabled.
+	stream       *stream
+	latestStream *stream
+	// serviceWrite marks the writes of the TTL sweeper, whose stream
+	// records name DynamoDB's service as the user.
+	serviceWrite bool
 
 	items *btree.BTreeG[entry]
 	size  int64
@@ -165,6 +173,9 @@ type table struct {
 	// then collects the rows written by the current operation.
 	persist bool
 	changes []change
+	// streamChanges are the stream records of the current operation, for
+	// the persistent store.
+	streamChanges []streamChange
 	// deleted is set (under mu) by DeleteTable; later writes are not stored.
 	deleted bool
 }
@@ -436,7 +447,7 @@ func (t *table) write(key []byte, old, next attr.Item, gsiDelay time.Duration, n
 // does that before taking the lock, UpdateItem while sizing the item).
 func (t *table) writeEntry(key []byte, p prior, next attr.Item, row *entry, gsiDelay time.Duration, now time.Time) writeResult {
 	res := writeResult{}
-	var nextRaw []byte
+	var nextRaw, oldRaw []byte
 	var nextSize int
 	old, oldSize := p.item, p.size
 	if next != nil {
@@ -449,9 +460,17 @@ func (t *table) writeEntry(key []byte, p prior, next attr.Item, row *entry, gsiD
 		key = en.key() // share the stored copy with the TTL order
 		nextRaw = en.val()
 		nextSize = int(en.size)
-		t.items.ReplaceOrInsert(en)
+		if prev, had := t.items.ReplaceOrInsert(en); had {
+			oldRaw = prev.val()
+		}
 	} else if p.exists {
-		t.items.Delete(probe(key))
+		if prev, had := t.items.Delete(probe(key)); had {
+			oldRaw = prev.val()
+		}
+	}
+	if t.stream != nil {
+		// The commit point of every write path: one record per item.
+		t.capture(oldRaw, nextRaw, now)
 	}
 	t.size += int64(nextSize - oldSize)
 	res.table = writeUnits(max(oldSize, nextSize))

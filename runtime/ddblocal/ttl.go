@@ -135,6 +135,8 @@ func (e *Engine) sweepTable(t *table) int {
 		return true
 	})
 	n := 0
+	t.serviceWrite = true
+	defer func() { t.serviceWrite = false }()
 	for _, te := range due {
 		old, err := t.get(te.key)
 		if err != nil || old == nil {
