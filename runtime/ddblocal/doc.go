@@ -5,10 +5,10 @@
 //
 // It is for proving the application against DynamoDB's semantics locally:
 // conditional writes, transactions with cancellation reasons, idempotency
-// tokens, sparse indexes, TTL, paging and capacity accounting, plus the
-// failures production sees (throttling, transaction conflicts, lost
-// responses, eventually consistent indexes). It is not a production
-// database: there is one process, no replication and no streams.
+// tokens, sparse indexes, TTL, streams, paging and capacity accounting,
+// plus the failures production sees (throttling, transaction conflicts,
+// lost responses, eventually consistent indexes, stream lag). It is not a
+// production database: there is one process and no replication.
 //
 // # Getting a client
 //
@@ -35,6 +35,30 @@
 // clients reach it with EndpointClient (or HTTPClient in their own options),
 // which avoids an SDK race that a server this fast triggers on large
 // responses.
+//
+// # Streams
+//
+// A table created or updated with a StreamSpecification has a stream, and
+// the same Handler serves the DynamoDB Streams API (ListStreams,
+// DescribeStream, GetShardIterator, GetRecords; X-Amz-Target
+// DynamoDBStreams_20120810.*). StreamsClient returns a ready
+// *dynamodbstreams.Client in process, StreamsEndpointClient one over HTTP:
+//
+//	sc := eng.StreamsClient()
+//	desc, _ := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("oncetable")})
+//	// desc.Table.LatestStreamArn -> DescribeStream, GetShardIterator, GetRecords
+//
+// Every write path (PutItem, UpdateItem, DeleteItem, BatchWriteItem,
+// TransactWriteItems and the TTL sweeper) writes exactly one record per item
+// it changes, at the point the item is committed, in commit order; a write
+// that changes nothing writes none. TTL deletions carry the userIdentity
+// of the DynamoDB service. Records are kept 24 hours and iterators last
+// 15 minutes, by Options.Clock. Disabling a stream closes it (it stays
+// readable until its records expire); enabling it again makes a new one.
+// Each stream has one shard, open while the stream is enabled: DynamoDB
+// splits shards as a table grows, which one process never needs. Streams
+// persist in Options.Dir with the tables, and Faults.StreamDelay holds
+// records back from readers, the lag a consumer sees in production.
 //
 // # Injecting faults
 //
@@ -74,7 +98,7 @@
 //
 // # Not implemented
 //
-// Streams, PartiQL, backups and
+// PartiQL, backups and
 // restores, global tables, imports and exports are absent (continuous
 // backup settings are only recorded); ReturnItemCollectionMetrics is
 // accepted and ignored, and the 10 GB item collection limit is not
