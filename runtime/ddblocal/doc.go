@@ -98,9 +98,8 @@
 //
 // # Not implemented
 //
-// PartiQL, backups and
-// restores, global tables, imports and exports are absent (continuous
-// backup settings are only recorded); ReturnItemCollectionMetrics is
+// PartiQL, backups and restores, global tables, imports and exports are
+// absent (continuous backup settings are only recorded); ReturnItemCollectionMetrics is
 // accepted and ignored, and the 10 GB item collection limit is not
 // enforced.
 package ddblocal
