@@ -159,7 +159,7 @@ func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInp
 			return nil, newError(CodeIdempotentParameterMismatch, "Request parameters do not match the previous request with the same client token")
 		}
 		if found {
-			return out, nil
+			return replayed(ops, out, in.ReturnConsumedCapacity), nil
 		}
 	}
 	if i := e.faults.transactionConflict("TransactWriteItems", in.tableNames(), len(ops)); i >= 0 {
@@ -222,6 +222,37 @@ func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInp
 		e.tokens.store(*in.ClientRequestToken, digest, now, e.opts.IdempotencyWindow, out)
 	}
 	return out, nil
+}
+
+// replayed is the response to a transaction replayed with its
+// ClientRequestToken. Nothing is written again; as the API reference
+// (TransactWriteItems, ClientRequestToken) says, the replay reports the read
+// capacity consumed in reading the items, not the write capacity of the
+// first call: a transactional read of each item's current version. The
+// caller holds the tables' locks.
+func replayed(ops []*txOp, first map[string]any, mode string) map[string]any {
+	if !reportsCapacity(mode) {
+		return map[string]any{}
+	}
+	usage := map[string]*consumed{}
+	for _, op := range ops {
+		cc := usage[op.t.name]
+		if cc == nil {
+			cc = &consumed{table: op.t.name}
+			usage[op.t.name] = cc
+		}
+		size := 0
+		if en, ok := op.t.items.Get(probe(op.key)); ok {
+			size = int(en.size)
+		}
+		cc.read += 2 * readUnits(size, true)
+	}
+	out := map[string]any{}
+	for k, v := range first {
+		out[k] = v
+	}
+	out["ConsumedCapacity"] = reportAll(usage, mode)
+	return out
 }
 
 // reportAll lists the consumed capacity of every table, by name.
