@@ -1,0 +1,191 @@
+package idemhttp_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal"
+	"github.com/oncetable/oncetable/runtime/idempotency"
+	"github.com/oncetable/oncetable/runtime/idempotency/idemhttp"
+)
+
+func TestParseKey(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{`"8e03978e-40d5"`, "8e03978e-40d5", true},
+		{`8e03978e-40d5`, "8e03978e-40d5", true},
+		{`"a \"quoted\" \\ key"`, `a "quoted" \ key`, true},
+		{`""`, "", false},
+		{`"open`, "", false},
+		{`"a"b"`, "", false},
+		{`"bad\escape"`, "", false},
+		{``, "", false},
+	}
+	for _, tt := range tests {
+		got, err := idemhttp.ParseKey(tt.in)
+		if (err == nil) != tt.ok || (tt.ok && got != tt.want) {
+			t.Errorf("ParseKey(%s) = %q, %v; want %q ok=%v", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+// counterTable is a table keyed pk/sk holding one counter item.
+func counterTable(t *testing.T) (*idempotency.Table, *dynamodb.Client) {
+	eng := ddblocal.New()
+	t.Cleanup(func() { eng.Close() })
+	db := eng.Client()
+	_, err := db.CreateTable(context.Background(), &dynamodb.CreateTableInput{TableName: aws.String("counters"), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: "S"}, {AttributeName: aws.String("sk"), AttributeType: "S"}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: "HASH"}, {AttributeName: aws.String("sk"), KeyType: "RANGE"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return idempotency.NewTable(db, "counters", func(o *idempotency.Options) {
+		o.Attributes = idempotency.Attributes{PartitionKey: "pk", SortKey: "sk", TTL: "ttl"}
+	}), db
+}
+
+func bump(ctx context.Context, c idemhttp.Call) (idemhttp.Plan, error) {
+	if strings.Contains(string(c.Body), "refuse") {
+		return idemhttp.Plan{}, errors.New("refused by the plan")
+	}
+	return idemhttp.Plan{Partition: "counter", Effect: func(now time.Time) (*idempotency.Effect, error) {
+		eff := &idempotency.Effect{Status: http.StatusCreated, Body: map[string]string{"by": c.Caller, "at": now.Format(time.RFC3339Nano)}}
+		eff.Items.Add("counter", types.TransactWriteItem{Update: &types.Update{TableName: aws.String("counters"),
+			Key:              map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "counter"}, "sk": &types.AttributeValueMemberS{Value: "counter"}},
+			UpdateExpression: aws.String("ADD n :one"), ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "1"}}}})
+		return eff, nil
+	}}, nil
+}
+
+func byHeader(r *http.Request) (string, error) {
+	if u := r.Header.Get("X-User"); u != "" {
+		return u, nil
+	}
+	return "", errors.New("no X-User")
+}
+
+func post(t *testing.T, h http.Handler, user, key, body string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(http.MethodPost, "/counter", strings.NewReader(body))
+	if user != "" {
+		r.Header.Set("X-User", user)
+	}
+	if key != "-" {
+		r.Header.Set(idemhttp.KeyHeader, key)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
+func TestTransactional(t *testing.T) {
+	records, _ := counterTable(t)
+	h := idemhttp.Transactional(records, byHeader, bump)
+	first := post(t, h, "ann", `"k1"`, `{"a":1}`)
+	steps := []struct {
+		name, user, key, body string
+		status                int
+		replayed              bool
+	}{
+		{"replay", "ann", `"k1"`, `{ "a": 1 }`, 201, true},
+		{"other payload", "ann", `"k1"`, `{"a":2}`, 422, false},
+		{"other caller, same key", "bob", `"k1"`, `{"a":1}`, 201, false},
+		{"missing key", "ann", "-", `{"a":1}`, 400, false},
+		{"invalid key", "ann", `"a` + "\t" + `b"`, `{"a":1}`, 400, false},
+		{"not JSON", "ann", `"k2"`, `{`, 400, false},
+		{"no caller", "", `"k3"`, `{}`, 401, false},
+		{"plan refuses", "ann", `"k4"`, `{"refuse":true}`, 400, false},
+	}
+	if first.Code != 201 || first.Header().Get(idemhttp.ReplayedHeader) != "" {
+		t.Fatalf("first = %d %v", first.Code, first.Header())
+	}
+	for _, st := range steps {
+		w := post(t, h, st.user, st.key, st.body)
+		replayed := w.Header().Get(idemhttp.ReplayedHeader) == "true"
+		if w.Code != st.status || replayed != st.replayed {
+			t.Errorf("%s: %d replayed=%v (%s), want %d replayed=%v", st.name, w.Code, replayed, w.Body, st.status, st.replayed)
+		}
+		if st.replayed && w.Body.String() != first.Body.String() {
+			t.Errorf("%s: body %s, want %s", st.name, w.Body, first.Body)
+		}
+		if w.Code >= 400 && w.Header().Get("Content-Type") != "application/problem+json" {
+			t.Errorf("%s: Content-Type %q", st.name, w.Header().Get("Content-Type"))
+		}
+	}
+}
+
+func TestExternal(t *testing.T) {
+	records, _ := counterTable(t)
+	var calls atomic.Int32
+	release := make(chan struct{})
+	entered := make(chan string, 1)
+	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		entered <- idemhttp.ForwardKey(r.Context())
+		<-release
+		body, _ := io.ReadAll(r.Body)
+		w.WriteHeader(http.StatusAccepted)
+		fmt.Fprintf(w, `{"sent":%s}`, body)
+	})
+	h := idemhttp.External(records, byHeader, slow, func(o *idemhttp.Options) { o.Window = time.Minute })
+	done := make(chan *httptest.ResponseRecorder)
+	go func() { done <- post(t, h, "ann", `"e1"`, `{"to":"x"}`) }()
+	if fk := <-entered; len(fk) != 64 {
+		t.Errorf("ForwardKey = %q, want the 64-digit scoped hash", fk)
+	}
+	dup := post(t, h, "ann", `"e1"`, `{"to":"x"}`)
+	if dup.Code != http.StatusConflict || dup.Header().Get("Retry-After") == "" {
+		t.Errorf("duplicate in flight: %d %v %s, want 409 with Retry-After", dup.Code, dup.Header(), dup.Body)
+	}
+	close(release)
+	first := <-done
+	again := post(t, h, "ann", `"e1"`, `{"to":"x"}`)
+	if first.Code != 202 || again.Code != 202 || again.Body.String() != first.Body.String() || again.Header().Get(idemhttp.ReplayedHeader) != "true" {
+		t.Errorf("first %d %s, replay %d %s %v", first.Code, first.Body, again.Code, again.Body, again.Header())
+	}
+	if calls.Load() != 1 {
+		t.Errorf("handler ran %d times, want 1", calls.Load())
+	}
+}
+
+func TestTransactionalLambda(t *testing.T) {
+	records, _ := counterTable(t)
+	h := idemhttp.TransactionalLambda(records, bump)
+	ev := func(sub, key, body string) events.APIGatewayV2HTTPRequest {
+		e := events.APIGatewayV2HTTPRequest{RawPath: "/counter", Body: body, Headers: map[string]string{}}
+		e.RequestContext.HTTP.Method = http.MethodPost
+		if sub != "" {
+			e.RequestContext.Authorizer = &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{
+				JWT: &events.APIGatewayV2HTTPRequestContextAuthorizerJWTDescription{Claims: map[string]string{"sub": sub, "iss": "https://issuer"}}}
+		}
+		if key != "" {
+			e.Headers["idempotency-key"] = key
+		}
+		return e
+	}
+	ctx := context.Background()
+	first, _ := h(ctx, ev("ann", `"k"`, `{}`))
+	again, _ := h(ctx, ev("ann", `"k"`, `{}`))
+	reused, _ := h(ctx, ev("ann", `"k"`, `{"x":1}`))
+	missing, _ := h(ctx, ev("ann", "", `{}`))
+	anon, _ := h(ctx, ev("", `"k"`, `{}`))
+	got := fmt.Sprintf("%d %d %s %d %d %d", first.StatusCode, again.StatusCode, again.Headers[idemhttp.ReplayedHeader], reused.StatusCode, missing.StatusCode, anon.StatusCode)
+	if got != "201 201 true 422 400 401" || again.Body != first.Body {
+		t.Errorf("statuses %s (bodies %s / %s), want 201 201 true 422 400 401", got, first.Body, again.Body)
+	}
+}
