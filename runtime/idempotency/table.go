@@ -133,6 +133,16 @@ type Effect struct {
 	Body any
 }
 
+// Plan is an effect planned for one request by an adapter's handler
+// (idemhttp, idemqueue): where its record lives and what it writes.
+type Plan struct {
+	// Partition is Request.Partition: usually the partition the effect writes.
+	Partition string
+	// Invocation is Request.Invocation: ids the plan generated.
+	Invocation []string
+	Effect     EffectFunc
+}
+
 // EffectFunc builds the effect of one attempt at now. It is called again on
 // each retried attempt, so ids and timestamps it derives from now stay
 // consistent within the attempt.

@@ -31,13 +31,7 @@ type Call struct {
 }
 
 // Plan is the effect a handler plans for a call.
-type Plan struct {
-	// Partition holds the record, usually the partition the effect writes.
-	Partition string
-	// Invocation lists ids the plan generated (for the request token).
-	Invocation []string
-	Effect     idempotency.EffectFunc
-}
+type Plan = idempotency.Plan
 
 // PlanFunc validates a call and plans its effect. An error is answered
 // through [Options.Error] and nothing is written.
