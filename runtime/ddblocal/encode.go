@@ -134,6 +134,15 @@ func encodeResponse(buf []byte, v any) (_ []byte, err error) {
 				return buf, err
 			}
 		}
+		if v.ItemCollectionMetrics != nil {
+			if v.Attributes != nil || v.ConsumedCapacity != nil {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, `"ItemCollectionMetrics":`...)
+			if buf, err = encodeMap(buf, v.ItemCollectionMetrics); err != nil {
+				return buf, err
+			}
+		}
 		buf = append(buf, '}')
 	case []map[string]any:
 		buf = append(buf, '[')

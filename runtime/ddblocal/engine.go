@@ -40,6 +40,12 @@ type Options struct {
 	// AccountID appears in table ARNs. Default: "000000000000".
 	AccountID string
 
+	// ItemCollectionSizeLimit is the largest item collection (the items
+	// of one partition key value with their local secondary index rows) a
+	// table with a local secondary index may hold, in bytes. Default: 10 GB,
+	// as in DynamoDB; tests set less to reach the limit.
+	ItemCollectionSizeLimit int64
+
 	// IdempotencyWindow is how long a ClientRequestToken is remembered.
 	// Default: 10 minutes, as in DynamoDB.
 	IdempotencyWindow time.Duration

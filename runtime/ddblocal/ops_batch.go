@@ -211,6 +211,9 @@ func (e *Engine) batchWriteItem(_ context.Context, in *batchWriteItemInput) (any
 					if err = t.checkIndexKeys(w.item); err != nil {
 						return
 					}
+					if err = e.checkCollectionOf(t, w.key, w.item); err != nil {
+						return
+					}
 				}
 			}
 		})
@@ -220,6 +223,7 @@ func (e *Engine) batchWriteItem(_ context.Context, in *batchWriteItemInput) (any
 	}
 	unprocessed := map[string][]writeRequest{}
 	usage := map[string]*consumed{}
+	collections := newCollectionReport(in.ReturnItemCollectionMetrics)
 	throttled := 0
 	now := e.now()
 	for _, name := range sortedKeys(plans) {
@@ -245,6 +249,11 @@ func (e *Engine) batchWriteItem(_ context.Context, in *batchWriteItemInput) (any
 					continue
 				}
 				cc.addWrite(t, t.write(w.key, old, w.item, delay, now), 1)
+				if w.item != nil {
+					collections.add(t, w.item)
+				} else {
+					collections.add(t, old)
+				}
 			}
 			return e.flush(t)
 		})
@@ -259,6 +268,7 @@ func (e *Engine) batchWriteItem(_ context.Context, in *batchWriteItemInput) (any
 	if r := reportAll(usage, in.ReturnConsumedCapacity); r != nil {
 		out["ConsumedCapacity"] = r
 	}
+	collections.addTo(out)
 	return out, nil
 }
 

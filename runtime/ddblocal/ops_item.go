@@ -106,6 +106,7 @@ func (e *Engine) putItem(_ context.Context, in *putItemInput) (any, error) {
 	now := e.now()
 	var cc consumed
 	var old attr.Item
+	var icm map[string]any
 	err = t.locked(func() error {
 		// Indexes change under UpdateTable, so their keys are checked
 		// under the lock.
@@ -121,7 +122,11 @@ func (e *Engine) putItem(_ context.Context, in *putItemInput) (any, error) {
 		if err != nil {
 			return withFailureItem(err, in.ReturnValuesOnConditionCheckFailure, old)
 		}
+		if err := e.checkItemCollection(t, t.collectionBytes(old), in.Item); err != nil {
+			return err
+		}
 		res := t.writeEntry(key, t.priorOf(old, size), in.Item, &row, delay, now)
+		icm = t.itemCollectionMetrics(in.ReturnItemCollectionMetrics, in.Item)
 		if reportsCapacity(in.ReturnConsumedCapacity) {
 			cc.addWrite(t, res, 1)
 		}
@@ -130,7 +135,7 @@ func (e *Engine) putItem(_ context.Context, in *putItemInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &writeOutput{ConsumedCapacity: cc.report(in.ReturnConsumedCapacity)}
+	out := &writeOutput{ConsumedCapacity: cc.report(in.ReturnConsumedCapacity), ItemCollectionMetrics: icm}
 	if in.ReturnValues == "ALL_OLD" && old != nil {
 		out.Attributes = old
 	}
@@ -148,8 +153,9 @@ func (e *Engine) putItem(_ context.Context, in *putItemInput) (any, error) {
 // writeOutput is the response of PutItem, UpdateItem and DeleteItem; nil
 // fields are left out.
 type writeOutput struct {
-	Attributes       attr.Item
-	ConsumedCapacity map[string]any
+	Attributes            attr.Item
+	ConsumedCapacity      map[string]any
+	ItemCollectionMetrics map[string]any
 }
 
 // getOutput is the response of GetItem; Item is nil, an attr.Item or a
@@ -245,6 +251,7 @@ func (e *Engine) deleteItem(_ context.Context, in *deleteItemInput) (any, error)
 	now := e.now()
 	cc := consumed{table: t.name}
 	var old attr.Item
+	var icm map[string]any
 	err = t.locked(func() error {
 		var err error
 		old, err = t.get(key)
@@ -259,6 +266,7 @@ func (e *Engine) deleteItem(_ context.Context, in *deleteItemInput) (any, error)
 			return nil
 		}
 		res := t.write(key, old, nil, delay, now)
+		icm = t.itemCollectionMetrics(in.ReturnItemCollectionMetrics, old)
 		if reportsCapacity(in.ReturnConsumedCapacity) {
 			cc.addWrite(t, res, 1)
 		}
@@ -267,7 +275,7 @@ func (e *Engine) deleteItem(_ context.Context, in *deleteItemInput) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	out := &writeOutput{ConsumedCapacity: cc.report(in.ReturnConsumedCapacity)}
+	out := &writeOutput{ConsumedCapacity: cc.report(in.ReturnConsumedCapacity), ItemCollectionMetrics: icm}
 	if in.ReturnValues == "ALL_OLD" && old != nil {
 		out.Attributes = old
 	}
@@ -305,13 +313,18 @@ func (e *Engine) updateItem(_ context.Context, in *updateItemInput) (any, error)
 	// Only ALL_OLD and UPDATED_OLD return the item as it was.
 	keepOld := in.ReturnValues == "ALL_OLD" || in.ReturnValues == "UPDATED_OLD"
 	var old, next attr.Item
+	var icm map[string]any
 	err = t.locked(func() error {
 		u, err := e.applyUpdate(t, key, in.Key, x, keepOld)
 		old, next = u.old, u.next
 		if err != nil {
 			return withFailureItem(err, in.ReturnValuesOnConditionCheckFailure, old)
 		}
+		if err := e.checkItemCollection(t, u.prior.collectionBytes(t), next); err != nil {
+			return err
+		}
 		res := t.writeEntry(key, u.prior, next, &u.row, delay, now)
+		icm = t.itemCollectionMetrics(in.ReturnItemCollectionMetrics, next)
 		if reportsCapacity(in.ReturnConsumedCapacity) {
 			cc.addWrite(t, res, 1)
 		}
@@ -330,7 +343,7 @@ func (e *Engine) updateItem(_ context.Context, in *updateItemInput) (any, error)
 	releaseItem(in.Key)
 	releaseItem(attr.Item(in.ExpressionAttributeValues))
 	in.Key, in.ExpressionAttributeValues = nil, nil
-	out := &writeOutput{Attributes: attrs, ConsumedCapacity: cc.report(in.ReturnConsumedCapacity)}
+	out := &writeOutput{Attributes: attrs, ConsumedCapacity: cc.report(in.ReturnConsumedCapacity), ItemCollectionMetrics: icm}
 	return out, nil
 }
 

@@ -186,6 +186,8 @@ func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInp
 				}
 			case ae != nil && ae.Code == CodeValidation:
 				reasons[i] = cancellationReason{Code: "ValidationError", Message: ae.Message}
+			case ae != nil && ae.Code == CodeItemCollectionSizeLimitExceeded:
+				reasons[i] = cancellationReason{Code: "ItemCollectionSizeLimitExceeded", Message: ae.Message}
 			default:
 				return nil, err
 			}
@@ -196,6 +198,7 @@ func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInp
 	}
 
 	usage := map[string]*consumed{}
+	collections := newCollectionReport(in.ReturnItemCollectionMetrics)
 	for _, op := range ops {
 		cc := usage[op.t.name]
 		if cc == nil {
@@ -208,6 +211,11 @@ func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInp
 		}
 		delay := e.faults.gsiDelay(op.t.name)
 		cc.addWrite(op.t, op.t.writeEntry(op.key, op.t.priorOf(op.old, -1), op.next, op.row, delay, now), 2)
+		if op.next != nil {
+			collections.add(op.t, op.next)
+		} else {
+			collections.add(op.t, op.old)
+		}
 	}
 	for _, t := range tables {
 		if err := e.flush(t); err != nil {
@@ -218,6 +226,7 @@ func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInp
 	if r := reportAll(usage, in.ReturnConsumedCapacity); r != nil {
 		out["ConsumedCapacity"] = r
 	}
+	collections.addTo(out)
 	if in.ClientRequestToken != nil {
 		e.tokens.store(*in.ClientRequestToken, digest, now, e.opts.IdempotencyWindow, out)
 	}
@@ -346,6 +355,7 @@ func (op *txOp) evaluate(e *Engine) error {
 		op.old, op.next, op.write = u.old, u.next, true
 		if err == nil {
 			op.row = &u.row
+			err = e.checkItemCollection(op.t, op.t.collectionBytes(op.old), op.next)
 		}
 		return err
 	default:
@@ -360,6 +370,7 @@ func (op *txOp) evaluate(e *Engine) error {
 		switch op.kind {
 		case "Put":
 			op.next, op.write = op.act.Item, true
+			return e.checkItemCollection(op.t, op.t.collectionBytes(old), op.next)
 		case "Delete":
 			op.write = old != nil
 		}
