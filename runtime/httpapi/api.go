@@ -214,7 +214,7 @@ func (a *API) dispatch(ctx context.Context, c *call, method, path string, allow 
 		return resp, outcome, ""
 	}
 	c.route, c.params = r, params
-	resp, err := r.handle(ctx, c)
+	resp, err := c.serve(ctx)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			err = &retry.UnavailableError{Kind: retry.ServerFail, Attempts: 1, RetryAfter: time.Second, Cause: err}
@@ -233,6 +233,18 @@ func (a *API) dispatch(ctx context.Context, c *call, method, path string, allow 
 		}
 	}
 	return resp, outcome, r.flow
+}
+
+// serve runs the route's handler on checked parameters and encodes its reply.
+func (c *call) serve(ctx context.Context) (events.APIGatewayV2HTTPResponse, error) {
+	if err := c.checkParams(); err != nil {
+		return events.APIGatewayV2HTTPResponse{}, err
+	}
+	rep, err := c.route.handle(ctx, c)
+	if err != nil {
+		return events.APIGatewayV2HTTPResponse{}, err
+	}
+	return rep.response()
 }
 
 // CallerIdentity is the scope of idempotency keys: the IAM principal
@@ -302,7 +314,7 @@ type route struct {
 	method  string
 	pattern []string // literal segments or "{param}"
 	flow    string   // idempotent money flow, or ""
-	handle  func(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error)
+	handle  func(ctx context.Context, c *call) (reply, error)
 }
 
 func (a *API) match(method, path, stage string) (*route, map[string]string, error) {

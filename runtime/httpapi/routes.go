@@ -41,7 +41,7 @@ const (
 )
 
 func (a *API) table() []route {
-	r := func(name, method, pattern, flow string, h func(context.Context, *call) (events.APIGatewayV2HTTPResponse, error)) route {
+	r := func(name, method, pattern, flow string, h func(context.Context, *call) (reply, error)) route {
 		return route{name: name, method: method, pattern: strings.Split(strings.Trim(pattern, "/"), "/"), flow: flow, handle: h}
 	}
 	return []route{
@@ -84,10 +84,42 @@ func (c *call) decode(v any) ([]byte, error) {
 	return b, decodeStrict(b, v)
 }
 
-// id returns a path parameter after validating it as an id.
-func (c *call) id(name string) (string, error) {
-	v := c.params[name]
-	return v, keys.ValidateID(name, v)
+// checkParams validates the path parameters, every one an id named after
+// its pattern segment, in pattern order, before any handler runs.
+func (c *call) checkParams() error {
+	for _, seg := range c.route.pattern {
+		if name, ok := strings.CutPrefix(seg, "{"); ok {
+			name = strings.TrimSuffix(name, "}")
+			if err := keys.ValidateID(name, c.params[name]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// reply is a handler's answer on success: a status and a body to encode,
+// or a money flow's stored or fresh response, sent as it is.
+type reply struct {
+	status int
+	body   any
+	flow   *payments.Response
+}
+
+func ok[T any](v T, err error) (reply, error) { return reply{status: http.StatusOK, body: v}, err }
+
+func created[T any](v T, err error) (reply, error) {
+	return reply{status: http.StatusCreated, body: v}, err
+}
+
+func flowReply(r payments.Response, err error) (reply, error) { return reply{flow: &r}, err }
+
+// response encodes r.
+func (r reply) response() (events.APIGatewayV2HTTPResponse, error) {
+	if r.flow != nil {
+		return fromFlow(*r.flow), nil
+	}
+	return respond(r.status, r.body)
 }
 
 func text(field, v string, max int, required bool) error {
@@ -117,16 +149,12 @@ func optionalID(kind, v, prefix string) (string, error) {
 
 // listPage answers one page of a list: limit and cursor from the query
 // string, the store's page as the body.
-func listPage(c *call, list func(limit int, cur string) (any, error)) (events.APIGatewayV2HTTPResponse, error) {
+func listPage(c *call, list func(limit int, cur string) (any, error)) (reply, error) {
 	limit, cur, err := c.page()
 	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
+		return reply{}, err
 	}
-	p, err := list(limit, cur)
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	return respond(http.StatusOK, p)
+	return ok(list(limit, cur))
 }
 
 func (c *call) page() (int, string, error) {
@@ -147,52 +175,38 @@ type amountBody struct {
 	Currency string          `json:"currency"`
 }
 
-func (a *API) createUser(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
+func (a *API) createUser(ctx context.Context, c *call) (reply, error) {
 	var in struct {
 		UserID string `json:"userId"`
 		Name   string `json:"name"`
 		Email  string `json:"email"`
 	}
 	if _, err := c.decode(&in); err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
+		return reply{}, err
 	}
 	id, err := optionalID("userId", in.UserID, "usr")
 	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
+		return reply{}, err
 	}
 	if err := text("name", in.Name, 200, true); err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
+		return reply{}, err
 	}
 	if err := text("email", in.Email, 254, true); err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
+		return reply{}, err
 	}
 	if addr, err := mail.ParseAddress(in.Email); err != nil || addr.Address != in.Email {
-		return events.APIGatewayV2HTTPResponse{}, fmt.Errorf("%w: \"email\" is not a plain address", ErrBadRequest)
+		return reply{}, fmt.Errorf("%w: \"email\" is not a plain address", ErrBadRequest)
 	}
-	u, err := a.st.CreateUser(ctx, store.NewUser{UserID: id, Name: in.Name, Email: in.Email})
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	return respond(http.StatusCreated, u)
+	return created(a.st.CreateUser(ctx, store.NewUser{UserID: id, Name: in.Name, Email: in.Email}))
 }
 
-func (a *API) getUser(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
-	id, err := c.id("userId")
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	v, err := a.st.UserView(ctx, id)
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	return respond(http.StatusOK, v)
+func (a *API) getUser(ctx context.Context, c *call) (reply, error) {
+	id := c.params["userId"]
+	return ok(a.st.UserView(ctx, id))
 }
 
-func (a *API) addAddress(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
-	userID, err := c.id("userId")
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
+func (a *API) addAddress(ctx context.Context, c *call) (reply, error) {
+	userID := c.params["userId"]
 	var in struct {
 		AddressID  string `json:"addressId"`
 		Line1      string `json:"line1"`
@@ -202,11 +216,11 @@ func (a *API) addAddress(ctx context.Context, c *call) (events.APIGatewayV2HTTPR
 		Country    string `json:"country"`
 	}
 	if _, err := c.decode(&in); err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
+		return reply{}, err
 	}
 	id, err := optionalID("addressId", in.AddressID, "adr")
 	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
+		return reply{}, err
 	}
 	for _, f := range []struct {
 		name, v  string
@@ -214,91 +228,64 @@ func (a *API) addAddress(ctx context.Context, c *call) (events.APIGatewayV2HTTPR
 		required bool
 	}{{"line1", in.Line1, 200, true}, {"line2", in.Line2, 200, false}, {"city", in.City, 100, true}, {"postalCode", in.PostalCode, 20, true}, {"country", in.Country, 2, true}} {
 		if err := text(f.name, f.v, f.max, f.required); err != nil {
-			return events.APIGatewayV2HTTPResponse{}, err
+			return reply{}, err
 		}
 	}
 	if len(in.Country) != 2 || strings.ToUpper(in.Country) != in.Country {
-		return events.APIGatewayV2HTTPResponse{}, fmt.Errorf("%w: \"country\" must be an ISO 3166-1 alpha-2 code such as DE", ErrBadRequest)
+		return reply{}, fmt.Errorf("%w: \"country\" must be an ISO 3166-1 alpha-2 code such as DE", ErrBadRequest)
 	}
-	addr, err := a.st.AddAddress(ctx, userID, store.NewAddress{AddressID: id, Line1: in.Line1, Line2: in.Line2,
-		City: in.City, PostalCode: in.PostalCode, Country: in.Country})
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	return respond(http.StatusCreated, addr)
+	return created(a.st.AddAddress(ctx, userID, store.NewAddress{AddressID: id, Line1: in.Line1, Line2: in.Line2,
+		City: in.City, PostalCode: in.PostalCode, Country: in.Country}))
 }
 
 // moneyMove is credit and debit: the same body, different flows.
-func (a *API) moneyMove(ctx context.Context, c *call, flow string, run func(context.Context, payments.Idem, string, money.Amount) (payments.Response, error)) (events.APIGatewayV2HTTPResponse, error) {
-	userID, err := c.id("userId")
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
+func (a *API) moneyMove(ctx context.Context, c *call, flow string, run func(context.Context, payments.Idem, string, money.Amount) (payments.Response, error)) (reply, error) {
+	userID := c.params["userId"]
 	var in amountBody
 	raw, err := c.decode(&in)
 	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
+		return reply{}, err
 	}
 	amt, err := money.ParseJSON(in.Amount, in.Currency)
 	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
+		return reply{}, err
 	}
 	idem, err := c.idem(flow, raw)
 	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
+		return reply{}, err
 	}
-	r, err := run(ctx, idem, userID, amt)
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	return fromFlow(r), nil
+	return flowReply(run(ctx, idem, userID, amt))
 }
 
-func (a *API) credit(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
+func (a *API) credit(ctx context.Context, c *call) (reply, error) {
 	return a.moneyMove(ctx, c, payments.FlowCredit, a.svc.Credit)
 }
 
-func (a *API) debit(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
+func (a *API) debit(ctx context.Context, c *call) (reply, error) {
 	return a.moneyMove(ctx, c, payments.FlowDebit, a.svc.Debit)
 }
 
-func (a *API) balance(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
-	id, err := c.id("userId")
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	b, err := a.st.Balance(ctx, id)
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	return respond(http.StatusOK, b)
+func (a *API) balance(ctx context.Context, c *call) (reply, error) {
+	id := c.params["userId"]
+	return ok(a.st.Balance(ctx, id))
 }
 
-func (a *API) ledger(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
-	id, err := c.id("userId")
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
+func (a *API) ledger(ctx context.Context, c *call) (reply, error) {
+	id := c.params["userId"]
 	return listPage(c, func(limit int, cur string) (any, error) {
 		return a.st.Ledger(ctx, id, limit, cur)
 	})
 }
 
-func (a *API) userOrders(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
-	id, err := c.id("userId")
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
+func (a *API) userOrders(ctx context.Context, c *call) (reply, error) {
+	id := c.params["userId"]
 	return listPage(c, func(limit int, cur string) (any, error) {
 		return a.st.UserOrders(ctx, id, limit, cur)
 	})
 }
 
-func (a *API) createOrder(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
-	userID, err := c.id("userId")
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
+func (a *API) createOrder(ctx context.Context, c *call) (reply, error) {
+	userID := c.params["userId"]
 	var in struct {
 		OrderID  string `json:"orderId"`
 		Currency string `json:"currency"`
@@ -310,153 +297,118 @@ func (a *API) createOrder(ctx context.Context, c *call) (events.APIGatewayV2HTTP
 	}
 	raw, err := c.decode(&in)
 	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
+		return reply{}, err
 	}
 	cur, err := money.ParseCurrency(in.Currency)
 	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
+		return reply{}, err
 	}
 	if in.OrderID != "" {
 		if err := keys.ValidateID("orderId", in.OrderID); err != nil {
-			return events.APIGatewayV2HTTPResponse{}, err
+			return reply{}, err
 		}
 	}
 	order := payments.NewOrder{OrderID: in.OrderID, Currency: cur}
 	if len(in.Items) == 0 || len(in.Items) > payments.MaxOrderItems {
-		return events.APIGatewayV2HTTPResponse{}, fmt.Errorf("%w: %d items, want 1..%d", payments.ErrInvalidOrder, len(in.Items), payments.MaxOrderItems)
+		return reply{}, fmt.Errorf("%w: %d items, want 1..%d", payments.ErrInvalidOrder, len(in.Items), payments.MaxOrderItems)
 	}
 	for i, it := range in.Items {
 		price, err := money.ParseJSON(it.UnitPrice, in.Currency)
 		if err != nil {
-			return events.APIGatewayV2HTTPResponse{}, fmt.Errorf("items[%d].unitPrice: %w", i, err)
+			return reply{}, fmt.Errorf("items[%d].unitPrice: %w", i, err)
 		}
 		q, ok := positiveInt(it.Quantity, payments.MaxQuantity)
 		if !ok {
-			return events.APIGatewayV2HTTPResponse{}, fmt.Errorf("%w: items[%d].quantity must be a JSON integer 1..%d", payments.ErrInvalidOrder, i, payments.MaxQuantity)
+			return reply{}, fmt.Errorf("%w: items[%d].quantity must be a JSON integer 1..%d", payments.ErrInvalidOrder, i, payments.MaxQuantity)
 		}
 		if err := keys.ValidateID("productId", it.ProductID); err != nil {
-			return events.APIGatewayV2HTTPResponse{}, fmt.Errorf("items[%d]: %w", i, err)
+			return reply{}, fmt.Errorf("items[%d]: %w", i, err)
 		}
 		order.Items = append(order.Items, payments.NewItem{ProductID: it.ProductID, Quantity: q, UnitPrice: price})
 	}
 	idem, err := c.idem(payments.FlowCreateOrder, raw)
 	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
+		return reply{}, err
 	}
-	r, err := a.svc.CreateOrder(ctx, idem, userID, order)
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	return fromFlow(r), nil
+	return flowReply(a.svc.CreateOrder(ctx, idem, userID, order))
 }
 
-func (a *API) getOrder(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
-	id, err := c.id("orderId")
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	v, err := a.st.Order(ctx, id)
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	return respond(http.StatusOK, v)
+func (a *API) getOrder(ctx context.Context, c *call) (reply, error) {
+	id := c.params["orderId"]
+	return ok(a.st.Order(ctx, id))
 }
 
-func (a *API) listOrders(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
+func (a *API) listOrders(ctx context.Context, c *call) (reply, error) {
 	status := c.req.QueryStringParameters["status"]
 	if status != store.OrderCreated && status != store.OrderPaid {
-		return events.APIGatewayV2HTTPResponse{}, fmt.Errorf("%w: status must be %q or %q", ErrBadRequest, store.OrderCreated, store.OrderPaid)
+		return reply{}, fmt.Errorf("%w: status must be %q or %q", ErrBadRequest, store.OrderCreated, store.OrderPaid)
 	}
 	return listPage(c, func(limit int, cur string) (any, error) {
 		return a.st.OrdersByStatus(ctx, status, limit, cur)
 	})
 }
 
-func (a *API) charge(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
-	orderID, err := c.id("orderId")
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
+func (a *API) charge(ctx context.Context, c *call) (reply, error) {
+	orderID := c.params["orderId"]
 	var in amountBody
 	raw, err := c.decode(&in)
 	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
+		return reply{}, err
 	}
 	amt, err := money.ParseJSON(in.Amount, in.Currency)
 	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
+		return reply{}, err
 	}
 	idem, err := c.idem(payments.FlowCharge, raw)
 	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
+		return reply{}, err
 	}
-	r, err := a.svc.Charge(ctx, idem, orderID, amt)
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	return fromFlow(r), nil
+	return flowReply(a.svc.Charge(ctx, idem, orderID, amt))
 }
 
 // settle takes an optional body {"amount", "currency"}: when present it
 // must equal the order total.
-func (a *API) settle(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
-	orderID, err := c.id("orderId")
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
+func (a *API) settle(ctx context.Context, c *call) (reply, error) {
+	orderID := c.params["orderId"]
 	raw, err := c.body()
 	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
+		return reply{}, err
 	}
 	var expected *money.Amount
 	if len(strings.TrimSpace(string(raw))) > 0 {
 		var in amountBody
 		if err := decodeStrict(raw, &in); err != nil {
-			return events.APIGatewayV2HTTPResponse{}, err
+			return reply{}, err
 		}
 		amt, err := money.ParseJSON(in.Amount, in.Currency)
 		if err != nil {
-			return events.APIGatewayV2HTTPResponse{}, err
+			return reply{}, err
 		}
 		expected = &amt
 	}
 	idem, err := c.idem(payments.FlowSettle, raw)
 	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
+		return reply{}, err
 	}
-	r, err := a.svc.Settle(ctx, idem, orderID, expected)
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	return fromFlow(r), nil
+	return flowReply(a.svc.Settle(ctx, idem, orderID, expected))
 }
 
-func (a *API) unprocessed(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
+func (a *API) unprocessed(ctx context.Context, c *call) (reply, error) {
 	return listPage(c, func(limit int, cur string) (any, error) {
 		return a.st.UnprocessedPayments(ctx, limit, cur)
 	})
 }
 
-func (a *API) processPayment(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
-	orderID, err := c.id("orderId")
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	paymentID, err := c.id("paymentId")
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
+func (a *API) processPayment(ctx context.Context, c *call) (reply, error) {
+	orderID := c.params["orderId"]
+	paymentID := c.params["paymentId"]
 	if _, err := c.body(); err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
+		return reply{}, err
 	}
-	p, err := a.st.ProcessPayment(ctx, orderID, paymentID)
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	return respond(http.StatusOK, p)
+	return ok(a.st.ProcessPayment(ctx, orderID, paymentID))
 }
 
-func (a *API) createProduct(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
+func (a *API) createProduct(ctx context.Context, c *call) (reply, error) {
 	var in struct {
 		ProductID string          `json:"productId"`
 		Name      string          `json:"name"`
@@ -465,44 +417,33 @@ func (a *API) createProduct(ctx context.Context, c *call) (events.APIGatewayV2HT
 		Featured  bool            `json:"featured"`
 	}
 	if _, err := c.decode(&in); err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
+		return reply{}, err
 	}
 	id, err := optionalID("productId", in.ProductID, "prd")
 	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
+		return reply{}, err
 	}
 	if err := text("name", in.Name, 200, true); err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
+		return reply{}, err
 	}
 	price, err := money.ParseJSON(in.Price, in.Currency)
 	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
+		return reply{}, err
 	}
-	p, err := a.st.CreateProduct(ctx, store.NewProduct{ProductID: id, Name: in.Name, Price: price.Minor,
-		Currency: string(price.Currency), Featured: in.Featured})
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	return respond(http.StatusCreated, p)
+	return created(a.st.CreateProduct(ctx, store.NewProduct{ProductID: id, Name: in.Name, Price: price.Minor,
+		Currency: string(price.Currency), Featured: in.Featured}))
 }
 
-func (a *API) getProduct(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
-	id, err := c.id("productId")
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	p, err := a.st.Product(ctx, id)
-	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, err
-	}
-	return respond(http.StatusOK, p)
+func (a *API) getProduct(ctx context.Context, c *call) (reply, error) {
+	id := c.params["productId"]
+	return ok(a.st.Product(ctx, id))
 }
 
 // listProducts serves only the featured listing: listing every product
 // would need a Scan, which no request path may do.
-func (a *API) listProducts(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
+func (a *API) listProducts(ctx context.Context, c *call) (reply, error) {
 	if c.req.QueryStringParameters["featured"] != "true" {
-		return events.APIGatewayV2HTTPResponse{}, fmt.Errorf("%w: only GET /products?featured=true is supported (a full listing would need a Scan)", ErrBadRequest)
+		return reply{}, fmt.Errorf("%w: only GET /products?featured=true is supported (a full listing would need a Scan)", ErrBadRequest)
 	}
 	return listPage(c, func(limit int, cur string) (any, error) {
 		return a.st.FeaturedProducts(ctx, limit, cur)
