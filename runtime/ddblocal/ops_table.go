@@ -636,6 +636,9 @@ func (e *Engine) updateTable(_ context.Context, in *updateTableInput) (any, erro
 }
 
 func (e *Engine) updateTableLocked(t *table, in *updateTableInput) error {
+	if err := checkThroughputChange(t, in); err != nil {
+		return err
+	}
 	spec := in.StreamSpecification
 	// Checked first: a refused stream change leaves the table as it was.
 	if spec != nil {

@@ -30,20 +30,29 @@ func tableOfARN(arn string) string {
 	return name
 }
 
-func (e *Engine) tableByARN(arn string) (*table, error) {
+// CodeAccessDenied is the error of a request on a resource the caller
+// may not use, or that does not exist in the caller's account.
+const CodeAccessDenied = "AccessDeniedException"
+
+// tableByARN finds the table a tagging operation (action) names. A
+// malformed ARN is a ValidationException; one naming no table of this
+// account is an AccessDeniedException, as DynamoDB authorises the action
+// on the resource before looking it up (API Reference, ListTagsOfResource
+// and TagResource: AccessDeniedException).
+func (e *Engine) tableByARN(action, arn string) (*table, error) {
 	name := tableOfARN(arn)
 	if name == "" {
 		return nil, validationf("Invalid TableArn: Invalid ResourceArn provided as input %s", arn)
 	}
 	t, err := e.table(name)
-	if err != nil {
-		return nil, newError(CodeResourceNotFound, "Requested resource not found: ResourceArn: %s not found", arn)
+	if err != nil || t.arn != arn {
+		return nil, newError(CodeAccessDenied, "User: arn:aws:iam::%s:root is not authorized to perform: dynamodb:%s on resource: %s because no identity-based policy allows the dynamodb:%s action", e.opts.AccountID, action, arn, action)
 	}
 	return t, nil
 }
 
 func (e *Engine) tagResource(_ context.Context, in *tagResourceInput) (any, error) {
-	t, err := e.tableByARN(in.ResourceArn)
+	t, err := e.tableByARN("TagResource", in.ResourceArn)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +72,7 @@ func (e *Engine) tagResource(_ context.Context, in *tagResourceInput) (any, erro
 }
 
 func (e *Engine) untagResource(_ context.Context, in *tagResourceInput) (any, error) {
-	t, err := e.tableByARN(in.ResourceArn)
+	t, err := e.tableByARN("UntagResource", in.ResourceArn)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +86,7 @@ func (e *Engine) untagResource(_ context.Context, in *tagResourceInput) (any, er
 }
 
 func (e *Engine) listTagsOfResource(_ context.Context, in *tagResourceInput) (any, error) {
-	t, err := e.tableByARN(in.ResourceArn)
+	t, err := e.tableByARN("ListTagsOfResource", in.ResourceArn)
 	if err != nil {
 		return nil, err
 	}

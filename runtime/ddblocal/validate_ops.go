@@ -149,3 +149,105 @@ func (in *listTablesInput) validate(c *checker) {
 		c.add(showValue, "", "exclusiveStartTableName", "Member must have length greater than or equal to 3")
 	}
 }
+
+// maxThroughputUnits bounds the capacity units a table or index may ask for.
+const maxThroughputUnits = 1_000_000_000_000
+
+// throughputConstraints checks a ProvisionedThroughput member at path:
+// both units present and at least 1.
+func throughputConstraints(c *checker, path string, pt *provisionedThroughput) {
+	if pt == nil {
+		return
+	}
+	for _, u := range []struct {
+		name string
+		v    *int64
+	}{{"readCapacityUnits", pt.ReadCapacityUnits}, {"writeCapacityUnits", pt.WriteCapacityUnits}} {
+		switch {
+		case u.v == nil:
+			c.add(showNull, "", path+"."+u.name, "Member must not be null")
+		case *u.v < 1:
+			c.add(showValue, strconv.FormatInt(*u.v, 10), path+"."+u.name, "Member must have value greater than or equal to 1")
+		}
+	}
+}
+
+// throughputBounds refuses capacity units beyond what DynamoDB accepts;
+// suffix names the index, if any. Checked once the constraints hold.
+func throughputBounds(c *checker, pt *provisionedThroughput, suffix string) {
+	if pt == nil || c.done() || len(c.errs) > 0 {
+		return
+	}
+	for _, u := range []struct {
+		name string
+		v    *int64
+	}{{"ReadCapacityUnits", pt.ReadCapacityUnits}, {"WriteCapacityUnits", pt.WriteCapacityUnits}} {
+		if u.v != nil && *u.v > maxThroughputUnits {
+			c.stop(validationf("Given value %d for %s is out of bounds%s", *u.v, u.name, suffix))
+			return
+		}
+	}
+}
+
+func (in *updateTableInput) validate(c *checker) {
+	c.tableName("tableName", "TableName", &in.TableName, 1, nullName)
+	throughputConstraints(c, "provisionedThroughput", in.ProvisionedThroughput)
+	for i, u := range in.GlobalSecondaryIndexUpdates {
+		if u.Update != nil {
+			throughputConstraints(c, member("globalSecondaryIndexUpdates", i)+".update.provisionedThroughput", u.Update.ProvisionedThroughput)
+		}
+	}
+	c.enum("billingMode", in.BillingMode, enumBillingMode...)
+	if c.done() || len(c.errs) > 0 {
+		return
+	}
+	changes := in.ProvisionedThroughput != nil || in.BillingMode != "" || in.StreamSpecification != nil ||
+		in.DeletionProtectionEnabled != nil || len(in.GlobalSecondaryIndexUpdates) > 0
+	for _, other := range []string{"SSESpecification", "ReplicaUpdates", "TableClass", "OnDemandThroughput", "WarmThroughput", "MultiRegionConsistency", "GlobalTableWitnessUpdates"} {
+		changes = changes || c.present(other)
+	}
+	if !changes {
+		c.stop(validationf("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required"))
+		return
+	}
+	throughputBounds(c, in.ProvisionedThroughput, "")
+	seen := map[string]bool{}
+	for _, u := range in.GlobalSecondaryIndexUpdates {
+		var name string
+		switch {
+		case u.Update != nil:
+			name = u.Update.IndexName
+			throughputBounds(c, u.Update.ProvisionedThroughput, " for index "+name)
+		case u.Create != nil:
+			name = u.Create.IndexName
+		case u.Delete != nil:
+			name = u.Delete.IndexName
+		default:
+			c.stop(validationf("One or more parameter values were invalid: One of GlobalSecondaryIndexUpdate.Update, GlobalSecondaryIndexUpdate.Create, GlobalSecondaryIndexUpdate.Delete must not be null"))
+			return
+		}
+		if seen[name] {
+			c.stop(validationf("One or more parameter values were invalid: Only one global secondary index update per index is allowed simultaneously. Index: %s", name))
+			return
+		}
+		seen[name] = true
+	}
+}
+
+// checkThroughputChange refuses an UpdateTable whose only change is a
+// ProvisionedThroughput equal to the table's, as DynamoDB does. The
+// caller holds t.mu.
+func checkThroughputChange(t *table, in *updateTableInput) error {
+	pt := in.ProvisionedThroughput
+	if pt == nil || pt.ReadCapacityUnits == nil || pt.WriteCapacityUnits == nil || t.billing == "PAY_PER_REQUEST" {
+		return nil
+	}
+	if in.BillingMode == "PAY_PER_REQUEST" || len(in.GlobalSecondaryIndexUpdates) > 0 || in.StreamSpecification != nil || in.DeletionProtectionEnabled != nil {
+		return nil
+	}
+	rcu, wcu := *pt.ReadCapacityUnits, *pt.WriteCapacityUnits
+	if rcu != t.rcu || wcu != t.wcu {
+		return nil
+	}
+	return validationf("The provisioned throughput for the table will not change. The requested value equals the current value. Current ReadCapacityUnits provisioned for the table: %d. Requested ReadCapacityUnits: %d. Current WriteCapacityUnits provisioned for the table: %d. Requested WriteCapacityUnits: %d. Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits.", t.rcu, rcu, t.wcu, wcu)
+}
