@@ -26,6 +26,9 @@ import (
 type powertools struct {
 	db    *dynamodb.Client
 	table string
+	// guard, if set, replaces the Powertools sequence around the same
+	// effects (the library's external mode does).
+	guard func(ctx context.Context, partition, keyHash string, effect func(ctx context.Context, now time.Time) (string, error)) (string, bool, error)
 }
 
 // errInProgress is Powertools' IdempotencyAlreadyInProgressError.
@@ -43,6 +46,9 @@ type ptRecord struct {
 // run guards effect with the Powertools sequence; it returns the stored or
 // fresh response and whether it was a replay.
 func (p *powertools) run(ctx context.Context, partition, keyHash string, effect func(ctx context.Context, now time.Time) (string, error)) (string, bool, error) {
+	if p.guard != nil {
+		return p.guard(ctx, partition, keyHash, effect)
+	}
 	now := time.Now()
 	rk := keys.Key{PK: partition, SK: "PTIDEM#" + keyHash}
 	item, err := attributevalue.MarshalMap(ptRecord{PK: rk.PK, SK: rk.SK, Status: "INPROGRESS",

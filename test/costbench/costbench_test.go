@@ -18,6 +18,7 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/httpapi"
+	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/schema/provision"
 )
 
@@ -54,6 +55,7 @@ type world struct {
 	db  *dynamodb.Client
 	api *httpapi.API
 	pt  *powertools
+	ext *powertools
 	seq atomic.Int64
 }
 
@@ -65,7 +67,8 @@ func newWorld(b testing.TB) *world {
 	if err := provision.EnsureTable(context.Background(), db, table); err != nil {
 		b.Fatal(err)
 	}
-	w := &world{db: db, pt: &powertools{db: db, table: table},
+	x := &external{records: idempotency.NewTable(db, table)}
+	w := &world{db: db, pt: &powertools{db: db, table: table}, ext: &powertools{db: db, table: table, guard: x.guard},
 		api: httpapi.New(db, httpapi.Config{Table: table, Log: io.Discard, Metrics: io.Discard})}
 	return w
 }
@@ -117,6 +120,8 @@ type call struct {
 	key                string
 	// baseline runs the same request through the Powertools sequence.
 	baseline func(ctx context.Context) (string, bool, error)
+	// external runs the baseline's effect under the library's external mode.
+	external func(ctx context.Context) (string, bool, error)
 }
 
 // flow makes a fresh request of one flow (a new key, and a new order where
@@ -132,17 +137,20 @@ var flows = []flow{
 	{"charge", func(b testing.TB, w *world, user string) call {
 		o, k := w.order(b, user, amount), w.id("k")
 		return call{"POST", "/orders/" + o + "/payments", fmt.Sprintf(`{"amount":%d,"currency":"EUR"}`, amount), k,
-			func(ctx context.Context) (string, bool, error) { return w.pt.charge(ctx, hash(k), o, amount) }}
+			func(ctx context.Context) (string, bool, error) { return w.pt.charge(ctx, hash(k), o, amount) },
+			func(ctx context.Context) (string, bool, error) { return w.ext.charge(ctx, hash(k), o, amount) }}
 	}},
 	{"debit", func(b testing.TB, w *world, user string) call {
 		k := w.id("k")
 		return call{"POST", "/users/" + user + "/debits", fmt.Sprintf(`{"amount":%d,"currency":"EUR"}`, amount), k,
-			func(ctx context.Context) (string, bool, error) { return w.pt.debit(ctx, hash(k), user, amount) }}
+			func(ctx context.Context) (string, bool, error) { return w.pt.debit(ctx, hash(k), user, amount) },
+			func(ctx context.Context) (string, bool, error) { return w.ext.debit(ctx, hash(k), user, amount) }}
 	}},
 	{"settle", func(b testing.TB, w *world, user string) call {
 		o, k := w.order(b, user, amount), w.id("k")
 		return call{"POST", "/orders/" + o + "/settle", "", k,
-			func(ctx context.Context) (string, bool, error) { return w.pt.settle(ctx, hash(k), o) }}
+			func(ctx context.Context) (string, bool, error) { return w.pt.settle(ctx, hash(k), o) },
+			func(ctx context.Context) (string, bool, error) { return w.ext.settle(ctx, hash(k), o) }}
 	}},
 }
 
@@ -157,8 +165,12 @@ func (w *world) run(c call, impl string) (usage, time.Duration, bool, error) {
 	var u usage
 	ctx := metered(context.Background(), &u)
 	start := time.Now()
-	if impl == "baseline" {
+	switch impl {
+	case "baseline":
 		_, replayed, err := c.baseline(ctx)
+		return u, time.Since(start), replayed, err
+	case "external":
+		_, replayed, err := c.external(ctx)
 		return u, time.Since(start), replayed, err
 	}
 	r, _ := w.api.Handle(ctx, event(c.method, c.path, c.key, c.body))
@@ -169,7 +181,10 @@ func (w *world) run(c call, impl string) (usage, time.Duration, bool, error) {
 	return u, d, r.Headers["Idempotent-Replayed"] == "true", nil
 }
 
-var impls = []string{"oncetable", "baseline"}
+// impls: oncetable's flows (the library's transactional mode), the
+// Powertools-style baseline, and the library's external mode around the
+// baseline's effects.
+var impls = []string{"oncetable", "baseline", "external"}
 
 // BenchmarkFlows: each flow, each case, each implementation. ddb-req/op is
 // the number of DynamoDB requests of one call.
@@ -258,7 +273,7 @@ func race(b *testing.B, w *world, c call, impl string, s *sample) {
 		switch {
 		case r.err == nil && !r.replayed:
 			winners++
-		case r.replayed || (impl == "baseline" && r.err == errInProgress):
+		case r.replayed || (impl != "oncetable" && r.err == errInProgress):
 			losers = append(losers, r)
 		default:
 			b.Fatalf("race: unexpected outcome %+v", r)
@@ -268,7 +283,9 @@ func race(b *testing.B, w *world, c call, impl string, s *sample) {
 		b.Fatalf("race: %d winners, %d losers; want 1 and 1", winners, len(losers))
 	}
 	l := losers[0]
-	if l.err == errInProgress {
+	if l.err == errInProgress && impl == "external" {
+		s.note("answered InProgressError, HTTP 409 (the client must retry later)")
+	} else if l.err == errInProgress {
 		s.note("answered IdempotencyAlreadyInProgressError (the client must retry later)")
 	} else {
 		s.note("answered the winner's stored response")

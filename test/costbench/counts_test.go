@@ -11,6 +11,9 @@ func TestRequestCounts(t *testing.T) {
 		"charge/oncetable": {1, 1}, "charge/baseline": {3, 2},
 		"debit/oncetable": {1, 1}, "debit/baseline": {3, 2},
 		"settle/oncetable": {2, 1}, "settle/baseline": {4, 2},
+		// The library's external mode: PutItem, the effect, UpdateItem; a
+		// replay is the failed PutItem with the record returned (ALL_OLD).
+		"charge/external": {3, 1}, "debit/external": {3, 1}, "settle/external": {4, 1},
 	}
 	for _, f := range flows {
 		for _, impl := range impls {

@@ -56,6 +56,28 @@ Target (issue 6): 1 request per first call and 1 per replay, against the baselin
 		}
 	}
 	b.WriteString(`
+## The library's external mode
+
+runtime/idempotency also offers the lock-first protocol for effects outside DynamoDB (Table.Begin, the
+effect, Pending.Complete). Here it guards the baseline's own effects, so the two columns differ only in
+the protocol: a conditional PutItem of a pending record, the effect, an UpdateItem storing the response.
+A replay is the failed PutItem alone: the record comes back inside the ConditionalCheckFailedException
+(ReturnValuesOnConditionCheckFailure=ALL_OLD), so no GetItem follows.
+
+| flow | case | external | requests made | baseline | requests made | external / baseline |
+|---|---|---:|---|---:|---|---:|
+`)
+	for _, f := range flows {
+		for _, c := range caseNames {
+			x, p := results[f.name+"/"+c.key+"/external"], results[f.name+"/"+c.key+"/baseline"]
+			if x == nil || p == nil {
+				continue
+			}
+			xr, pr := x.perCall(float64(x.u.Requests)), p.perCall(float64(p.u.Requests))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %.2f |\n", f.name, c.title, num(xr), ops(x), num(pr), ops(p), xr/pr)
+		}
+	}
+	b.WriteString(`
 ## Capacity and latency per call
 
 WCU and RCU are summed over the call's requests as the engine reports them. An error response carries no
@@ -121,6 +143,9 @@ figures show the cost of the protocol's requests under contention, not DynamoDB'
   average above) more than the protocol. Against DynamoDB each request adds a network round trip, so the
   request counts above are the better predictor of latency; in process, a failed transaction (oncetable's
   replay) costs more CPU than a failed Put plus a GetItem (the baseline's).
+- **The external mode** needs the lock and the completion as requests of their own, as the baseline
+  does, so a first call costs what the baseline's does; it saves the replay's GetItem, and its pending
+  record's in-progress window is chosen by the caller (docs/idempotency.md).
 - The loser of a race in oncetable always gets the winner's response; in the baseline it gets
   IdempotencyAlreadyInProgressError whenever it arrives while the winner is between its Put and its
   Update, and the client has to retry later.
