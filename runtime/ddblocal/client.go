@@ -14,12 +14,13 @@ import (
 )
 
 // Client returns a DynamoDB client wired to this engine in process: its
-// HTTP client calls Handler directly, without sockets. It uses region
-// us-east-1 and static credentials; optFns may change anything, the
-// retryer included.
+// HTTP client calls Handler directly, without sockets. It uses the
+// engine's Options.Region and static credentials; optFns may change
+// anything, the retryer included (a region set there names the tables it
+// creates, as the region of any signed request does).
 func (e *Engine) Client(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 	opts := dynamodb.Options{
-		Region:       "us-east-1",
+		Region:       e.opts.Region,
 		BaseEndpoint: aws.String("http://ddblocal.invalid"),
 		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 			return aws.Credentials{AccessKeyID: "ddblocal", SecretAccessKey: "ddblocal", Source: "ddblocal"}, nil
@@ -108,7 +109,7 @@ func IsConnectionReset(err error) bool { return errors.Is(err, syscall.ECONNRESE
 // process, like Client.
 func (e *Engine) StreamsClient(optFns ...func(*dynamodbstreams.Options)) *dynamodbstreams.Client {
 	opts := dynamodbstreams.Options{
-		Region:       "us-east-1",
+		Region:       e.opts.Region,
 		BaseEndpoint: aws.String("http://ddblocal.invalid"),
 		Credentials:  localCredentials,
 		HTTPClient:   &http.Client{Transport: e.RoundTripper()},

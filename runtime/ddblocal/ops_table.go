@@ -220,7 +220,7 @@ func checkThroughput(billing string, pt *provisionedThroughput, what string) (rc
 	}
 }
 
-func (e *Engine) createTable(_ context.Context, in *createTableInput) (any, error) {
+func (e *Engine) createTable(ctx context.Context, in *createTableInput) (any, error) {
 	if err := checkTableName(in.TableName); err != nil {
 		return nil, err
 	}
@@ -283,7 +283,7 @@ func (e *Engine) createTable(_ context.Context, in *createTableInput) (any, erro
 		}
 		t.tags[tg.Key] = tg.Value
 	}
-	t.arn = fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s", e.opts.Region, e.opts.AccountID, in.TableName)
+	t.arn = fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s", e.region(ctx), e.opts.AccountID, in.TableName)
 	if len(in.GlobalSecondaryIndexes) > 20 {
 		return nil, validationf("One or more parameter values were invalid: GlobalSecondaryIndex count exceeds the per-table limit of 20")
 	}

@@ -139,7 +139,7 @@ func (e *Engine) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The decoders copy what they keep, so the buffer is reused.
-	out, tables, err := e.runOp(r.Context(), o, name, bp.Bytes())
+	out, tables, err := e.runOp(e.withRequestRegion(r.Context(), r), o, name, bp.Bytes())
 	if err != nil {
 		var ae *APIError
 		if !errors.As(err, &ae) {
