@@ -26,7 +26,11 @@ NODE_STAMP := node_modules/.installed
 GO_STAMP := $(TOOLS)/.go-mod-downloaded
 CDK := npx --no-install cdk --no-notices
 
-.PHONY: run test synth diff deploy bootstrap lint fmt deps clean require-env bench-engine
+.PHONY: help run test synth diff deploy bootstrap lint fmt deps clean require-env bench-engine
+
+## help: list the targets with what they do
+help:
+	@awk '/^## / { sub(/^## /, ""); print; next } /^##  / { print }' $(MAKEFILE_LIST)
 
 ## deps: install Node.js 22 + CDK CLI (npm ci) and the Go modules
 deps: $(NODE_STAMP) $(GO_STAMP)
@@ -47,17 +51,31 @@ $(STATICCHECK):
 
 ## run: the local runner: the API on 127.0.0.1:8080 over the embedded DynamoDB engine on 127.0.0.1:8000
 ##      (RUN_FLAGS="-data-dir .data" keeps state; RUN_FLAGS="-dynamodb-endpoint URL" uses another endpoint)
+# The runner is built, then exec'd: it is make's only child, so Ctrl-C and
+# `kill <make's pid>` (make forwards SIGTERM) reach it, and it stops with
+# status 0. `go build` fetches only the modules the runner imports, never
+# the CDK's. The first build on empty caches took about $(RUN_FIRST_BUILD) (see README).
 RUN_FLAGS ?=
-run: $(GO_STAMP)
-	go run ./lambdas/local $(RUN_FLAGS)
+RUN_FIRST_BUILD := 40 s
+RUNNER := $(TOOLS)/oncetable-local
+run:
+	@mkdir -p $(TOOLS)
+	@echo "building the local runner (first time: about $(RUN_FIRST_BUILD))"
+	@go build -o $(RUNNER) ./lambdas/local
+	@exec $(RUNNER) $(RUN_FLAGS)
 
 ## synth: synthesize every environment (or ENV=name) into cdk.out/ and list the templates
 # Synthesis needs no AWS account: keep the CLI's credential lookup off the
 # EC2 instance metadata endpoint, so it never waits on the network.
 synth: export AWS_EC2_METADATA_DISABLED := true
+# It synthesizes into a fresh directory and replaces cdk.out/ only when that
+# succeeded, so a failed synth (one line: the app's error) keeps the last one.
 synth: deps
-	@rm -rf $(CDK_OUT)
-	@$(CDK) synth --quiet --output $(CDK_OUT) $(if $(ENV),-c env=$(ENV))
+	@mkdir -p .cdk-out; tmp=$$(mktemp -d .cdk-out/synth.XXXXXX); trap 'rm -rf "$$tmp"' EXIT; \
+	if ! $(CDK) synth --quiet --output "$$tmp" $(if $(ENV),-c env=$(ENV)) >"$$tmp.log" 2>&1; then \
+		grep -m1 '^oncetable: ' "$$tmp.log" >&2 || cat "$$tmp.log" >&2; rm -f "$$tmp.log"; exit 1; \
+	fi; \
+	cat "$$tmp.log" >&2; rm -f "$$tmp.log"; rm -rf $(CDK_OUT); mv "$$tmp" $(CDK_OUT)
 	@echo "CloudFormation templates:"
 	@ls -1 $(CDK_OUT)/*.template.json | sed 's/^/  /'
 
@@ -83,9 +101,9 @@ lint: deps $(STATICCHECK)
 	go vet ./...
 	$(STATICCHECK) ./...
 
-## fmt: format every Go file
+## fmt: format every Go file, listing the files it changed
 fmt:
-	gofmt -w $(GO_FILES)
+	@gofmt -l -w $(GO_FILES)
 
 ## test: lint, then every test of the module with the race detector
 test: deps lint

@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -28,7 +29,22 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := localrun.Run(ctx, o); err != nil {
-		fmt.Fprintln(os.Stderr, "local:", err)
+		fmt.Fprintln(os.Stderr, "local:", explain(err))
 		os.Exit(1)
 	}
+}
+
+// explain turns the errors a user can fix into one line naming the flag.
+func explain(err error) string {
+	flags := map[string]string{localrun.ListenerAPI: "-api-addr", localrun.ListenerDynamoDB: "-dynamodb-addr"}
+	var inUse *localrun.AddrInUseError
+	var dirInUse *localrun.DataDirInUseError
+	switch {
+	case errors.As(err, &inUse):
+		return fmt.Sprintf("%s (the %s address) is already in use, probably by another runner: stop it, or choose another address with %s",
+			inUse.Addr, inUse.Listener, flags[inUse.Listener])
+	case errors.As(err, &dirInUse):
+		return fmt.Sprintf("data directory %s is in use by another runner: stop it, or choose another directory with -data-dir", dirInUse.Dir)
+	}
+	return err.Error()
 }

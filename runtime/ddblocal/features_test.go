@@ -232,6 +232,29 @@ func TestPersistenceAcrossRestart(t *testing.T) {
 	}
 }
 
+// A second engine on a directory another one holds fails fast with
+// ErrDirInUse instead of bbolt's bare "timeout".
+func TestOpenDirInUse(t *testing.T) {
+	dir := t.TempDir()
+	first, err := ddblocal.Open(func(o *ddblocal.Options) { o.Dir = dir })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	start := time.Now()
+	second, err := ddblocal.Open(func(o *ddblocal.Options) { o.Dir = dir })
+	if err == nil {
+		second.Close()
+		t.Fatal("second Open on a held directory succeeded")
+	}
+	if !errors.Is(err, ddblocal.ErrDirInUse) || !strings.Contains(err.Error(), dir) {
+		t.Errorf("err = %v, want ErrDirInUse naming %s", err, dir)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("waited %v for the lock, want about 1s", d)
+	}
+}
+
 func TestBatchLimitsAndUnprocessed(t *testing.T) {
 	eng, db := newTable(t)
 	ctx := context.Background()

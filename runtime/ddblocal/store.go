@@ -2,6 +2,7 @@ package ddblocal
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,6 +22,14 @@ func itemsBucket(name string) []byte { return []byte("items/" + name) }
 
 // DataFile is the name of the bbolt file in Options.Dir.
 const DataFile = "ddblocal.db"
+
+// ErrDirInUse is returned by Open when another engine (another process)
+// holds Options.Dir: bbolt allows one writer per file, by an exclusive lock.
+var ErrDirInUse = errors.New("data directory in use by another process")
+
+// dirLockWait is how long Open waits for a busy directory: long enough for
+// a runner that is just stopping to let go, short enough to fail fast.
+const dirLockWait = time.Second
 
 type storedIndex struct {
 	Name       string
@@ -58,7 +67,10 @@ func (e *Engine) openStore(dir string) error {
 	// Without fsync a commit still reaches the OS, so data survives the
 	// process (make run restarts) though not a machine crash; local state
 	// is not worth a disk flush per write.
-	db, err := bolt.Open(filepath.Join(dir, DataFile), 0o644, &bolt.Options{Timeout: 5 * time.Second, NoSync: true, NoFreelistSync: true})
+	db, err := bolt.Open(filepath.Join(dir, DataFile), 0o644, &bolt.Options{Timeout: dirLockWait, NoSync: true, NoFreelistSync: true})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return ErrDirInUse
+	}
 	if err != nil {
 		return err
 	}

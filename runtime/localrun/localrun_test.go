@@ -3,6 +3,7 @@ package localrun_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -186,5 +187,43 @@ func TestExternalEndpoint(t *testing.T) {
 		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "USER#x1"}, "SK": &types.AttributeValueMemberS{Value: "PROFILE"}}})
 	if err != nil || len(got.Item) == 0 {
 		t.Errorf("user not in the external engine: %v", err)
+	}
+}
+
+// A second runner on a taken address or a held data directory fails with a
+// typed error that names what is in use.
+func TestStartInUse(t *testing.T) {
+	dir := t.TempDir()
+	first, _ := start(t, dir)
+	defer first.Shutdown(context.Background())
+	apiAddr := strings.TrimPrefix(first.APIURL, "http://")
+	ddbAddr := strings.TrimPrefix(first.DynamoDBURL, "http://")
+	for _, tt := range []struct {
+		name string
+		o    localrun.Options
+		want string // listener, or "dir"
+	}{
+		{"api address", localrun.Options{APIAddr: apiAddr, DynamoDBAddr: "127.0.0.1:0"}, localrun.ListenerAPI},
+		{"dynamodb address", localrun.Options{APIAddr: "127.0.0.1:0", DynamoDBAddr: ddbAddr}, localrun.ListenerDynamoDB},
+		{"data directory", localrun.Options{APIAddr: "127.0.0.1:0", DynamoDBAddr: "127.0.0.1:0", DataDir: dir}, "dir"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.o.Out = io.Discard
+			s, err := localrun.Start(context.Background(), tt.o)
+			if err == nil {
+				s.Shutdown(context.Background())
+				t.Fatal("second runner started")
+			}
+			var inUse *localrun.AddrInUseError
+			var dirInUse *localrun.DataDirInUseError
+			switch {
+			case tt.want == "dir":
+				if !errors.As(err, &dirInUse) || dirInUse.Dir != dir {
+					t.Errorf("err = %v, want DataDirInUseError{%s}", err, dir)
+				}
+			case !errors.As(err, &inUse) || inUse.Listener != tt.want:
+				t.Errorf("err = %v, want AddrInUseError for %s", err, tt.want)
+			}
+		})
 	}
 }

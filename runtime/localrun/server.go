@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -41,6 +42,46 @@ type Options struct {
 	Out io.Writer
 	// Metrics receives EMF lines. Default: discarded.
 	Metrics io.Writer
+}
+
+// Listeners, as named by AddrInUseError.
+const (
+	ListenerAPI      = "api"
+	ListenerDynamoDB = "dynamodb"
+)
+
+// AddrInUseError is returned by Start when a listener's address is taken,
+// usually by another runner.
+type AddrInUseError struct {
+	Listener string // ListenerAPI or ListenerDynamoDB
+	Addr     string
+	Err      error
+}
+
+func (e *AddrInUseError) Error() string {
+	return "localrun: " + e.Listener + " address " + e.Addr + " is already in use"
+}
+func (e *AddrInUseError) Unwrap() error { return e.Err }
+
+// DataDirInUseError is returned by Start when another runner holds
+// Options.DataDir.
+type DataDirInUseError struct{ Dir string }
+
+func (e *DataDirInUseError) Error() string {
+	return "localrun: data directory " + e.Dir + " is in use by another runner"
+}
+func (e *DataDirInUseError) Unwrap() error { return ddblocal.ErrDirInUse }
+
+// listen opens a listener, naming it in the error when its address is taken.
+func listen(name, addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, &AddrInUseError{Listener: name, Addr: addr, Err: err}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("localrun: %s listener: %w", name, err)
+	}
+	return ln, nil
 }
 
 // Server is a running local runner.
@@ -91,14 +132,17 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		s.DynamoDBURL = o.DynamoDBEndpoint
 	} else {
 		eng, err := ddblocal.Open(func(eo *ddblocal.Options) { eo.Dir = o.DataDir })
+		if errors.Is(err, ddblocal.ErrDirInUse) {
+			return nil, &DataDirInUseError{Dir: o.DataDir}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("localrun: open engine: %w", err)
 		}
 		s.engine = eng
-		ln, err := net.Listen("tcp", o.DynamoDBAddr)
+		ln, err := listen(ListenerDynamoDB, o.DynamoDBAddr)
 		if err != nil {
 			eng.Close()
-			return nil, fmt.Errorf("localrun: dynamodb listener: %w", err)
+			return nil, err
 		}
 		s.DynamoDBURL = "http://" + ln.Addr().String()
 		s.ddb = &http.Server{Handler: eng.Handler(), ReadHeaderTimeout: 10 * time.Second}
@@ -110,10 +154,10 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		return nil, fmt.Errorf("localrun: table %s: %w", o.Table, err)
 	}
 	api := httpapi.New(client, httpapi.Config{Table: o.Table, IdempotencyExpiry: o.IdempotencyExpiry, Log: o.Out, Metrics: o.Metrics})
-	ln, err := net.Listen("tcp", o.APIAddr)
+	ln, err := listen(ListenerAPI, o.APIAddr)
 	if err != nil {
 		s.Shutdown(context.Background())
-		return nil, fmt.Errorf("localrun: api listener: %w", err)
+		return nil, err
 	}
 	s.APIURL = "http://" + ln.Addr().String()
 	s.api = &http.Server{Handler: Handler(api.Handle, nil), ReadHeaderTimeout: 10 * time.Second}
