@@ -8,7 +8,6 @@ import (
 	"net/mail"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -122,31 +121,6 @@ func (r reply) response() (events.APIGatewayV2HTTPResponse, error) {
 	return respond(r.status, r.body)
 }
 
-func text(field, v string, max int, required bool) error {
-	switch {
-	case v == "" && required:
-		return fmt.Errorf("%w: %q is required", ErrBadRequest, field)
-	case len(v) > max:
-		return fmt.Errorf("%w: %q must be at most %d bytes", ErrBadRequest, field, max)
-	case !utf8.ValidString(v):
-		return fmt.Errorf("%w: %q must be valid UTF-8", ErrBadRequest, field)
-	}
-	for _, r := range v {
-		if r < 0x20 || r == 0x7f {
-			return fmt.Errorf("%w: %q must not contain control characters", ErrBadRequest, field)
-		}
-	}
-	return nil
-}
-
-// optionalID validates a client-chosen id, or generates one.
-func optionalID(kind, v, prefix string) (string, error) {
-	if v == "" {
-		return keys.NewID(prefix), nil
-	}
-	return v, keys.ValidateID(kind, v)
-}
-
 // listPage answers one page of a list: limit and cursor from the query
 // string, the store's page as the body.
 func listPage(c *call, list func(limit int, cur string) (any, error)) (reply, error) {
@@ -170,17 +144,8 @@ func (c *call) page() (int, string, error) {
 	return limit, q["cursor"], nil
 }
 
-type amountBody struct {
-	Amount   json.RawMessage `json:"amount"`
-	Currency string          `json:"currency"`
-}
-
 func (a *API) createUser(ctx context.Context, c *call) (reply, error) {
-	var in struct {
-		UserID string `json:"userId"`
-		Name   string `json:"name"`
-		Email  string `json:"email"`
-	}
+	var in CreateUserRequest
 	if _, err := c.decode(&in); err != nil {
 		return reply{}, err
 	}
@@ -188,10 +153,7 @@ func (a *API) createUser(ctx context.Context, c *call) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	if err := text("name", in.Name, 200, true); err != nil {
-		return reply{}, err
-	}
-	if err := text("email", in.Email, 254, true); err != nil {
+	if err := checkFields(in, "name", in.Name, "email", in.Email); err != nil {
 		return reply{}, err
 	}
 	if addr, err := mail.ParseAddress(in.Email); err != nil || addr.Address != in.Email {
@@ -207,14 +169,7 @@ func (a *API) getUser(ctx context.Context, c *call) (reply, error) {
 
 func (a *API) addAddress(ctx context.Context, c *call) (reply, error) {
 	userID := c.params["userId"]
-	var in struct {
-		AddressID  string `json:"addressId"`
-		Line1      string `json:"line1"`
-		Line2      string `json:"line2"`
-		City       string `json:"city"`
-		PostalCode string `json:"postalCode"`
-		Country    string `json:"country"`
-	}
+	var in AddAddressRequest
 	if _, err := c.decode(&in); err != nil {
 		return reply{}, err
 	}
@@ -222,14 +177,8 @@ func (a *API) addAddress(ctx context.Context, c *call) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	for _, f := range []struct {
-		name, v  string
-		max      int
-		required bool
-	}{{"line1", in.Line1, 200, true}, {"line2", in.Line2, 200, false}, {"city", in.City, 100, true}, {"postalCode", in.PostalCode, 20, true}, {"country", in.Country, 2, true}} {
-		if err := text(f.name, f.v, f.max, f.required); err != nil {
-			return reply{}, err
-		}
+	if err := checkFields(in, "line1", in.Line1, "line2", in.Line2, "city", in.City, "postalCode", in.PostalCode, "country", in.Country); err != nil {
+		return reply{}, err
 	}
 	if len(in.Country) != 2 || strings.ToUpper(in.Country) != in.Country {
 		return reply{}, fmt.Errorf("%w: \"country\" must be an ISO 3166-1 alpha-2 code such as DE", ErrBadRequest)
@@ -241,7 +190,7 @@ func (a *API) addAddress(ctx context.Context, c *call) (reply, error) {
 // moneyMove is credit and debit: the same body, different flows.
 func (a *API) moneyMove(ctx context.Context, c *call, flow string, run func(context.Context, payments.Idem, string, money.Amount) (payments.Response, error)) (reply, error) {
 	userID := c.params["userId"]
-	var in amountBody
+	var in AmountRequest
 	raw, err := c.decode(&in)
 	if err != nil {
 		return reply{}, err
@@ -286,15 +235,7 @@ func (a *API) userOrders(ctx context.Context, c *call) (reply, error) {
 
 func (a *API) createOrder(ctx context.Context, c *call) (reply, error) {
 	userID := c.params["userId"]
-	var in struct {
-		OrderID  string `json:"orderId"`
-		Currency string `json:"currency"`
-		Items    []struct {
-			ProductID string          `json:"productId"`
-			Quantity  json.RawMessage `json:"quantity"`
-			UnitPrice json.RawMessage `json:"unitPrice"`
-		} `json:"items"`
-	}
+	var in CreateOrderRequest
 	raw, err := c.decode(&in)
 	if err != nil {
 		return reply{}, err
@@ -350,7 +291,7 @@ func (a *API) listOrders(ctx context.Context, c *call) (reply, error) {
 
 func (a *API) charge(ctx context.Context, c *call) (reply, error) {
 	orderID := c.params["orderId"]
-	var in amountBody
+	var in AmountRequest
 	raw, err := c.decode(&in)
 	if err != nil {
 		return reply{}, err
@@ -376,7 +317,7 @@ func (a *API) settle(ctx context.Context, c *call) (reply, error) {
 	}
 	var expected *money.Amount
 	if len(strings.TrimSpace(string(raw))) > 0 {
-		var in amountBody
+		var in AmountRequest
 		if err := decodeStrict(raw, &in); err != nil {
 			return reply{}, err
 		}
@@ -409,13 +350,7 @@ func (a *API) processPayment(ctx context.Context, c *call) (reply, error) {
 }
 
 func (a *API) createProduct(ctx context.Context, c *call) (reply, error) {
-	var in struct {
-		ProductID string          `json:"productId"`
-		Name      string          `json:"name"`
-		Price     json.RawMessage `json:"price"`
-		Currency  string          `json:"currency"`
-		Featured  bool            `json:"featured"`
-	}
+	var in CreateProductRequest
 	if _, err := c.decode(&in); err != nil {
 		return reply{}, err
 	}
@@ -423,7 +358,7 @@ func (a *API) createProduct(ctx context.Context, c *call) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	if err := text("name", in.Name, 200, true); err != nil {
+	if err := checkFields(in, "name", in.Name); err != nil {
 		return reply{}, err
 	}
 	price, err := money.ParseJSON(in.Price, in.Currency)

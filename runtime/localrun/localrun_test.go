@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/oncetable/oncetable/runtime/httpapi/openapi"
 	"github.com/oncetable/oncetable/runtime/localrun"
 )
 
@@ -225,5 +226,18 @@ func TestStartInUse(t *testing.T) {
 				t.Errorf("err = %v, want AddrInUseError for %s", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestServesOpenAPI(t *testing.T) {
+	s, _ := start(t, "")
+	defer s.Shutdown(context.Background())
+	resp, body := call(t, "GET", s.APIURL+localrun.OpenAPIPath, "")
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" || body != string(openapi.Document()) {
+		t.Errorf("GET %s: %d %s, %d bytes", localrun.OpenAPIPath, resp.StatusCode, resp.Header.Get("Content-Type"), len(body))
+	}
+	// Only GET: anything else is the API's answer.
+	if resp, _ := call(t, "POST", s.APIURL+localrun.OpenAPIPath, ""); resp.StatusCode != 404 {
+		t.Errorf("POST %s: %d, want the API's 404", localrun.OpenAPIPath, resp.StatusCode)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/httpapi"
+	"github.com/oncetable/oncetable/runtime/httpapi/openapi"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/schema/provision"
 )
@@ -160,7 +162,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		return nil, err
 	}
 	s.APIURL = "http://" + ln.Addr().String()
-	s.api = &http.Server{Handler: Handler(api.Handle, nil), ReadHeaderTimeout: 10 * time.Second}
+	s.api = &http.Server{Handler: withOpenAPI(Handler(api.Handle, nil)), ReadHeaderTimeout: 10 * time.Second}
 	go func() { s.done <- ignoreClosed(s.api.Serve(ln)) }()
 
 	storage := "embedded engine, in memory"
@@ -173,6 +175,24 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	fmt.Fprintf(o.Out, "oncetable local runner\n  API:      %s\n  DynamoDB: %s (%s), table %s\n  Caller:   header %s (default %q)\nTry:\n  curl -s -X POST %s/users -H 'Content-Type: application/json' -d '{\"userId\":\"alice\",\"name\":\"Alice\",\"email\":\"alice@example.com\"}'\n",
 		s.APIURL, s.DynamoDBURL, storage, o.Table, CallerHeader, DefaultCaller, s.APIURL)
 	return s, nil
+}
+
+// OpenAPIPath is where the runner serves the API's OpenAPI document.
+const OpenAPIPath = "/openapi.json"
+
+// withOpenAPI serves GET OpenAPIPath beside the API's routes (in AWS the
+// document is docs/openapi.json, not a route).
+func withOpenAPI(api http.Handler) http.Handler {
+	doc := openapi.Document()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != OpenAPIPath || r.Method != http.MethodGet {
+			api.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(doc)))
+		w.Write(doc)
+	})
 }
 
 // Shutdown stops both listeners, waiting for requests in flight, and closes

@@ -1,6 +1,9 @@
 package money
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Currency is an ISO 4217 alphabetic code, such as "EUR". Only codes in the
 // package's table are valid; the zero value is not.
@@ -56,3 +59,13 @@ func (c Currency) Valid() bool { return c.Exponent() >= 0 }
 func (c Currency) String() string { return string(c) }
 
 var _ fmt.Stringer = Currency("")
+
+// Currencies returns every known ISO 4217 code, sorted.
+func Currencies() []Currency {
+	out := make([]Currency, 0, len(currencyExponents))
+	for c := range currencyExponents {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -35,6 +35,8 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.err }
 
+const reasonNotPositive = "must be a positive integer of minor units"
+
 // Amount is a positive quantity of minor units of one currency.
 type Amount struct {
 	Minor    int64
@@ -48,7 +50,7 @@ func New(minor int64, currency string) (Amount, error) {
 		return Amount{}, err
 	}
 	if minor <= 0 {
-		return Amount{}, &Error{Input: strconv.FormatInt(minor, 10), Reason: "must be a positive integer of minor units", err: ErrInvalidAmount}
+		return Amount{}, &Error{Input: strconv.FormatInt(minor, 10), Reason: reasonNotPositive, err: ErrInvalidAmount}
 	}
 	if minor > MaxMinor {
 		return Amount{}, &Error{Input: strconv.FormatInt(minor, 10), Reason: fmt.Sprintf("must not exceed %d minor units", MaxMinor), err: ErrOverflow}
@@ -63,6 +65,10 @@ func ParseJSON(raw json.RawMessage, currency string) (Amount, error) {
 	s := strings.TrimSpace(string(raw))
 	if s == "" || s == "null" {
 		return Amount{}, &Error{Input: s, Reason: "amount is required", err: ErrInvalidAmount}
+	}
+	if neg := strings.TrimPrefix(s, "-"); neg != s && neg != "" && strings.Trim(neg, "0123456789") == "" {
+		// A negative integer is the right kind of number, just not positive.
+		return Amount{}, &Error{Input: s, Reason: reasonNotPositive, err: ErrInvalidAmount}
 	}
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {

@@ -3,10 +3,30 @@ package money_test
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/oncetable/oncetable/runtime/money"
 )
+
+// Zero and negative integers get the same reason: the number is of the
+// right kind, only not positive (bad-input catalogue).
+func TestParseJSONReason(t *testing.T) {
+	for _, tt := range []struct{ raw, want string }{
+		{`0`, "must be a positive integer of minor units"},
+		{`-5`, "must be a positive integer of minor units"},
+		{`-0`, "must be a positive integer of minor units"},
+		{`-5.5`, "must be a JSON integer of minor units"},
+		{`-`, "must be a JSON integer of minor units"},
+		{`12.5`, "must be a JSON integer of minor units"},
+	} {
+		_, err := money.ParseJSON(json.RawMessage(tt.raw), "EUR")
+		var me *money.Error
+		if !errors.As(err, &me) || me.Reason != tt.want {
+			t.Errorf("ParseJSON(%s): %v, want reason %q", tt.raw, err, tt.want)
+		}
+	}
+}
 
 func TestParseJSON(t *testing.T) {
 	tests := []struct {
@@ -100,6 +120,18 @@ func TestCurrencyExponents(t *testing.T) {
 	for code, want := range map[string]int{"EUR": 2, "USD": 2, "JPY": 0, "KRW": 0, "BHD": 3, "TND": 3, "XXX": -1} {
 		if got := money.Currency(code).Exponent(); got != want {
 			t.Errorf("%s exponent = %d, want %d", code, got, want)
+		}
+	}
+}
+
+func TestCurrencies(t *testing.T) {
+	all := money.Currencies()
+	if len(all) < 100 || !slices.IsSorted(all) {
+		t.Fatalf("Currencies() = %d codes, sorted %v", len(all), slices.IsSorted(all))
+	}
+	for _, c := range all {
+		if _, err := money.ParseCurrency(string(c)); err != nil {
+			t.Errorf("Currencies() lists %s, which ParseCurrency refuses: %v", c, err)
 		}
 	}
 }

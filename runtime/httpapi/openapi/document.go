@@ -1,0 +1,136 @@
+package openapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/oncetable/oncetable/runtime/httpapi"
+	"github.com/oncetable/oncetable/runtime/idempotency"
+)
+
+// Version is the OpenAPI version of the document.
+const Version = "3.1.0"
+
+const description = `Payments on one DynamoDB table. Amounts are JSON integers of minor units plus an ISO 4217 currency.
+Every error is an RFC 9457 problem+json body whose type is one of urn:oncetable:problem:*.
+In AWS every route requires SigV4-signed requests (IAM) or a JWT, per environment; the local runner (make run) has no authentication and takes the caller identity, which scopes Idempotency-Keys, from the X-Local-Caller header (default "local").`
+
+// Document returns the API's OpenAPI 3.1 document, indented, with a final
+// newline. It is generated from httpapi.Operations, so it describes the
+// routes, bodies, limits and problem types the handlers actually have.
+func Document() []byte {
+	s := schemas{}
+	problem := s.ref(reflect.TypeFor[httpapi.Problem]())
+	paths := obj{}
+	for _, op := range httpapi.Operations() {
+		item, _ := paths[op.Path].(obj)
+		if item == nil {
+			item = obj{}
+			paths[op.Path] = item
+		}
+		item[strings.ToLower(op.Method)] = operation(s, op, problem)
+	}
+	doc := obj{
+		"openapi": Version,
+		"info": obj{"title": "oncetable payments API", "version": "1", "description": description,
+			"license": obj{"name": "proprietary", "identifier": "LicenseRef-oncetable"}},
+		"servers":    []any{obj{"url": "http://127.0.0.1:8080", "description": "the local runner (make run)"}},
+		"paths":      paths,
+		"components": obj{"schemas": map[string]any(s)},
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		panic("openapi: " + err.Error())
+	}
+	return append(b, '\n')
+}
+
+func operation(s schemas, op httpapi.Operation, problem obj) obj {
+	o := obj{"operationId": op.Name, "summary": op.Summary, "tags": []string{strings.Split(strings.Trim(op.Path, "/"), "/")[0]}}
+	if op.Flow != "" {
+		o["description"] = "An idempotent money flow: a retry with the same Idempotency-Key and body replays the first response with Idempotent-Replayed: true."
+	}
+	if params := parameters(op); len(params) > 0 {
+		o["parameters"] = params
+	}
+	if op.Body != nil {
+		o["requestBody"] = obj{"required": !op.BodyOptional,
+			"content": obj{"application/json": obj{"schema": s.ref(reflect.TypeOf(op.Body))}}}
+	}
+	success := obj{"description": http.StatusText(op.Status),
+		"content": obj{"application/json": obj{"schema": s.ref(reflect.TypeOf(op.Response))}}}
+	if op.Key == httpapi.KeyRequired {
+		success["headers"] = obj{"Idempotent-Replayed": obj{"description": "true when this is the stored response of an earlier request with the same key",
+			"schema": obj{"type": "string", "enum": []string{"true"}}}}
+	}
+	responses := obj{strconv.Itoa(op.Status): success}
+	for status, types := range problemTypes(op) {
+		responses[strconv.Itoa(status)] = obj{
+			"description": strings.Join(types.titles, "; "),
+			"content": obj{"application/problem+json": obj{"schema": obj{"allOf": []any{problem,
+				obj{"properties": obj{"type": obj{"enum": types.uris}, "status": obj{"const": status}}}}}}},
+		}
+	}
+	o["responses"] = responses
+	return o
+}
+
+func parameters(op httpapi.Operation) []any {
+	var out []any
+	for _, seg := range strings.Split(op.Path, "/") {
+		if name, ok := strings.CutPrefix(seg, "{"); ok {
+			out = append(out, obj{"name": strings.TrimSuffix(name, "}"), "in": "path", "required": true, "schema": idSchema()})
+		}
+	}
+	for _, p := range op.Query {
+		sch := obj{"type": "string"}
+		switch {
+		case len(p.Enum) > 0:
+			sch["enum"] = p.Enum
+		case p.Max > 0:
+			sch = obj{"type": "integer", "minimum": p.Min, "maximum": p.Max}
+		case p.MaxBytes > 0:
+			sch["maxLength"] = p.MaxBytes
+		}
+		q := obj{"name": p.Name, "in": "query", "required": p.Required, "schema": sch}
+		if p.Description != "" {
+			q["description"] = p.Description
+		}
+		out = append(out, q)
+	}
+	if op.Key == httpapi.KeyRequired {
+		out = append(out, obj{"name": "Idempotency-Key", "in": "header", "required": true,
+			"description": "one key per logical request, scoped to the caller and the operation; exactly one such header",
+			"schema":      obj{"type": "string", "minLength": 1, "maxLength": idempotency.MaxKeyLength, "pattern": `^[\u0020-\u007e]+$`}})
+	}
+	return out
+}
+
+type statusTypes struct{ uris, titles []string }
+
+// problemTypes groups the route's problem types (its own and the common
+// ones) by status.
+func problemTypes(op httpapi.Operation) map[int]statusTypes {
+	out := map[int]statusTypes{}
+	for _, err := range append(slices.Clone(op.Errors), httpapi.CommonErrors...) {
+		p := httpapi.ProblemOf(err)
+		st := out[p.Status]
+		if slices.Contains(st.uris, p.Type) {
+			continue
+		}
+		st.uris = append(st.uris, p.Type)
+		st.titles = append(st.titles, fmt.Sprintf("%s (%s)", p.Title, strings.TrimPrefix(p.Type, httpapi.ProblemTypeBase)))
+		out[p.Status] = st
+	}
+	for status, st := range out {
+		slices.Sort(st.uris)
+		slices.Sort(st.titles)
+		out[status] = st
+	}
+	return out
+}

@@ -1,0 +1,150 @@
+package httpapi
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/oncetable/oncetable/runtime/cursor"
+	"github.com/oncetable/oncetable/runtime/idempotency"
+	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/money"
+	"github.com/oncetable/oncetable/runtime/payments"
+	"github.com/oncetable/oncetable/runtime/retry"
+	"github.com/oncetable/oncetable/runtime/store"
+)
+
+// KeyRule says whether a route takes an Idempotency-Key header.
+type KeyRule string
+
+// Idempotency-Key rules.
+const (
+	KeyNone     KeyRule = ""         // the header is ignored
+	KeyRequired KeyRule = "required" // 400 idempotency-key-missing without it
+)
+
+// Param is a query parameter of a route.
+type Param struct {
+	Name        string
+	Description string
+	Required    bool
+	Enum        []string // allowed values, if a closed set
+	Min, Max    int      // integer bounds, when Max > 0
+	MaxBytes    int      // string length bound, when > 0
+}
+
+// Operation is what the API's OpenAPI document says about one route,
+// beside its RouteSpec. The body types are the ones the handler decodes
+// into and marshals, so the document is generated from them.
+type Operation struct {
+	RouteSpec
+	Summary      string
+	Body         any  // zero value of the request body type; nil: no body
+	BodyOptional bool // a body may be sent or omitted
+	Status       int  // status of a success
+	Response     any  // zero value of the success body type
+	Query        []Param
+	Key          KeyRule
+	// Errors are the sentinels this route answers with, mapped to
+	// problem types by the package's one problem table; the ones every
+	// route can answer (CommonErrors) are not repeated.
+	Errors []error
+}
+
+// CommonErrors can be answered by every route.
+var CommonErrors = []error{ErrBadRequest, ErrRouteNotFound, ErrMethodNotAllowed, retry.ErrUnavailable, errInternal}
+
+// errInternal stands for an unexpected failure (500 internal).
+var errInternal = errors.New("internal error")
+
+var pageParams = []Param{
+	{Name: "limit", Description: "items per page (default 20)", Min: 1, Max: store.MaxPageSize},
+	{Name: "cursor", Description: "nextCursor of the previous page", MaxBytes: cursor.MaxLength},
+}
+
+var (
+	bodyErrors   = []error{ErrUnsupportedMedia, ErrBodyTooLarge}
+	keyErrors    = []error{idempotency.ErrKeyMissing, idempotency.ErrKeyInvalid, idempotency.ErrKeyReused}
+	amountErrors = []error{money.ErrInvalidAmount, money.ErrUnknownCurrency}
+)
+
+// operations documents every route, by route name.
+var operations = map[string]Operation{
+	RouteCreateUser: {Summary: "Create a user", Body: CreateUserRequest{}, Status: http.StatusCreated, Response: store.User{},
+		Errors: join(bodyErrors, []error{keys.ErrInvalidID, store.ErrAlreadyExists})},
+	RouteGetUser: {Summary: "Read a user with addresses and recent orders", Status: http.StatusOK, Response: store.UserView{},
+		Errors: []error{keys.ErrInvalidID, store.ErrNotFound}},
+	RouteAddAddress: {Summary: "Add an address to a user (at most 10)", Body: AddAddressRequest{}, Status: http.StatusCreated, Response: store.Address{},
+		Errors: join(bodyErrors, []error{keys.ErrInvalidID, store.ErrNotFound, store.ErrAlreadyExists, store.ErrLimitReached})},
+	RouteCredit: {Summary: "Credit a user's balance", Body: AmountRequest{}, Status: http.StatusCreated, Response: payments.CreditResult{}, Key: KeyRequired,
+		Errors: join(bodyErrors, keyErrors, amountErrors, []error{keys.ErrInvalidID, store.ErrNotFound, payments.ErrCurrencyMismatch, payments.ErrBalanceLimit})},
+	RouteDebit: {Summary: "Debit a user's balance", Body: AmountRequest{}, Status: http.StatusCreated, Response: payments.DebitResult{}, Key: KeyRequired,
+		Errors: join(bodyErrors, keyErrors, amountErrors, []error{keys.ErrInvalidID, store.ErrNotFound, payments.ErrCurrencyMismatch, payments.ErrInsufficientFunds})},
+	RouteBalance: {Summary: "Read a user's balance", Status: http.StatusOK, Response: store.Balance{},
+		Errors: []error{keys.ErrInvalidID, store.ErrNotFound}},
+	RouteLedger: {Summary: "List a user's ledger, newest first", Status: http.StatusOK, Response: store.Page[store.LedgerEntry]{}, Query: pageParams,
+		Errors: []error{keys.ErrInvalidID, cursor.ErrInvalid}},
+	RouteUserOrders: {Summary: "List a user's orders, newest first", Status: http.StatusOK, Response: store.Page[store.UserOrder]{}, Query: pageParams,
+		Errors: []error{keys.ErrInvalidID, cursor.ErrInvalid}},
+	RouteCreateOrder: {Summary: "Create an order", Body: CreateOrderRequest{}, Status: http.StatusCreated, Response: store.OrderView{}, Key: KeyRequired,
+		Errors: join(bodyErrors, keyErrors, amountErrors, []error{keys.ErrInvalidID, payments.ErrInvalidOrder, store.ErrNotFound, store.ErrAlreadyExists})},
+	RouteGetOrder: {Summary: "Read an order with its items and payments", Status: http.StatusOK, Response: store.OrderView{},
+		Errors: []error{keys.ErrInvalidID, store.ErrNotFound}},
+	RouteListOrders: {Summary: "List orders by status", Status: http.StatusOK, Response: store.Page[store.Order]{},
+		Query: append([]Param{{Name: "status", Required: true, Enum: []string{store.OrderCreated, store.OrderPaid}}}, pageParams...),
+		Errors: []error{cursor.ErrInvalid}},
+	RouteCharge: {Summary: "Charge an order's total", Body: AmountRequest{}, Status: http.StatusCreated, Response: payments.ChargeResult{}, Key: KeyRequired,
+		Errors: join(bodyErrors, keyErrors, amountErrors, []error{keys.ErrInvalidID, store.ErrNotFound, payments.ErrAlreadyPaid, payments.ErrAmountMismatch})},
+	RouteSettle: {Summary: "Settle an order from the user's balance", Body: AmountRequest{}, BodyOptional: true, Status: http.StatusOK, Response: store.Order{}, Key: KeyRequired,
+		Errors: join(bodyErrors, keyErrors, amountErrors, []error{keys.ErrInvalidID, store.ErrNotFound, payments.ErrAlreadyPaid, payments.ErrAmountMismatch,
+			payments.ErrCurrencyMismatch, payments.ErrInsufficientFunds})},
+	RouteUnprocessed: {Summary: "List payments not processed yet, oldest first", Status: http.StatusOK, Response: store.Page[store.Payment]{}, Query: pageParams,
+		Errors: []error{cursor.ErrInvalid}},
+	RouteProcessPayment: {Summary: "Mark a payment processed", Status: http.StatusOK, Response: store.Payment{},
+		Errors: join(bodyErrors, []error{keys.ErrInvalidID, store.ErrNotFound})},
+	RouteCreateProduct: {Summary: "Create a product", Body: CreateProductRequest{}, Status: http.StatusCreated, Response: store.Product{},
+		Errors: join(bodyErrors, amountErrors, []error{keys.ErrInvalidID, store.ErrAlreadyExists})},
+	RouteGetProduct: {Summary: "Read a product", Status: http.StatusOK, Response: store.Product{},
+		Errors: []error{keys.ErrInvalidID, store.ErrNotFound}},
+	RouteListProducts: {Summary: "List featured products", Status: http.StatusOK, Response: store.Page[store.Product]{},
+		Query: append([]Param{{Name: "featured", Required: true, Enum: []string{"true"}, Description: "only the featured listing exists (a full one would need a Scan)"}}, pageParams...),
+		Errors: []error{cursor.ErrInvalid}},
+}
+
+func join(lists ...[]error) []error {
+	var out []error
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// Operations returns the documented route table in declaration order.
+func Operations() []Operation {
+	var out []Operation
+	for _, r := range Routes() {
+		op := operations[r.Name]
+		op.RouteSpec = r
+		out = append(out, op)
+	}
+	return out
+}
+
+// ProblemType is one problem type of the API.
+type ProblemType struct {
+	Type   string // full URI, ProblemTypeBase + slug
+	Status int
+	Title  string
+}
+
+// ProblemOf returns the problem type that err is answered with.
+func ProblemOf(err error) ProblemType {
+	if errors.Is(err, errInternal) {
+		return ProblemType{Type: ProblemTypeBase + "internal", Status: http.StatusInternalServerError, Title: "Internal error"}
+	}
+	for _, m := range problems {
+		if errors.Is(err, m.err) {
+			return ProblemType{Type: ProblemTypeBase + m.slug, Status: m.status, Title: m.title}
+		}
+	}
+	return ProblemOf(errInternal)
+}

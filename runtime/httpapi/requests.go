@@ -1,0 +1,187 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/payments"
+)
+
+// Limit is the constraint on one field of a request body. The handler
+// checks it and the OpenAPI document (runtime/httpapi/openapi) states it,
+// from this one value, so the two cannot disagree.
+type Limit struct {
+	Required bool
+	// Text fields: at most MaxBytes bytes of UTF-8 without control
+	// characters; Pattern, when set, is the ECMA-262 pattern they match.
+	MaxBytes int
+	Pattern  string
+	Format   string // JSON Schema format, such as "email"
+	// ID fields follow keys.ValidateID (1..keys.MaxIDLength bytes, no '#',
+	// '/', white space or control characters).
+	ID bool
+	// Amount fields are JSON integers of minor units, 1..money.MaxMinor.
+	Amount bool
+	// Currency fields are ISO 4217 codes of money.Currencies.
+	Currency bool
+	// Integer fields are JSON integers Min..Max.
+	Min, Max int64
+	// Array fields hold MinItems..MaxItems elements.
+	MinItems, MaxItems int
+}
+
+// Limited is a request body type that states the limits of its fields,
+// by JSON name.
+type Limited interface {
+	Limits() map[string]Limit
+}
+
+// Text limits of the request bodies, in bytes.
+const (
+	MaxNameBytes       = 200
+	MaxEmailBytes      = 254
+	MaxLineBytes       = 200
+	MaxCityBytes       = 100
+	MaxPostalCodeBytes = 20
+)
+
+// CreateUserRequest is the body of POST /users.
+type CreateUserRequest struct {
+	UserID string `json:"userId"`
+	Name   string `json:"name"`
+	Email  string `json:"email"`
+}
+
+// Limits implements Limited.
+func (CreateUserRequest) Limits() map[string]Limit {
+	return map[string]Limit{
+		"userId": {ID: true},
+		"name":   {Required: true, MaxBytes: MaxNameBytes},
+		"email":  {Required: true, MaxBytes: MaxEmailBytes, Format: "email"},
+	}
+}
+
+// AddAddressRequest is the body of POST /users/{userId}/addresses.
+type AddAddressRequest struct {
+	AddressID  string `json:"addressId"`
+	Line1      string `json:"line1"`
+	Line2      string `json:"line2"`
+	City       string `json:"city"`
+	PostalCode string `json:"postalCode"`
+	Country    string `json:"country"`
+}
+
+// Limits implements Limited.
+func (AddAddressRequest) Limits() map[string]Limit {
+	return map[string]Limit{
+		"addressId":  {ID: true},
+		"line1":      {Required: true, MaxBytes: MaxLineBytes},
+		"line2":      {MaxBytes: MaxLineBytes},
+		"city":       {Required: true, MaxBytes: MaxCityBytes},
+		"postalCode": {Required: true, MaxBytes: MaxPostalCodeBytes},
+		"country":    {Required: true, MaxBytes: 2, Pattern: "^[A-Z]{2}$"},
+	}
+}
+
+// AmountRequest is the body of a credit, a debit, a charge and
+// (optionally) a settle.
+type AmountRequest struct {
+	Amount   json.RawMessage `json:"amount"`
+	Currency string          `json:"currency"`
+}
+
+// Limits implements Limited.
+func (AmountRequest) Limits() map[string]Limit {
+	return map[string]Limit{"amount": {Required: true, Amount: true}, "currency": {Required: true, Currency: true}}
+}
+
+// CreateOrderRequest is the body of POST /users/{userId}/orders.
+type CreateOrderRequest struct {
+	OrderID  string             `json:"orderId"`
+	Currency string             `json:"currency"`
+	Items    []OrderLineRequest `json:"items"`
+}
+
+// Limits implements Limited.
+func (CreateOrderRequest) Limits() map[string]Limit {
+	return map[string]Limit{
+		"orderId":  {ID: true},
+		"currency": {Required: true, Currency: true},
+		"items":    {Required: true, MinItems: 1, MaxItems: payments.MaxOrderItems},
+	}
+}
+
+// OrderLineRequest is one line of a CreateOrderRequest.
+type OrderLineRequest struct {
+	ProductID string          `json:"productId"`
+	Quantity  json.RawMessage `json:"quantity"`
+	UnitPrice json.RawMessage `json:"unitPrice"`
+}
+
+// Limits implements Limited.
+func (OrderLineRequest) Limits() map[string]Limit {
+	return map[string]Limit{
+		"productId": {Required: true, ID: true},
+		"quantity":  {Required: true, Min: 1, Max: payments.MaxQuantity},
+		"unitPrice": {Required: true, Amount: true},
+	}
+}
+
+// CreateProductRequest is the body of POST /products.
+type CreateProductRequest struct {
+	ProductID string          `json:"productId"`
+	Name      string          `json:"name"`
+	Price     json.RawMessage `json:"price"`
+	Currency  string          `json:"currency"`
+	Featured  bool            `json:"featured"`
+}
+
+// Limits implements Limited.
+func (CreateProductRequest) Limits() map[string]Limit {
+	return map[string]Limit{
+		"productId": {ID: true},
+		"name":      {Required: true, MaxBytes: MaxNameBytes},
+		"price":     {Required: true, Amount: true},
+		"currency":  {Required: true, Currency: true},
+		"featured":  {},
+	}
+}
+
+// checkText applies a text Limit to the field's value.
+func checkText(field, v string, l Limit) error {
+	switch {
+	case v == "" && l.Required:
+		return fmt.Errorf("%w: %q is required", ErrBadRequest, field)
+	case len(v) > l.MaxBytes:
+		return fmt.Errorf("%w: %q must be at most %d bytes", ErrBadRequest, field, l.MaxBytes)
+	case !utf8.ValidString(v):
+		return fmt.Errorf("%w: %q must be valid UTF-8", ErrBadRequest, field)
+	}
+	for _, r := range v {
+		if r < 0x20 || r == 0x7f {
+			return fmt.Errorf("%w: %q must not contain control characters", ErrBadRequest, field)
+		}
+	}
+	return nil
+}
+
+// checkFields applies the text limits of t to name, value pairs, in order.
+func checkFields(t Limited, pairs ...string) error {
+	limits := t.Limits()
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if err := checkText(pairs[i], pairs[i+1], limits[pairs[i]]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// optionalID validates a client-chosen id, or generates one.
+func optionalID(kind, v, prefix string) (string, error) {
+	if v == "" {
+		return keys.NewID(prefix), nil
+	}
+	return v, keys.ValidateID(kind, v)
+}
