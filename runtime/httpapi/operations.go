@@ -90,7 +90,7 @@ var operations = map[string]Operation{
 	RouteGetOrder: {Summary: "Read an order with its items and payments", Status: http.StatusOK, Response: store.OrderView{},
 		Errors: []error{keys.ErrInvalidID, store.ErrNotFound}},
 	RouteListOrders: {Summary: "List orders by status", Status: http.StatusOK, Response: store.Page[store.Order]{},
-		Query: append([]Param{{Name: "status", Required: true, Enum: []string{store.OrderCreated, store.OrderPaid}}}, pageParams...),
+		Query:  append([]Param{{Name: "status", Required: true, Enum: []string{store.OrderCreated, store.OrderPaid}}}, pageParams...),
 		Errors: []error{cursor.ErrInvalid}},
 	RouteCharge: {Summary: "Charge an order's total", Body: AmountRequest{}, Status: http.StatusCreated, Response: payments.ChargeResult{}, Key: KeyRequired,
 		Errors: join(bodyErrors, keyErrors, amountErrors, []error{keys.ErrInvalidID, store.ErrNotFound, payments.ErrAlreadyPaid, payments.ErrAmountMismatch})},
@@ -106,7 +106,7 @@ var operations = map[string]Operation{
 	RouteGetProduct: {Summary: "Read a product", Status: http.StatusOK, Response: store.Product{},
 		Errors: []error{keys.ErrInvalidID, store.ErrNotFound}},
 	RouteListProducts: {Summary: "List featured products", Status: http.StatusOK, Response: store.Page[store.Product]{},
-		Query: append([]Param{{Name: "featured", Required: true, Enum: []string{"true"}, Description: "only the featured listing exists (a full one would need a Scan)"}}, pageParams...),
+		Query:  append([]Param{{Name: "featured", Required: true, Enum: []string{"true"}, Description: "only the featured listing exists (a full one would need a Scan)"}}, pageParams...),
 		Errors: []error{cursor.ErrInvalid}},
 }
 
