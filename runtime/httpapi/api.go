@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/url"
@@ -279,7 +280,17 @@ func respond(status int, v any) (events.APIGatewayV2HTTPResponse, error) {
 	if err != nil {
 		return events.APIGatewayV2HTTPResponse{}, err
 	}
-	return events.APIGatewayV2HTTPResponse{StatusCode: status, Headers: map[string]string{"Content-Type": "application/json"}, Body: string(body)}, nil
+	return events.APIGatewayV2HTTPResponse{StatusCode: status, Headers: map[string]string{"Content-Type": "application/json"}, Body: withNewline(body)}, nil
+}
+
+// withNewline ends a JSON body with a newline, so that a shell prompt after
+// curl starts on its own line. Stored flow responses get it when served,
+// so replays stay byte-identical to first answers.
+func withNewline(body []byte) string {
+	if len(body) > 0 && body[len(body)-1] == '\n' {
+		return string(body)
+	}
+	return string(body) + "\n"
 }
 
 // fromFlow writes a flow's stored or fresh response.
@@ -288,12 +299,17 @@ func fromFlow(r payments.Response) events.APIGatewayV2HTTPResponse {
 	if r.Replayed {
 		h["Idempotent-Replayed"] = "true"
 	}
-	return events.APIGatewayV2HTTPResponse{StatusCode: r.Status, Headers: h, Body: string(r.Body)}
+	return events.APIGatewayV2HTTPResponse{StatusCode: r.Status, Headers: h, Body: withNewline(r.Body)}
 }
 
 // idem validates the Idempotency-Key and fingerprints the request.
 func (c *call) idem(operation string, body []byte) (payments.Idem, error) {
 	key := header(c.req, "Idempotency-Key")
+	if strings.Contains(key, ",") {
+		// API Gateway (and the local runner) join repeated headers with
+		// commas; the IETF draft allows exactly one key per request.
+		return payments.Idem{}, fmt.Errorf("%w: send exactly one Idempotency-Key header, without commas (got %d values joined as one)", idempotency.ErrKeyInvalid, strings.Count(key, ",")+1)
+	}
 	if err := idempotency.ValidateKey(key); err != nil {
 		return payments.Idem{}, err
 	}
@@ -377,7 +393,7 @@ func splitPath(path string) ([]string, error) {
 	for i, s := range raw {
 		d, err := url.PathUnescape(s)
 		if err != nil {
-			return nil, ErrRouteNotFound
+			return nil, fmt.Errorf("%w: malformed percent-escape in the path segment %q (%% must be followed by two hex digits)", ErrBadRequest, s)
 		}
 		segs[i] = d
 	}

@@ -148,3 +148,17 @@ func ProblemOf(err error) ProblemType {
 	}
 	return ProblemOf(errInternal)
 }
+
+// ProblemTypes lists every problem type of the API, as the problem table
+// maps errors to them, without repeats.
+func ProblemTypes() []ProblemType {
+	seen := map[string]bool{}
+	var out []ProblemType
+	for _, m := range problems {
+		if !seen[m.slug] {
+			seen[m.slug] = true
+			out = append(out, ProblemType{Type: ProblemTypeBase + m.slug, Status: m.status, Title: m.title})
+		}
+	}
+	return append(out, ProblemOf(errInternal))
+}

@@ -116,7 +116,7 @@ func problemFor(err error) (events.APIGatewayV2HTTPResponse, string) {
 		}
 	}
 	body, _ := json.Marshal(p)
-	return events.APIGatewayV2HTTPResponse{StatusCode: p.Status, Headers: headers, Body: string(body)}, outcome
+	return events.APIGatewayV2HTTPResponse{StatusCode: p.Status, Headers: headers, Body: withNewline(body)}, outcome
 }
 
 type methodNotAllowedError struct{ allow string }

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -168,21 +169,26 @@ func Handler(h httpapi.HandlerFunc, now func() time.Time) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		caller, err := Caller(r)
 		if err != nil {
-			w.Header().Set("Content-Type", "application/problem+json")
-			w.WriteHeader(http.StatusBadRequest)
-			io.WriteString(w, `{"type":"`+httpapi.ProblemTypeBase+`bad-request","title":"Bad request","status":400,"detail":"`+ErrBadCaller.Error()+`"}`)
+			writeProblem(w, http.StatusBadRequest, "bad-request", "Bad request", ErrBadCaller.Error())
 			return
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, httpapi.MaxBodyBytes+1))
 		if err != nil {
-			http.Error(w, "cannot read body", http.StatusBadRequest)
+			writeProblem(w, http.StatusBadRequest, "bad-request", "Bad request", "cannot read the request body: "+err.Error())
 			return
 		}
 		resp, err := h(r.Context(), Event(r, body, caller, now()))
 		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
+			writeProblem(w, http.StatusBadGateway, "internal", "Internal error", err.Error())
 			return
 		}
 		WriteResponse(w, resp)
 	})
+}
+
+func writeProblem(w http.ResponseWriter, status int, slug, title, detail string) {
+	body, _ := json.Marshal(httpapi.Problem{Type: httpapi.ProblemTypeBase + slug, Title: title, Status: status, Detail: detail})
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(status)
+	w.Write(append(body, '\n'))
 }

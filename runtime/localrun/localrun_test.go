@@ -1,10 +1,13 @@
 package localrun_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/httpapi/openapi"
 	"github.com/oncetable/oncetable/runtime/localrun"
 )
@@ -239,5 +243,40 @@ func TestServesOpenAPI(t *testing.T) {
 	// Only GET: anything else is the API's answer.
 	if resp, _ := call(t, "POST", s.APIURL+localrun.OpenAPIPath, ""); resp.StatusCode != 404 {
 		t.Errorf("POST %s: %d, want the API's 404", localrun.OpenAPIPath, resp.StatusCode)
+	}
+}
+
+// What net/http answers before any handler runs is problem+json too.
+func TestWireErrorsAreProblems(t *testing.T) {
+	s, _ := start(t, "")
+	defer s.Shutdown(context.Background())
+	for _, tt := range []struct {
+		name, request string
+		status        int
+		typ, detail   string
+	}{
+		{"malformed escape", "GET /users/%ZZ HTTP/1.1\r\nHost: x\r\n\r\n", 400, "bad-request", "malformed"},
+		{"bad protocol", "GET /users/a HTTP/9.9\r\nHost: x\r\n\r\n", 505, "http-version-not-supported", "unsupported protocol version"},
+		{"no Host", "GET /users/a HTTP/1.1\r\n\r\n", 400, "bad-request", "missing required Host header"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := net.Dial("tcp", strings.TrimPrefix(s.APIURL, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			io.WriteString(c, tt.request)
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			var p httpapi.Problem
+			if resp.StatusCode != tt.status || resp.Header.Get("Content-Type") != "application/problem+json" ||
+				json.Unmarshal(body, &p) != nil || p.Type != httpapi.ProblemTypeBase+tt.typ || p.Status != tt.status ||
+				!strings.Contains(p.Detail, tt.detail) || !strings.HasSuffix(string(body), "}\n") {
+				t.Errorf("got %d %s %q, want %d %s detail containing %q", resp.StatusCode, resp.Header.Get("Content-Type"), body, tt.status, tt.typ, tt.detail)
+			}
+		})
 	}
 }

@@ -163,7 +163,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	}
 	s.APIURL = "http://" + ln.Addr().String()
 	s.api = &http.Server{Handler: withOpenAPI(Handler(api.Handle, nil)), ReadHeaderTimeout: 10 * time.Second}
-	go func() { s.done <- ignoreClosed(s.api.Serve(ln)) }()
+	go func() { s.done <- ignoreClosed(s.api.Serve(ProblemListener(ln))) }()
 
 	storage := "embedded engine, in memory"
 	switch {

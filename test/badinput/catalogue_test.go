@@ -25,6 +25,8 @@ type badInput struct {
 	shown        string // how the request is shown in the docs, when not the body itself
 	status       int
 	problem      string // problem type slug
+	detail       string // what the problem's detail must say, when set (shown in the row)
+	raw          string // the request as sent on the wire, for what net/http itself refuses
 }
 
 // hdr builds headers: "Content-Type" application/json by default plus
@@ -58,7 +60,7 @@ func catalogue(aliceCursor, bobCursor string) []badInput {
 	mb := `{"amount":100,"currency":"EUR","pad":"` + strings.Repeat("x", 1<<20) + `"}`
 	over := `{"amount":100,"currency":"EUR","pad":"` + strings.Repeat("x", httpapi.MaxBodyBytes) + `"}`
 	return []badInput{
-		credit("amount", "negative amount", `{"amount":-100,"currency":"EUR"}`, 400, "invalid-amount"),
+		withDetail(credit("amount", "negative amount", `{"amount":-100,"currency":"EUR"}`, 400, "invalid-amount"), "must be a positive integer of minor units"),
 		credit("amount", "zero amount", `{"amount":0,"currency":"EUR"}`, 400, "invalid-amount"),
 		credit("amount", "float amount", `{"amount":12.5,"currency":"EUR"}`, 400, "invalid-amount"),
 		credit("amount", "float amount with zero fraction", `{"amount":100.0,"currency":"EUR"}`, 400, "invalid-amount"),
@@ -91,6 +93,9 @@ func catalogue(aliceCursor, bobCursor string) []badInput {
 		{group: "idempotency key", name: "Idempotency-Key with a tab", method: "POST", path: "/users/alice/credits",
 			header: key("a\tb"), body: []byte(`{"amount":100,"currency":"EUR"}`), shown: `Idempotency-Key: a\tb`,
 			status: 400, problem: "idempotency-key-invalid"},
+		{group: "idempotency key", name: "two Idempotency-Key headers", method: "POST", path: "/users/alice/credits",
+			header: http.Header{"Content-Type": {"application/json"}, "Idempotency-Key": {"a", "b"}}, body: []byte(`{"amount":100,"currency":"EUR"}`),
+			shown: "Idempotency-Key: a and Idempotency-Key: b", status: 400, problem: "idempotency-key-invalid", detail: "send exactly one Idempotency-Key header"},
 		{group: "idempotency key", name: "replay with a different body", method: "POST", path: "/users/alice/credits",
 			header: key("replay-key"), body: []byte(`{"amount":301,"currency":"EUR"}`), shown: "Idempotency-Key: replay-key (first sent with amount 300)",
 			status: 422, problem: "idempotency-key-reused"},
@@ -186,6 +191,8 @@ func catalogue(aliceCursor, bobCursor string) []badInput {
 		{group: "route", name: "unknown route", method: "POST", path: "/users/alice/transfers", header: key("cat-route"),
 			body: []byte(`{"amount":100,"currency":"EUR"}`), status: 404, problem: "route-not-found"},
 		{group: "route", name: "wrong method", method: "DELETE", path: "/users/alice/credits", header: key("cat-method"), status: 405, problem: "method-not-allowed"},
+		{group: "route", name: "malformed percent-escape in the path (refused by net/http itself)", method: "GET", path: "/users/%ZZ",
+			raw: "GET /users/%ZZ HTTP/1.1\r\nHost: api.local\r\n\r\n", status: 400, problem: "bad-request", detail: "malformed request line"},
 		{group: "route", name: "orders by an unknown status", method: "GET", path: "/orders?status=shipped", status: 400, problem: "bad-request"},
 	}
 }
@@ -201,16 +208,25 @@ func TestCatalogue(t *testing.T) {
 	fmt.Fprintf(&doc, "| # | group | bad input | request | status | problem type |\n|---:|---|---|---|---:|---|\n")
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := e.do(c.method, c.path, c.header, c.body)
+			var r response
+			if c.raw != "" {
+				r = e.wire(c.raw)
+			} else {
+				r = e.do(c.method, c.path, c.header, c.body)
+			}
 			typ := strings.TrimPrefix(r.typ, httpapi.ProblemTypeBase)
-			if r.status != c.status || typ != c.problem {
-				t.Errorf("%s %s: got %d %q, want %d %q; body %s", c.method, c.path, r.status, typ, c.status, c.problem, truncate(r.body, 400))
+			if r.status != c.status || typ != c.problem || !strings.Contains(r.body, c.detail) {
+				t.Errorf("%s %s: got %d %q, want %d %q (detail %q); body %s", c.method, c.path, r.status, typ, c.status, c.problem, c.detail, truncate(r.body, 400))
 			}
 			if after := e.snapshot(t); after != before {
 				t.Errorf("%s %s (%d) wrote to the table:\nbefore: %s\nafter:  %s", c.method, c.path, r.status, before, after)
 				before = after
 			}
-			fmt.Fprintf(&doc, "| %d | %s | %s | %s | %d | `%s` |\n", i+1, c.group, c.name, cellFor(c), r.status, r.typ)
+			name := c.name
+			if c.detail != "" {
+				name += " (says “" + c.detail + "”)"
+			}
+			fmt.Fprintf(&doc, "| %d | %s | %s | %s | %d | `%s` |\n", i+1, c.group, name, cellFor(c), r.status, r.typ)
 		})
 	}
 	fmt.Fprintf(&doc, "\n%d bad inputs; for every one the test asserted that the table was unchanged.\n", len(cases))
@@ -252,6 +268,11 @@ Fuzz targets cover the same ground with generated input. Their seed corpora (tes
 | FuzzDecode | runtime/cursor | only a cursor the codec issued for this query verifies; round trip; a cursor of another query is refused |
 
 `
+
+func withDetail(c badInput, detail string) badInput {
+	c.detail = detail
+	return c
+}
 
 func cellFor(c badInput) string {
 	s := c.method + " " + c.path

@@ -1,11 +1,13 @@
 package badinput_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -132,4 +134,33 @@ func (e *env) nextCursor(t testing.TB, user string) string {
 		t.Fatalf("ledger of %s: %d %s, want a page with a cursor", user, r.status, r.body)
 	}
 	return page.NextCursor
+}
+
+// wire sends raw bytes to a real server (the runner's handler behind
+// localrun.ProblemListener), for requests net/http itself refuses.
+func (e *env) wire(raw string) response {
+	srv := httptest.NewUnstartedServer(e.h)
+	srv.Listener = localrun.ProblemListener(srv.Listener)
+	srv.Start()
+	defer srv.Close()
+	c, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close()
+	io.WriteString(c, raw)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		panic(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	r := response{status: resp.StatusCode, body: string(b)}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/problem+json") {
+		var p struct{ Type string }
+		if json.Unmarshal(b, &p) == nil {
+			r.typ = p.Type
+		}
+	}
+	return r
 }

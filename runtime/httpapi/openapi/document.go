@@ -39,9 +39,14 @@ func Document() []byte {
 		"openapi": Version,
 		"info": obj{"title": "oncetable payments API", "version": "1", "description": description,
 			"license": obj{"name": "proprietary", "identifier": "LicenseRef-oncetable"}},
-		"servers":    []any{obj{"url": "http://127.0.0.1:8080", "description": "the local runner (make run)"}},
-		"paths":      paths,
-		"components": obj{"schemas": map[string]any(s)},
+		"servers": []any{obj{"url": "http://127.0.0.1:8080", "description": "the local runner (make run)"}},
+		"paths":   paths,
+		// In AWS: SigV4 (IAM), as API Gateway describes it; locally: none.
+		"security": []any{obj{"sigv4": []string{}}, obj{}},
+		"components": obj{"schemas": map[string]any(s), "securitySchemes": obj{"sigv4": obj{
+			"type": "apiKey", "in": "header", "name": "Authorization",
+			"description":                  "an AWS Signature Version 4 signature with execute-api:Invoke on the API (an environment may use a JWT authorizer instead); not checked by the local runner",
+			"x-amazon-apigateway-authtype": "awsSigv4"}}},
 	}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {

@@ -1,0 +1,41 @@
+// A client generated from docs/openapi.json (openapi-typescript writes
+// api.d.ts, openapi-fetch calls through it) walks the README's flow on the
+// local runner at process.argv[2]. tsc checks the calls against the types.
+import createClient from "openapi-fetch";
+import type { paths } from "./api.d.ts";
+
+declare const process: { argv: string[] };
+
+const api = createClient<paths>({ baseUrl: process.argv[2] });
+const run = Date.now().toString(36);
+const userId = `gen-${run}`;
+
+function check<T>(what: string, r: { data?: T; error?: unknown; response: Response }): T {
+  if (r.error !== undefined || r.data === undefined) {
+    throw new Error(`${what}: ${r.response.status} ${JSON.stringify(r.error)}`);
+  }
+  console.log(`${what}: ${r.response.status} ${JSON.stringify(r.data)}`);
+  return r.data;
+}
+
+check("create user", await api.POST("/users", { body: { userId, name: "Generated", email: "gen@example.com" } }));
+check("credit", await api.POST("/users/{userId}/credits", {
+  params: { path: { userId }, header: { "Idempotency-Key": `credit-${run}` } },
+  body: { amount: 5000, currency: "EUR" },
+}));
+const order = check("create order", await api.POST("/users/{userId}/orders", {
+  params: { path: { userId }, header: { "Idempotency-Key": `order-${run}` } },
+  body: { currency: "EUR", items: [{ productId: "mug", quantity: 2, unitPrice: 1250 }] },
+}));
+check("settle", await api.POST("/orders/{orderId}/settle", {
+  params: { path: { orderId: order.orderId }, header: { "Idempotency-Key": `settle-${run}` } },
+}));
+const balance = check("balance", await api.GET("/users/{userId}/balance", { params: { path: { userId } } }));
+const refused = await api.POST("/users/{userId}/debits", {
+  params: { path: { userId }, header: { "Idempotency-Key": `debit-${run}` } },
+  body: { amount: 999999, currency: "EUR" },
+});
+console.log(`refused debit: ${refused.response.status} ${refused.error?.type}`);
+if (balance.balance !== 2500 || refused.response.status !== 402 || refused.error?.type !== "urn:oncetable:problem:insufficient-funds") {
+  throw new Error("unexpected balance or refusal");
+}
