@@ -192,8 +192,7 @@ func (x *compiled) returnValues(mode string, old, next attr.Item) attr.Item {
 
 // keyQuery resolves the KeyConditionExpression against a key schema.
 func (x *compiled) keyQuery(ks keySchema) (*expr.KeyQuery, error) {
-	schema := expr.KeySchema{PartitionKey: ks.hash.name, PartitionType: ks.hash.typ, SortKey: ks.rng.name, SortType: ks.rng.typ}
-	q, err := x.c.KeyCondition.Resolve(x.c.Names, x.c.Values, schema)
+	q, err := x.c.KeyCondition.Resolve(x.c.Names, x.c.Values, ks.exprSchema())
 	if err != nil {
 		return nil, asAPIError(err)
 	}

@@ -134,16 +134,12 @@ func (r *reader) startKey() ([]byte, error) {
 	}
 	bad := validationf("The provided starting key is invalid: The provided key element does not match the schema")
 	want := map[string]attr.Type{}
-	for _, ka := range []keyAttr{r.t.keys.hash, r.t.keys.rng} {
-		if ka.name != "" {
-			want[ka.name] = ka.typ
-		}
+	for _, ka := range r.t.keys.attrs {
+		want[ka.name] = ka.typ
 	}
 	if r.ix != nil {
-		for _, ka := range []keyAttr{r.ix.keys.hash, r.ix.keys.rng} {
-			if ka.name != "" {
-				want[ka.name] = ka.typ
-			}
+		for _, ka := range r.ix.keys.attrs {
+			want[ka.name] = ka.typ
 		}
 	}
 	if len(esk) != len(want) {
@@ -299,10 +295,8 @@ func tableKeyOf(t *table, it attr.Item) []byte {
 func (r *reader) lastEvaluatedKey(it attr.Item) attr.Item {
 	out := r.t.keyItem(it)
 	if r.ix != nil {
-		for _, ka := range []keyAttr{r.ix.keys.hash, r.ix.keys.rng} {
-			if ka.name != "" {
-				out[ka.name] = it[ka.name]
-			}
+		for _, ka := range r.ix.keys.attrs {
+			out[ka.name] = it[ka.name]
 		}
 	}
 	return out
@@ -412,10 +406,10 @@ func (e *Engine) query(_ context.Context, in *queryInput) (any, error) {
 
 // keyRange turns a resolved key condition into a row key range [lo, hi).
 func keyRange(ks keySchema, q *expr.KeyQuery) (lo, hi []byte, err error) {
-	if q.PartitionValue.T == attr.S && q.PartitionValue.S == "" {
-		return nil, nil, validationf("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: %s", ks.hash.name)
+	part, err := keyPrefix(ks, q)
+	if err != nil {
+		return nil, nil, err
 	}
-	part := appendKey(nil, q.PartitionValue)
 	if q.Sort == nil {
 		return part, prefixEnd(part), nil
 	}

@@ -160,7 +160,7 @@ func parseKeySchema(elems []keySchemaElement, defs map[string]attr.Type, what st
 			ks.rng = keyAttr{el.AttributeName, typ}
 		}
 	}
-	return ks, nil
+	return ks.withAttrs(), nil
 }
 
 func elemNames(elems []keySchemaElement) []string {
@@ -359,7 +359,7 @@ func newIndex(in indexJSON, defs map[string]attr.Type, tableKeys keySchema, loca
 	if !tableNameRE.MatchString(in.IndexName) {
 		return nil, validationf("1 validation error detected: Value '%s' at 'indexName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+", in.IndexName)
 	}
-	ks, err := parseKeySchema(in.KeySchema, defs, "keySchema")
+	ks, err := parseIndexKeySchema(in.KeySchema, defs, local)
 	if err != nil {
 		return nil, err
 	}
@@ -405,14 +405,6 @@ func tableID(name string, at time.Time) string {
 }
 
 func epochSeconds(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }
-
-func keySchemaJSON(ks keySchema) []keySchemaElement {
-	out := []keySchemaElement{{ks.hash.name, "HASH"}}
-	if ks.rng.name != "" {
-		out = append(out, keySchemaElement{ks.rng.name, "RANGE"})
-	}
-	return out
-}
 
 func throughputJSON(rcu, wcu int64) map[string]any {
 	return map[string]any{"NumberOfDecreasesToday": 0, "ReadCapacityUnits": rcu, "WriteCapacityUnits": wcu}

@@ -139,7 +139,7 @@ func restoreTable(st storedTable) (*table, error) {
 	}
 	t.keys = ks
 	for _, si := range st.Indexes {
-		iks, err := parseKeySchema(si.Keys, defs, "keySchema")
+		iks, err := parseIndexKeySchema(si.Keys, defs, si.Local)
 		if err != nil {
 			return nil, err
 		}

@@ -68,16 +68,24 @@ type keyAttr struct {
 }
 
 // keySchema is a partition key and an optional sort key (rng.name == "").
+// A GSI may have a multi-attribute key, up to four partition and four sort
+// attributes: hash and rng are then the first of each, and attrs lists them
+// all (see multikey.go).
 type keySchema struct {
 	hash keyAttr
 	rng  keyAttr
+	// attrs is every key attribute in key schema order, the nHash partition
+	// attributes first.
+	attrs []keyAttr
+	nHash int
 }
 
 func (k keySchema) names() []string {
-	if k.rng.name == "" {
-		return []string{k.hash.name}
+	out := make([]string, len(k.attrs))
+	for i, ka := range k.attrs {
+		out[i] = ka.name
 	}
-	return []string{k.hash.name, k.rng.name}
+	return out
 }
 
 type projection struct {
@@ -308,10 +316,7 @@ func (ix *index) rowKey(it attr.Item, tableKey []byte) ([]byte, error) {
 		return nil, nil
 	}
 	var buf []byte
-	for _, ka := range []keyAttr{ix.keys.hash, ix.keys.rng} {
-		if ka.name == "" {
-			continue
-		}
+	for _, ka := range ix.keys.attrs {
 		v, ok := it[ka.name]
 		if !ok {
 			return nil, nil
@@ -333,10 +338,8 @@ func (t *table) project(ix *index, it attr.Item) attr.Item {
 		return it
 	}
 	out := t.keyItem(it)
-	for _, ka := range []keyAttr{ix.keys.hash, ix.keys.rng} {
-		if ka.name != "" {
-			out[ka.name] = it[ka.name]
-		}
+	for _, ka := range ix.keys.attrs {
+		out[ka.name] = it[ka.name]
 	}
 	if ix.proj.typ == "INCLUDE" {
 		for _, n := range ix.proj.nonKey {

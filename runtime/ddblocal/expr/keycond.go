@@ -59,17 +59,49 @@ func checkKeyCond(c Cond) *Error {
 
 // KeySchema names a table's or index's key attributes and their types.
 // SortKey is empty when there is no sort key.
+//
+// A global secondary index may have a multi-attribute key: up to four
+// partition and four sort attributes. Partition and Sort then list them
+// all, in key schema order, and the four single-key fields are ignored.
 type KeySchema struct {
 	PartitionKey  string
 	PartitionType attr.Type
 	SortKey       string
 	SortType      attr.Type
+
+	Partition []KeyAttribute
+	Sort      []KeyAttribute
+}
+
+// KeyAttribute is one attribute of a key schema.
+type KeyAttribute struct {
+	Name string
+	Type attr.Type
+}
+
+// attributes returns the partition and sort attributes as lists.
+func (s KeySchema) attributes() (part, sort []KeyAttribute) {
+	if len(s.Partition) > 0 {
+		return s.Partition, s.Sort
+	}
+	part = []KeyAttribute{{s.PartitionKey, s.PartitionType}}
+	if s.SortKey != "" {
+		sort = []KeyAttribute{{s.SortKey, s.SortType}}
+	}
+	return part, sort
 }
 
 // KeyQuery is a KeyConditionExpression resolved against a key schema.
 type KeyQuery struct {
 	PartitionValue attr.Value
 	Sort           *SortCondition // nil when the sort key is unconstrained
+
+	// PartitionValues holds the value of every partition attribute, in key
+	// schema order (PartitionValue is the first). SortEqual holds the values
+	// of the sort attributes that precede the one Sort constrains, which a
+	// multi-attribute sort key compares for equality, left to right.
+	PartitionValues []attr.Value
+	SortEqual       []attr.Value
 }
 
 // SortCondition constrains the sort key. Op is one of = < <= > >= BETWEEN
@@ -117,62 +149,134 @@ var flip = map[string]string{"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<=
 
 // Resolve matches the condition to the key schema and returns the partition
 // key value and the optional sort key condition, or DynamoDB's
-// ValidationException.
+// ValidationException. With a multi-attribute key every partition attribute
+// needs an equality, and the sort attributes are used left to right without
+// a gap, only the last one used taking a range or begins_with (Amazon
+// DynamoDB Developer Guide, "Multi-attribute key schema").
 func (k *KeyCondition) Resolve(names Names, values Values, schema KeySchema) (*KeyQuery, error) {
 	var terms []keyTerm
 	if err := collectKeyTerms(k.Root, names, values, &terms); err != nil {
 		return nil, err
 	}
-	if len(terms) > 2 {
+	part, sort := schema.attributes()
+	if len(part) == 1 && len(sort) <= 1 && len(terms) > 2 {
 		return nil, invalid("Conditions can be of length 1 or 2 only")
 	}
-	q := &KeyQuery{}
-	var havePK bool
-	for _, t := range terms {
+	partTerms := make([]*keyTerm, len(part))
+	sortTerms := make([]*keyTerm, len(sort))
+	for i := range terms {
+		t := &terms[i]
 		if len(t.path) != 1 {
 			return nil, invalid("KeyConditionExpressions cannot have conditions on nested attributes")
 		}
-		name := t.path[0].Name
-		switch name {
-		case schema.PartitionKey:
-			if havePK {
-				return nil, invalid("KeyConditionExpressions must only contain one condition per key")
+		if j := keyIndex(part, t.path[0].Name); j >= 0 {
+			if err := checkPartitionTerm(t, part[j], partTerms[j] != nil); err != nil {
+				return nil, err
 			}
-			havePK = true
-			if t.op != "=" {
-				return nil, invalid("Query key condition not supported")
+			partTerms[j] = t
+			continue
+		}
+		if j := keyIndex(sort, t.path[0].Name); j >= 0 {
+			if err := checkSortTerm(t, sort[j], sortTerms[j] != nil); err != nil {
+				return nil, err
 			}
-			if t.vals[0].T != schema.PartitionType {
-				return nil, invalid("One or more parameter values were invalid: Condition parameter type does not match schema type")
-			}
-			q.PartitionValue = t.vals[0]
-		case schema.SortKey:
-			if q.Sort != nil {
-				return nil, invalid("KeyConditionExpressions must only contain one condition per key")
-			}
-			for _, v := range t.vals {
-				if t.op == "begins_with" && v.T == attr.N {
-					return nil, invalid("Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: N")
-				}
-				if v.T != schema.SortType {
-					return nil, invalid("One or more parameter values were invalid: Condition parameter type does not match schema type")
-				}
-			}
-			q.Sort = &SortCondition{Op: t.op, Values: t.vals}
-		default:
-			if !havePK && !hasTermOn(terms, schema.PartitionKey) {
-				return nil, invalid("Query condition missed key schema element: " + schema.PartitionKey)
-			}
-			if schema.SortKey != "" {
-				return nil, invalid("Query condition missed key schema element: " + schema.SortKey)
-			}
-			return nil, invalid("Query key condition not supported")
+			sortTerms[j] = t
+			continue
+		}
+		return nil, missedKey(terms, part, sort)
+	}
+	q := &KeyQuery{}
+	for j, t := range partTerms {
+		if t == nil {
+			return nil, invalid("Query condition missed key schema element: " + part[j].Name)
+		}
+		q.PartitionValues = append(q.PartitionValues, t.vals[0])
+	}
+	q.PartitionValue = q.PartitionValues[0]
+	return q, resolveSort(q, sort, sortTerms)
+}
+
+// keyIndex is the position of the attribute named name in attrs, or -1.
+func keyIndex(attrs []KeyAttribute, name string) int {
+	for i, a := range attrs {
+		if a.Name == name {
+			return i
 		}
 	}
-	if !havePK {
-		return nil, invalid("Query condition missed key schema element: " + schema.PartitionKey)
+	return -1
+}
+
+func checkPartitionTerm(t *keyTerm, a KeyAttribute, dup bool) error {
+	if dup {
+		return invalid("KeyConditionExpressions must only contain one condition per key")
 	}
-	return q, nil
+	if t.op != "=" {
+		return invalid("Query key condition not supported")
+	}
+	if t.vals[0].T != a.Type {
+		return invalid("One or more parameter values were invalid: Condition parameter type does not match schema type")
+	}
+	return nil
+}
+
+func checkSortTerm(t *keyTerm, a KeyAttribute, dup bool) error {
+	if dup {
+		return invalid("KeyConditionExpressions must only contain one condition per key")
+	}
+	for _, v := range t.vals {
+		if t.op == "begins_with" && v.T == attr.N {
+			return invalid("Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: N")
+		}
+		if v.T != a.Type {
+			return invalid("One or more parameter values were invalid: Condition parameter type does not match schema type")
+		}
+	}
+	return nil
+}
+
+// missedKey is the error for a condition on an attribute that is not a
+// key: DynamoDB names the first key attribute the condition lacks.
+func missedKey(terms []keyTerm, part, sort []KeyAttribute) error {
+	for _, a := range part {
+		if !hasTermOn(terms, a.Name) {
+			return invalid("Query condition missed key schema element: " + a.Name)
+		}
+	}
+	for _, a := range sort {
+		if !hasTermOn(terms, a.Name) {
+			return invalid("Query condition missed key schema element: " + a.Name)
+		}
+	}
+	if len(sort) > 0 {
+		return invalid("Query condition missed key schema element: " + sort[0].Name)
+	}
+	return invalid("Query key condition not supported")
+}
+
+// resolveSort checks that the sort attributes used form a prefix of the
+// key's, with only the last one taking an operator other than =.
+func resolveSort(q *KeyQuery, sort []KeyAttribute, terms []*keyTerm) error {
+	used := 0
+	for used < len(terms) && terms[used] != nil {
+		used++
+	}
+	for j := used; j < len(terms); j++ {
+		if terms[j] != nil {
+			return invalid("Query condition missed key schema element: " + sort[used].Name)
+		}
+	}
+	for j := 0; j < used; j++ {
+		t := terms[j]
+		if j == used-1 {
+			q.Sort = &SortCondition{Op: t.op, Values: t.vals}
+			break
+		}
+		if t.op != "=" {
+			return invalid("Query key condition not supported")
+		}
+		q.SortEqual = append(q.SortEqual, t.vals[0])
+	}
+	return nil
 }
 
 func hasTermOn(terms []keyTerm, name string) bool {
