@@ -170,6 +170,7 @@ func (e *Engine) loadStreams(tx *bolt.Tx, now time.Time) error {
 		if len(st.Keys) > 1 {
 			s.keys.rng.name = st.Keys[1]
 		}
+		s.keys = s.keys.withAttrs()
 		if b := tx.Bucket(recordsBucket(st.ARN)); b != nil {
 			if err := b.ForEach(func(k, v []byte) error {
 				r, err := decodeRecord(binary.BigEndian.Uint64(k), v)

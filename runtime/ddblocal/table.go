@@ -81,6 +81,9 @@ type keySchema struct {
 }
 
 func (k keySchema) names() []string {
+	if k.attrs == nil && k.hash.name != "" {
+		k = k.withAttrs() // built from hash and rng alone
+	}
 	out := make([]string, len(k.attrs))
 	for i, ka := range k.attrs {
 		out[i] = ka.name
