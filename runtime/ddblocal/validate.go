@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Request validation as DynamoDB does it, before any table is looked up.
@@ -39,10 +40,18 @@ func validateRequest(body []byte, in any) error {
 	if !ok {
 		return nil
 	}
-	c := checker{body: body}
-	v.validate(&c)
-	return c.err()
+	// Pooled: the checker escapes through the interface call, and this
+	// runs on every request.
+	c := checkerPool.Get().(*checker)
+	c.body = body
+	v.validate(c)
+	err := c.err()
+	*c = checker{errs: c.errs[:0]}
+	checkerPool.Put(c)
+	return err
 }
+
+var checkerPool = sync.Pool{New: func() any { return new(checker) }}
 
 // maxViolations is how many violations DynamoDB lists at most.
 const maxViolations = 10

@@ -1,6 +1,9 @@
 package ddblocal
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // The model constraints of each operation, in the order DynamoDB reports
 // them (see validate.go). Sources: the DynamoDB API Reference's request
@@ -126,6 +129,13 @@ func transactItemsConstraint(c *checker, n int) {
 
 func (in *transactWriteItemsInput) validate(c *checker) {
 	transactItemsConstraint(c, len(in.TransactItems))
+	for _, ti := range in.TransactItems {
+		for _, a := range []*txAction{ti.ConditionCheck, ti.Put, ti.Delete, ti.Update} {
+			if a != nil {
+				resolveTableARN(&a.TableName)
+			}
+		}
+	}
 	c.enum("returnConsumedCapacity", in.ReturnConsumedCapacity, enumReturnConsumedCapacity...)
 	c.enum("returnItemCollectionMetrics", in.ReturnItemCollectionMetrics, enumReturnItemCollection...)
 	if t := in.ClientRequestToken; t != nil {
@@ -139,6 +149,11 @@ func (in *transactWriteItemsInput) validate(c *checker) {
 
 func (in *transactGetItemsInput) validate(c *checker) {
 	transactItemsConstraint(c, len(in.TransactItems))
+	for _, ti := range in.TransactItems {
+		if ti.Get != nil {
+			resolveTableARN(&ti.Get.TableName)
+		}
+	}
 	c.enum("returnConsumedCapacity", in.ReturnConsumedCapacity, enumReturnConsumedCapacity...)
 }
 
@@ -250,4 +265,15 @@ func checkThroughputChange(t *table, in *updateTableInput) error {
 		return nil
 	}
 	return validationf("The provisioned throughput for the table will not change. The requested value equals the current value. Current ReadCapacityUnits provisioned for the table: %d. Requested ReadCapacityUnits: %d. Current WriteCapacityUnits provisioned for the table: %d. Requested WriteCapacityUnits: %d. Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits.", t.rcu, rcu, t.wcu, wcu)
+}
+
+// resolveTableARN replaces a table ARN naming a table of a nested action
+// (TransactItems) by the table's name; other names are left to the
+// action's own lookup.
+func resolveTableARN(name *string) {
+	if strings.HasPrefix(*name, "arn:") {
+		if n, ok := tableNameOfARN(*name); ok {
+			*name = n
+		}
+	}
 }

@@ -145,6 +145,17 @@ func TestValidationTableARNAsName(t *testing.T) {
 		got, err := tg.client.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: arn, Key: item{"pk": s("a")}})
 		noErr(t, err, "GetItem by ARN")
 		wantItem(t, got.Item, item{"pk": s("a"), "v": n("1")})
+		_, err = tg.client.TransactWriteItems(ctx(t), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+			{Put: &types.Put{TableName: arn, Item: item{"pk": s("b")}}},
+		}})
+		noErr(t, err, "TransactWriteItems by ARN")
+		tx, err := tg.client.TransactGetItems(ctx(t), &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{
+			{Get: &types.Get{TableName: arn, Key: item{"pk": s("b")}}},
+		}})
+		noErr(t, err, "TransactGetItems by ARN")
+		if len(tx.Responses) != 1 || tx.Responses[0].Item == nil {
+			t.Errorf("TransactGetItems by ARN: %d responses, want the item", len(tx.Responses))
+		}
 		byARN, err := tg.client.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: arn})
 		noErr(t, err, "DescribeTable by ARN")
 		if aws.ToString(byARN.Table.TableName) != name {
