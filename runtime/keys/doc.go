@@ -19,6 +19,13 @@
 //	ORDER#<orderId> IDEM#<sha256>                   idempotency record (charges, settles)
 //	PROD#<productId> PROD#<productId>               product
 //
+// The prefixes are a value, [Layout], given to the store and the flows at
+// construction; the package functions build keys with [Default], the
+// prefixes above. A layout of its own must keep the prefixes' byte order
+// within a partition, which the store's range reads rely on: in a user's
+// partition address > profile > order summary > ledger and records; in an
+// order's partition record < item < order < payment.
+//
 // Timestamps in keys are UTC RFC 3339 with nine fractional digits, so their
 // byte order is their time order. The package is pure: it does no I/O.
 //

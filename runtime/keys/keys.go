@@ -40,6 +40,47 @@ const (
 	FeaturedPartition = "PROD#FEATURED"
 )
 
+// Layout is the set of key prefixes of a table, given at construction to
+// the store and the flows. Its zero fields take [Default]'s values.
+type Layout struct {
+	UserPrefix, OrderPrefix, ItemPrefix, ProductPrefix, PaymentPrefix, LedgerPrefix, AddressPrefix, IdemPrefix string
+	// ProfileSK is the sort key of a user's profile item.
+	ProfileSK string
+	// UserOrderPrefix starts the sort key of an order summary in a user's partition.
+	UserOrderPrefix string
+	// OrderStatusPrefix + status is the GSI1PK of an order.
+	OrderStatusPrefix string
+	// UnprocessedPartition and FeaturedPartition are the partition keys of
+	// the sparse indexes.
+	UnprocessedPartition, FeaturedPartition string
+}
+
+// Default is oncetable's own layout, the constants above.
+var Default = Layout{
+	UserPrefix: UserPrefix, OrderPrefix: OrderPrefix, ItemPrefix: ItemPrefix, ProductPrefix: ProductPrefix,
+	PaymentPrefix: PaymentPrefix, LedgerPrefix: LedgerPrefix, AddressPrefix: AddressPrefix, IdemPrefix: IdemPrefix,
+	ProfileSK: ProfileSK, UserOrderPrefix: UserOrderPrefix, OrderStatusPrefix: OrderStatusPrefix, UnprocessedPartition: UnprocessedPartition, FeaturedPartition: FeaturedPartition,
+}
+
+// WithDefaults fills l's empty fields from [Default].
+func (l Layout) WithDefaults() Layout {
+	d := Default
+	for _, f := range []struct {
+		v   *string
+		def string
+	}{
+		{&l.UserPrefix, d.UserPrefix}, {&l.OrderPrefix, d.OrderPrefix}, {&l.ItemPrefix, d.ItemPrefix}, {&l.ProductPrefix, d.ProductPrefix}, {&l.PaymentPrefix, d.PaymentPrefix},
+		{&l.LedgerPrefix, d.LedgerPrefix}, {&l.AddressPrefix, d.AddressPrefix}, {&l.IdemPrefix, d.IdemPrefix}, {&l.ProfileSK, d.ProfileSK},
+		{&l.UserOrderPrefix, d.UserOrderPrefix}, {&l.OrderStatusPrefix, d.OrderStatusPrefix},
+		{&l.UnprocessedPartition, d.UnprocessedPartition}, {&l.FeaturedPartition, d.FeaturedPartition},
+	} {
+		if *f.v == "" {
+			*f.v = f.def
+		}
+	}
+	return l
+}
+
 // ErrInvalidID is wrapped by every [*InvalidIDError].
 var ErrInvalidID = errors.New("keys: invalid id")
 
@@ -93,108 +134,149 @@ func Timestamp(t time.Time) string {
 }
 
 // User is the profile item of a user; it also carries the balance.
-func User(userID string) (Key, error) {
+func (l Layout) User(userID string) (Key, error) {
 	if err := ValidateID("userId", userID); err != nil {
 		return Key{}, err
 	}
-	return Key{PK: UserPrefix + userID, SK: ProfileSK}, nil
+	return Key{PK: l.UserPrefix + userID, SK: l.ProfileSK}, nil
 }
 
 // UserPartition is the partition key of everything a user owns.
-func UserPartition(userID string) (string, error) {
-	k, err := User(userID)
+func (l Layout) UserPartition(userID string) (string, error) {
+	k, err := l.User(userID)
 	return k.PK, err
 }
 
 // Address is a user's address.
-func Address(userID, addressID string) (Key, error) {
-	u, err := User(userID)
+func (l Layout) Address(userID, addressID string) (Key, error) {
+	u, err := l.User(userID)
 	if err != nil {
 		return Key{}, err
 	}
 	if err := ValidateID("addressId", addressID); err != nil {
 		return Key{}, err
 	}
-	return Key{PK: u.PK, SK: AddressPrefix + addressID}, nil
+	return Key{PK: u.PK, SK: l.AddressPrefix + addressID}, nil
 }
 
 // UserOrder is the order summary in the user's partition.
-func UserOrder(userID string, createdAt time.Time, orderID string) (Key, error) {
-	u, err := User(userID)
+func (l Layout) UserOrder(userID string, createdAt time.Time, orderID string) (Key, error) {
+	u, err := l.User(userID)
 	if err != nil {
 		return Key{}, err
 	}
 	if err := ValidateID("orderId", orderID); err != nil {
 		return Key{}, err
 	}
-	return Key{PK: u.PK, SK: UserOrderPrefix + Timestamp(createdAt) + "#" + orderID}, nil
+	return Key{PK: u.PK, SK: l.UserOrderPrefix + Timestamp(createdAt) + "#" + orderID}, nil
 }
 
 // Ledger is one ledger entry of a user.
-func Ledger(userID string, at time.Time, entryID string) (Key, error) {
-	u, err := User(userID)
+func (l Layout) Ledger(userID string, at time.Time, entryID string) (Key, error) {
+	u, err := l.User(userID)
 	if err != nil {
 		return Key{}, err
 	}
 	if err := ValidateID("entryId", entryID); err != nil {
 		return Key{}, err
 	}
-	return Key{PK: u.PK, SK: LedgerPrefix + Timestamp(at) + "#" + entryID}, nil
+	return Key{PK: u.PK, SK: l.LedgerPrefix + Timestamp(at) + "#" + entryID}, nil
 }
 
 // Order is the order item.
-func Order(orderID string) (Key, error) {
+func (l Layout) Order(orderID string) (Key, error) {
 	if err := ValidateID("orderId", orderID); err != nil {
 		return Key{}, err
 	}
-	return Key{PK: OrderPrefix + orderID, SK: OrderPrefix + orderID}, nil
+	return Key{PK: l.OrderPrefix + orderID, SK: l.OrderPrefix + orderID}, nil
 }
 
 // OrderItem is line number line (1-based) of an order.
-func OrderItem(orderID string, line int) (Key, error) {
-	o, err := Order(orderID)
+func (l Layout) OrderItem(orderID string, line int) (Key, error) {
+	o, err := l.Order(orderID)
 	if err != nil {
 		return Key{}, err
 	}
 	if line < 1 || line > 999 {
 		return Key{}, &InvalidIDError{Kind: "line", ID: strconv.Itoa(line), Reason: "must be 1..999"}
 	}
-	return Key{PK: o.PK, SK: fmt.Sprintf("%s%03d", ItemPrefix, line)}, nil
+	return Key{PK: o.PK, SK: fmt.Sprintf("%s%03d", l.ItemPrefix, line)}, nil
 }
 
 // Payment is a payment of an order.
-func Payment(orderID, paymentID string) (Key, error) {
-	o, err := Order(orderID)
+func (l Layout) Payment(orderID, paymentID string) (Key, error) {
+	o, err := l.Order(orderID)
 	if err != nil {
 		return Key{}, err
 	}
 	if err := ValidateID("paymentId", paymentID); err != nil {
 		return Key{}, err
 	}
-	return Key{PK: o.PK, SK: PaymentPrefix + paymentID}, nil
+	return Key{PK: o.PK, SK: l.PaymentPrefix + paymentID}, nil
 }
 
 // Product is a product item.
-func Product(productID string) (Key, error) {
+func (l Layout) Product(productID string) (Key, error) {
 	if err := ValidateID("productId", productID); err != nil {
 		return Key{}, err
 	}
-	return Key{PK: ProductPrefix + productID, SK: ProductPrefix + productID}, nil
+	return Key{PK: l.ProductPrefix + productID, SK: l.ProductPrefix + productID}, nil
 }
 
 // Idempotency is the record of an idempotency key inside the partition of
 // the entity the operation acts on. scopeHash is the hex digest computed by
 // runtime/idempotency; it never holds the raw key.
-func Idempotency(partition, scopeHash string) (Key, error) {
+func (l Layout) Idempotency(partition, scopeHash string) (Key, error) {
 	if partition == "" || strings.ContainsAny(scopeHash, "#/") || scopeHash == "" {
 		return Key{}, &InvalidIDError{Kind: "idempotency scope", ID: scopeHash, Reason: "malformed"}
 	}
-	return Key{PK: partition, SK: IdemPrefix + scopeHash}, nil
+	return Key{PK: partition, SK: l.IdemPrefix + scopeHash}, nil
 }
 
 // OrderStatusGSI returns the GSI1 keys of an order in a status.
+func (l Layout) OrderStatusGSI(status string, createdAt time.Time, orderID string) (pk, sk string) {
+	return l.OrderStatusPrefix + status, Timestamp(createdAt) + "#" + orderID
+}
+
+// User is [Layout.User] of [Default].
+func User(userID string) (Key, error) { return Default.User(userID) }
+
+// UserPartition is [Layout.UserPartition] of [Default].
+func UserPartition(userID string) (string, error) { return Default.UserPartition(userID) }
+
+// Address is [Layout.Address] of [Default].
+func Address(userID, addressID string) (Key, error) { return Default.Address(userID, addressID) }
+
+// UserOrder is [Layout.UserOrder] of [Default].
+func UserOrder(userID string, createdAt time.Time, orderID string) (Key, error) {
+	return Default.UserOrder(userID, createdAt, orderID)
+}
+
+// Ledger is [Layout.Ledger] of [Default].
+func Ledger(userID string, at time.Time, entryID string) (Key, error) {
+	return Default.Ledger(userID, at, entryID)
+}
+
+// Order is [Layout.Order] of [Default].
+func Order(orderID string) (Key, error) { return Default.Order(orderID) }
+
+// OrderItem is [Layout.OrderItem] of [Default].
+func OrderItem(orderID string, line int) (Key, error) { return Default.OrderItem(orderID, line) }
+
+// Payment is [Layout.Payment] of [Default].
+func Payment(orderID, paymentID string) (Key, error) { return Default.Payment(orderID, paymentID) }
+
+// Product is [Layout.Product] of [Default].
+func Product(productID string) (Key, error) { return Default.Product(productID) }
+
+// Idempotency is [Layout.Idempotency] of [Default].
+func Idempotency(partition, scopeHash string) (Key, error) {
+	return Default.Idempotency(partition, scopeHash)
+}
+
+// OrderStatusGSI is [Layout.OrderStatusGSI] of [Default].
 func OrderStatusGSI(status string, createdAt time.Time, orderID string) (pk, sk string) {
-	return OrderStatusPrefix + status, Timestamp(createdAt) + "#" + orderID
+	return Default.OrderStatusGSI(status, createdAt, orderID)
 }
 
 // UnprocessedSK is the sort key of a payment in the Unprocessed index.

@@ -61,7 +61,7 @@ func (s *Service) Credit(ctx context.Context, idem Idem, userID string, amt mone
 }
 
 func (s *Service) creditFlow(idem Idem, userID string, amt money.Amount) (flow, error) {
-	uk, err := keys.User(userID)
+	uk, err := s.keys.User(userID)
 	if err != nil {
 		return flow{}, err
 	}
@@ -92,11 +92,11 @@ func (s *Service) creditFlow(idem Idem, userID string, amt money.Amount) (flow, 
 
 // credit is the profile Update of a credit.
 func (s *Service) credit(uk keys.Key, amt money.Amount, now time.Time) (types.TransactWriteItem, error) {
-	return store.Update(s.b.Table(), uk,
+	return s.items.Update(uk,
 		expression.Set(balanceName, expression.Plus(expression.IfNotExists(balanceName, expression.Value(0)), expression.Value(amt.Minor))).
 			Set(currencyName, expression.Value(string(amt.Currency))).
 			Set(updatedName, expression.Value(keys.Timestamp(now))),
-		store.Exists().
+		s.items.Exists().
 			And(expression.Or(expression.AttributeNotExists(currencyName), currencyName.Equal(expression.Value(string(amt.Currency))))).
 			And(expression.Or(expression.AttributeNotExists(balanceName), balanceName.LessThanEqual(expression.Value(money.MaxMinor-amt.Minor)))))
 }
@@ -126,7 +126,7 @@ func (s *Service) Debit(ctx context.Context, idem Idem, userID string, amt money
 }
 
 func (s *Service) debitFlow(idem Idem, userID string, amt money.Amount) (flow, error) {
-	uk, err := keys.User(userID)
+	uk, err := s.keys.User(userID)
 	if err != nil {
 		return flow{}, err
 	}
@@ -157,10 +157,10 @@ func (s *Service) debitFlow(idem Idem, userID string, amt money.Amount) (flow, e
 
 // guardedDebit is the profile Update shared by debit and settle.
 func (s *Service) guardedDebit(uk keys.Key, amt money.Amount, now time.Time) (types.TransactWriteItem, error) {
-	return store.Update(s.b.Table(), uk,
+	return s.items.Update(uk,
 		expression.Set(balanceName, balanceName.Minus(expression.Value(amt.Minor))).
 			Set(updatedName, expression.Value(keys.Timestamp(now))),
-		store.Exists().
+		s.items.Exists().
 			And(currencyName.Equal(expression.Value(string(amt.Currency)))).
 			And(balanceName.GreaterThanEqual(expression.Value(amt.Minor))))
 }
@@ -181,11 +181,11 @@ func debitFailure(userID string, old map[string]types.AttributeValue, amt money.
 }
 
 func (s *Service) ledgerPut(userID string, now time.Time, entryID, kind string, amt money.Amount, orderID string) (types.TransactWriteItem, error) {
-	k, err := keys.Ledger(userID, now, entryID)
+	k, err := s.keys.Ledger(userID, now, entryID)
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}
-	return store.PutNew(s.b.Table(), store.LedgerEntry{
+	return s.items.PutNew(store.LedgerEntry{
 		PK: k.PK, SK: k.SK, EntityType: store.TypeLedgerEntry, EntryID: entryID, UserID: userID, Kind: kind,
 		Amount: amt.Minor, Currency: string(amt.Currency), OrderID: orderID, CreatedAt: keys.Timestamp(now),
 	})

@@ -34,15 +34,15 @@ var (
 
 // payable is the condition that an order exists, is created and totals
 // amt; chargeable adds that it has no payment yet.
-func payable(amt money.Amount) expression.ConditionBuilder {
-	return store.Exists().
+func (s *Service) payable(amt money.Amount) expression.ConditionBuilder {
+	return s.items.Exists().
 		And(statusName.Equal(expression.Value(store.OrderCreated))).
 		And(totalName.Equal(expression.Value(amt.Minor))).
 		And(currencyName.Equal(expression.Value(string(amt.Currency))))
 }
 
-func chargeable(amt money.Amount) expression.ConditionBuilder {
-	return payable(amt).And(expression.AttributeNotExists(paymentIDName))
+func (s *Service) chargeable(amt money.Amount) expression.ConditionBuilder {
+	return s.payable(amt).And(expression.AttributeNotExists(paymentIDName))
 }
 
 // Charge creates the one payment of an order, exactly once, in one
@@ -58,25 +58,25 @@ func (s *Service) Charge(ctx context.Context, idem Idem, orderID string, amt mon
 }
 
 func (s *Service) chargeFlow(idem Idem, orderID string, amt money.Amount) (flow, error) {
-	ok, err := keys.Order(orderID)
+	ok, err := s.keys.Order(orderID)
 	if err != nil {
 		return flow{}, err
 	}
 	paymentID := keys.NewID("pay")
-	pk, err := keys.Payment(orderID, paymentID)
+	pk, err := s.keys.Payment(orderID, paymentID)
 	if err != nil {
 		return flow{}, err
 	}
 	build := func(now time.Time) (*idempotency.Effect, error) {
 		ts := keys.Timestamp(now)
-		upd, err := store.Update(s.b.Table(), ok,
+		upd, err := s.items.Update(ok,
 			expression.Set(paymentIDName, expression.Value(paymentID)).Set(updatedName, expression.Value(ts)),
-			chargeable(amt))
+			s.chargeable(amt))
 		if err != nil {
 			return nil, err
 		}
-		put, err := store.PutNew(s.b.Table(), store.Payment{PK: pk.PK, SK: pk.SK, EntityType: store.TypePayment,
-			UnprocessedPK: keys.UnprocessedPartition, UnprocessedSK: keys.UnprocessedSK(now, paymentID),
+		put, err := s.items.PutNew(store.Payment{PK: pk.PK, SK: pk.SK, EntityType: store.TypePayment,
+			UnprocessedPK: s.keys.UnprocessedPartition, UnprocessedSK: keys.UnprocessedSK(now, paymentID),
 			PaymentID: paymentID, OrderID: orderID, Amount: amt.Minor, Currency: string(amt.Currency),
 			Status: store.PaymentCreated, CreatedAt: ts})
 		if err != nil {

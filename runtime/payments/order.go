@@ -61,14 +61,14 @@ type draft struct {
 }
 
 func (s *Service) createOrderFlow(idem Idem, userID string, in NewOrder) (flow, error) {
-	uk, err := keys.User(userID)
+	uk, err := s.keys.User(userID)
 	if err != nil {
 		return flow{}, err
 	}
 	if in.OrderID == "" {
 		in.OrderID = keys.NewID("ord")
 	}
-	ok, err := keys.Order(in.OrderID)
+	ok, err := s.keys.Order(in.OrderID)
 	if err != nil {
 		return flow{}, err
 	}
@@ -128,34 +128,34 @@ func price(in NewOrder) ([]money.Amount, money.Amount, error) {
 // order, its summary in the user's partition and one item per line.
 func (s *Service) orderEffect(d draft, now time.Time) (*idempotency.Effect, error) {
 	ts := keys.Timestamp(now)
-	sk, err := keys.UserOrder(d.userID, now, d.in.OrderID)
+	sk, err := s.keys.UserOrder(d.userID, now, d.in.OrderID)
 	if err != nil {
 		return nil, err
 	}
-	view := d.view(now, sk.SK)
+	view := d.view(s.keys, now, sk.SK)
 	eff := &idempotency.Effect{Status: http.StatusCreated, Body: view}
 	count := expression.Name("orderCount")
-	counter, err := store.Update(s.b.Table(), d.user,
+	counter, err := s.items.Update(d.user,
 		expression.Set(count, expression.Plus(expression.IfNotExists(count, expression.Value(0)), expression.Value(1))).
 			Set(updatedName, expression.Value(ts)),
-		store.Exists())
+		s.items.Exists())
 	if err != nil {
 		return nil, err
 	}
 	eff.Items.Add(itemCounter, counter)
-	order, err := store.PutNew(s.b.Table(), view.Order)
+	order, err := s.items.PutNew(view.Order)
 	if err != nil {
 		return nil, err
 	}
 	eff.Items.Add(itemOrder, order)
-	summary, err := store.PutNew(s.b.Table(), store.UserOrder{PK: sk.PK, SK: sk.SK, EntityType: store.TypeUserOrder,
+	summary, err := s.items.PutNew(store.UserOrder{PK: sk.PK, SK: sk.SK, EntityType: store.TypeUserOrder,
 		OrderID: d.in.OrderID, Status: store.OrderCreated, Total: d.total.Minor, Currency: string(d.in.Currency), CreatedAt: ts, UpdatedAt: ts})
 	if err != nil {
 		return nil, err
 	}
 	eff.Items.Add(itemSummary, summary)
 	for i, line := range view.Items {
-		put, err := store.PutNew(s.b.Table(), line)
+		put, err := s.items.PutNew(line)
 		if err != nil {
 			return nil, err
 		}
@@ -165,9 +165,9 @@ func (s *Service) orderEffect(d draft, now time.Time) (*idempotency.Effect, erro
 }
 
 // view is the order as created at now, with its items.
-func (d draft) view(now time.Time, userOrderSK string) store.OrderView {
+func (d draft) view(l keys.Layout, now time.Time, userOrderSK string) store.OrderView {
 	ts := keys.Timestamp(now)
-	gpk, gsk := keys.OrderStatusGSI(store.OrderCreated, now, d.in.OrderID)
+	gpk, gsk := l.OrderStatusGSI(store.OrderCreated, now, d.in.OrderID)
 	v := store.OrderView{
 		Order: store.Order{PK: d.order.PK, SK: d.order.SK, EntityType: store.TypeOrder, GSI1PK: gpk, GSI1SK: gsk,
 			OrderID: d.in.OrderID, UserID: d.userID, Status: store.OrderCreated, Total: d.total.Minor,
@@ -177,7 +177,7 @@ func (d draft) view(now time.Time, userOrderSK string) store.OrderView {
 	}
 	for i, it := range d.in.Items {
 		// Lines are 1..MaxOrderItems, which keys.OrderItem accepts.
-		ik, _ := keys.OrderItem(d.in.OrderID, i+1)
+		ik, _ := l.OrderItem(d.in.OrderID, i+1)
 		v.Items[i] = store.OrderItem{PK: ik.PK, SK: ik.SK, EntityType: store.TypeOrderItem, OrderID: d.in.OrderID,
 			Line: i + 1, ProductID: it.ProductID, Quantity: it.Quantity, UnitPrice: it.UnitPrice.Minor,
 			LineTotal: d.lines[i].Minor, CreatedAt: ts}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/oncetable/oncetable/runtime/idempotency"
+	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/retry"
 	"github.com/oncetable/oncetable/runtime/store"
 	"github.com/oncetable/oncetable/runtime/txn"
@@ -21,13 +22,15 @@ const (
 	FlowSettle      = "settle"
 )
 
-// Backend is what the flows need from the table they run on: a client, the
-// table's name, a clock and a retry policy. *store.Store is one.
+// Backend is what the flows need from the table they run on: a client, a
+// clock, a retry policy, the item builder of the table's name and schema,
+// and its key layout. *store.Store is one.
 type Backend interface {
 	DB() store.DB
-	Table() string
 	Now() time.Time
 	Retry() retry.Policy
+	Items() store.Builder
+	Keys() keys.Layout
 }
 
 // Options configures a [Service].
@@ -41,6 +44,8 @@ type Options struct {
 // Service runs the money flows on a table.
 type Service struct {
 	b       Backend
+	items   store.Builder
+	keys    keys.Layout
 	records *idempotency.Table
 	// onRetry may be nil.
 	onRetry func(flow string, kind retry.Kind)
@@ -52,10 +57,14 @@ func New(b Backend, opts ...func(*Options)) *Service {
 	for _, f := range opts {
 		f(&o)
 	}
-	records := idempotency.NewTable(b.DB(), b.Table(), func(io *idempotency.Options) {
-		io.Expiry, io.Clock, io.Retry = o.IdempotencyExpiry, b.Now, b.Retry()
+	items, layout := b.Items(), b.Keys()
+	sch := items.Schema.WithDefaults()
+	records := idempotency.NewTable(b.DB(), items.Table, func(io *idempotency.Options) {
+		io.Attributes = idempotency.Attributes{PartitionKey: sch.PartitionKey, SortKey: sch.SortKey,
+			TTL: sch.TTLAttribute, EntityType: sch.EntityType}
+		io.KeyPrefix, io.Expiry, io.Clock, io.Retry = layout.IdemPrefix, o.IdempotencyExpiry, b.Now, b.Retry()
 	})
-	return &Service{b: b, records: records, onRetry: o.OnRetry}
+	return &Service{b: b, items: items, keys: layout, records: records, onRetry: o.OnRetry}
 }
 
 // Idem identifies one idempotent request: the scope (caller and

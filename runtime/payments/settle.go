@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/money"
-	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/store"
 	"github.com/oncetable/oncetable/runtime/txn"
 )
@@ -37,7 +35,7 @@ import (
 // expected is not nil it must equal the order total. Status 200 with the
 // paid order.
 func (s *Service) Settle(ctx context.Context, idem Idem, orderID string, expected *money.Amount) (Response, error) {
-	ok, err := keys.Order(orderID)
+	ok, err := s.keys.Order(orderID)
 	if err != nil {
 		return Response{}, err
 	}
@@ -75,16 +73,16 @@ func deref(r *Response) Response {
 // is live, else the order (nil when there is none).
 func (s *Service) readForSettle(ctx context.Context, req idempotency.Request, ok keys.Key) (*store.Order, *Response, error) {
 	recKey := s.records.Key(req)
-	got, err := batch.Get(ctx, s.b.DB(), s.b.Table(),
-		[]map[string]types.AttributeValue{store.KeyAV(ok), recKey},
+	got, err := batch.Get(ctx, s.b.DB(), s.items.Table,
+		[]map[string]types.AttributeValue{s.items.Key(ok), recKey},
 		batch.Options{ConsistentRead: true, Backoff: s.b.Retry()})
 	if err != nil {
 		return nil, nil, err
 	}
-	recSK := recKey[schema.SortKey].(*types.AttributeValueMemberS).Value
+	recSK := recKey[s.items.Schema.SortKey].(*types.AttributeValueMemberS).Value
 	var order *store.Order
 	for _, item := range got {
-		sk, _ := item[schema.SortKey].(*types.AttributeValueMemberS)
+		sk, _ := item[s.items.Schema.SortKey].(*types.AttributeValueMemberS)
 		switch {
 		case sk == nil:
 		case sk.Value == recSK:
@@ -94,7 +92,7 @@ func (s *Service) readForSettle(ctx context.Context, req idempotency.Request, ok
 			}
 		case sk.Value == ok.SK:
 			order = new(store.Order)
-			if err := attributevalue.UnmarshalMap(item, order); err != nil {
+			if err := s.items.Unmarshal(item, order); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -103,7 +101,7 @@ func (s *Service) readForSettle(ctx context.Context, req idempotency.Request, ok
 }
 
 func (s *Service) settleFlow(idem Idem, order store.Order, total money.Amount) (flow, error) {
-	uk, err := keys.User(order.UserID)
+	uk, err := s.keys.User(order.UserID)
 	if err != nil {
 		return flow{}, err
 	}
@@ -130,16 +128,16 @@ func (s *Service) settleFlow(idem Idem, order store.Order, total money.Amount) (
 // summary and a ledger entry.
 func (s *Service) settleEffect(order store.Order, uk keys.Key, total money.Amount, entryID string, now time.Time) (*idempotency.Effect, error) {
 	ts := keys.Timestamp(now)
-	gpk, _ := keys.OrderStatusGSI(store.OrderPaid, now, order.OrderID)
+	gpk, _ := s.keys.OrderStatusGSI(store.OrderPaid, now, order.OrderID)
 	paid := order
 	paid.Status, paid.GSI1PK, paid.PaidAt, paid.UpdatedAt = store.OrderPaid, gpk, ts, ts
 	eff := &idempotency.Effect{Status: http.StatusOK, Body: paid}
-	upd, err := store.Update(s.b.Table(), keys.Key{PK: order.PK, SK: order.SK},
+	upd, err := s.items.Update(keys.Key{PK: order.PK, SK: order.SK},
 		expression.Set(statusName, expression.Value(store.OrderPaid)).
-			Set(expression.Name(schema.GSI1.PartitionKey), expression.Value(gpk)).
+			Set(expression.Name(s.items.Schema.GSI1.PartitionKey), expression.Value(gpk)).
 			Set(expression.Name("paidAt"), expression.Value(ts)).
 			Set(updatedName, expression.Value(ts)),
-		payable(total))
+		s.payable(total))
 	if err != nil {
 		return nil, err
 	}
@@ -149,9 +147,9 @@ func (s *Service) settleEffect(order store.Order, uk keys.Key, total money.Amoun
 		return nil, err
 	}
 	eff.Items.Add(itemBalance, debit)
-	summary, err := store.Update(s.b.Table(), keys.Key{PK: uk.PK, SK: order.UserOrderSK},
+	summary, err := s.items.Update(keys.Key{PK: uk.PK, SK: order.UserOrderSK},
 		expression.Set(statusName, expression.Value(store.OrderPaid)).Set(updatedName, expression.Value(ts)),
-		store.Exists())
+		s.items.Exists())
 	if err != nil {
 		return nil, err
 	}

@@ -83,3 +83,71 @@ const DefaultTableName = "oncetable"
 // TableNameEnv is the environment variable that carries the table name to
 // Lambda functions and the local runner.
 const TableNameEnv = "TABLE_NAME"
+
+// Schema is a table's key attribute names, entity-type and TTL attributes
+// and secondary indexes as a value, given to the store and the flows at
+// construction. The constants and variables above are [Default]'s values.
+// Its zero fields take Default's.
+type Schema struct {
+	PartitionKey string
+	SortKey      string
+	EntityType   string
+	TTLAttribute string
+	GSI1         Index
+	Unprocessed  Index
+	Featured     Index
+}
+
+// Default is oncetable's own schema.
+func Default() Schema {
+	return Schema{PartitionKey: PartitionKey, SortKey: SortKey, EntityType: EntityType, TTLAttribute: TTLAttribute,
+		GSI1: GSI1, Unprocessed: Unprocessed, Featured: Featured}
+}
+
+// WithDefaults fills s's empty fields from [Default].
+func (s Schema) WithDefaults() Schema {
+	d := Default()
+	for _, f := range []struct {
+		v   *string
+		def string
+	}{
+		{&s.PartitionKey, d.PartitionKey}, {&s.SortKey, d.SortKey}, {&s.EntityType, d.EntityType}, {&s.TTLAttribute, d.TTLAttribute},
+	} {
+		if *f.v == "" {
+			*f.v = f.def
+		}
+	}
+	for _, ix := range []struct {
+		v   *Index
+		def Index
+	}{{&s.GSI1, d.GSI1}, {&s.Unprocessed, d.Unprocessed}, {&s.Featured, d.Featured}} {
+		if ix.v.Name == "" {
+			*ix.v = ix.def
+		}
+	}
+	return s
+}
+
+// Indexes lists s's global secondary indexes, in creation order.
+func (s Schema) Indexes() []Index { return []Index{s.GSI1, s.Unprocessed, s.Featured} }
+
+// Renames maps each attribute name of [Default] that s names differently
+// to s's name: the key, entity-type and TTL attributes and the index keys.
+// The entities' struct tags use Default's names; the store renames an
+// item with this map after marshalling and back before unmarshalling.
+func (s Schema) Renames() map[string]string {
+	s = s.WithDefaults()
+	d := Default()
+	out := map[string]string{}
+	for _, p := range [][2]string{
+		{d.PartitionKey, s.PartitionKey}, {d.SortKey, s.SortKey}, {d.EntityType, s.EntityType}, {d.TTLAttribute, s.TTLAttribute},
+		{d.GSI1.PartitionKey, s.GSI1.PartitionKey}, {d.GSI1.SortKey, s.GSI1.SortKey},
+		{d.Unprocessed.PartitionKey, s.Unprocessed.PartitionKey}, {d.Unprocessed.SortKey, s.Unprocessed.SortKey},
+		{d.Featured.PartitionKey, s.Featured.PartitionKey}, {d.Featured.SortKey, s.Featured.SortKey},
+	} {
+		if p[0] != p[1] {
+			out[p[0]] = p[1]
+		}
+	}
+	return out
+}

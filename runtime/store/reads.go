@@ -7,28 +7,19 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/retry"
-	"github.com/oncetable/oncetable/runtime/schema"
 )
 
-func keyAV(k keys.Key) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{
-		schema.PartitionKey: &types.AttributeValueMemberS{Value: k.PK},
-		schema.SortKey:      &types.AttributeValueMemberS{Value: k.SK},
-	}
-}
-
-// KeyAV is the attribute-value form of a primary key.
-func KeyAV(k keys.Key) map[string]types.AttributeValue { return keyAV(k) }
+// KeyAV is [Builder.Key] under schema.Default.
+func KeyAV(k keys.Key) map[string]types.AttributeValue { return Builder{}.Key(k) }
 
 func (s *Store) getItem(ctx context.Context, k keys.Key, out any, proj ...string) (bool, error) {
-	in := &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: keyAV(k), ConsistentRead: aws.Bool(true)}
+	in := &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: s.items.Key(k), ConsistentRead: aws.Bool(true)}
 	if len(proj) > 0 {
 		pb := expression.NamesList(expression.Name(proj[0]))
 		for _, p := range proj[1:] {
@@ -52,12 +43,12 @@ func (s *Store) getItem(ctx context.Context, k keys.Key, out any, proj ...string
 	if len(outp.Item) == 0 {
 		return false, nil
 	}
-	return true, attributevalue.UnmarshalMap(outp.Item, out)
+	return true, s.items.Unmarshal(outp.Item, out)
 }
 
 // User returns a user's profile (GetItem, strongly consistent).
 func (s *Store) User(ctx context.Context, userID string) (User, error) {
-	k, err := keys.User(userID)
+	k, err := s.keys.User(userID)
 	if err != nil {
 		return User{}, err
 	}
@@ -95,12 +86,12 @@ func (b Balance) MarshalJSON() ([]byte, error) {
 // Balance reads a user's balance with a strongly consistent, projected
 // GetItem of the profile. Currency is empty until the first credit.
 func (s *Store) Balance(ctx context.Context, userID string) (Balance, error) {
-	k, err := keys.User(userID)
+	k, err := s.keys.User(userID)
 	if err != nil {
 		return Balance{}, err
 	}
 	var u User
-	ok, err := s.getItem(ctx, k, &u, schema.PartitionKey, "balance", "currency")
+	ok, err := s.getItem(ctx, k, &u, s.sch.PartitionKey, "balance", "currency")
 	if err != nil {
 		return Balance{}, err
 	}
@@ -123,12 +114,12 @@ type UserView struct {
 // ORDER#<createdAt>#* newest first; ledger and idempotency records sort
 // below ORDER# and are never read.
 func (s *Store) UserView(ctx context.Context, userID string) (UserView, error) {
-	pk, err := keys.UserPartition(userID)
+	pk, err := s.keys.UserPartition(userID)
 	if err != nil {
 		return UserView{}, err
 	}
-	kc := expression.Key(schema.PartitionKey).Equal(expression.Value(pk)).
-		And(expression.Key(schema.SortKey).GreaterThanEqual(expression.Value(keys.UserOrderPrefix)))
+	kc := expression.Key(s.sch.PartitionKey).Equal(expression.Value(pk)).
+		And(expression.Key(s.sch.SortKey).GreaterThanEqual(expression.Value(s.keys.UserOrderPrefix)))
 	expr, err := expression.NewBuilder().WithKeyCondition(kc).Build()
 	if err != nil {
 		return UserView{}, err
@@ -148,18 +139,18 @@ func (s *Store) UserView(ctx context.Context, userID string) (UserView, error) {
 	v := UserView{Addresses: []Address{}, RecentOrders: []UserOrder{}}
 	found := false
 	for _, item := range out.Items {
-		sk := item[schema.SortKey].(*types.AttributeValueMemberS).Value
+		sk := item[s.sch.SortKey].(*types.AttributeValueMemberS).Value
 		switch {
-		case sk == keys.ProfileSK:
+		case sk == s.keys.ProfileSK:
 			found = true
-			err = attributevalue.UnmarshalMap(item, &v.User)
-		case strings.HasPrefix(sk, keys.AddressPrefix):
+			err = s.items.Unmarshal(item, &v.User)
+		case strings.HasPrefix(sk, s.keys.AddressPrefix):
 			var a Address
-			err = attributevalue.UnmarshalMap(item, &a)
+			err = s.items.Unmarshal(item, &a)
 			v.Addresses = append(v.Addresses, a)
-		case strings.HasPrefix(sk, keys.UserOrderPrefix) && len(v.RecentOrders) < RecentOrders:
+		case strings.HasPrefix(sk, s.keys.UserOrderPrefix) && len(v.RecentOrders) < RecentOrders:
 			var o UserOrder
-			err = attributevalue.UnmarshalMap(item, &o)
+			err = s.items.Unmarshal(item, &o)
 			v.RecentOrders = append(v.RecentOrders, o)
 		}
 		if err != nil {
@@ -211,7 +202,7 @@ func runPage[T any](ctx context.Context, s *Store, q pageQuery, limit int, cur s
 	}
 	kc := expression.Key(q.pkAttr).Equal(expression.Value(q.pk))
 	if q.skPrefix != "" {
-		kc = kc.And(expression.Key(schema.SortKey).BeginsWith(q.skPrefix))
+		kc = kc.And(expression.Key(s.sch.SortKey).BeginsWith(q.skPrefix))
 	}
 	expr, err := expression.NewBuilder().WithKeyCondition(kc).Build()
 	if err != nil {
@@ -236,8 +227,12 @@ func runPage[T any](ctx context.Context, s *Store, q pageQuery, limit int, cur s
 		return Page[T]{}, err
 	}
 	p := Page[T]{Items: make([]T, 0, len(out.Items))}
-	if err := attributevalue.UnmarshalListOfMaps(out.Items, &p.Items); err != nil {
-		return Page[T]{}, err
+	for _, item := range out.Items {
+		var v T
+		if err := s.items.Unmarshal(item, &v); err != nil {
+			return Page[T]{}, err
+		}
+		p.Items = append(p.Items, v)
 	}
 	if p.NextCursor, err = s.cursor.Encode(q.binding, out.LastEvaluatedKey); err != nil {
 		return Page[T]{}, err
@@ -248,51 +243,51 @@ func runPage[T any](ctx context.Context, s *Store, q pageQuery, limit int, cur s
 // Ledger pages a user's ledger newest first: Query PK = USER#<id> AND
 // begins_with(SK, "LEDGER#"), descending, strongly consistent.
 func (s *Store) Ledger(ctx context.Context, userID string, limit int, cur string) (Page[LedgerEntry], error) {
-	pk, err := keys.UserPartition(userID)
+	pk, err := s.keys.UserPartition(userID)
 	if err != nil {
 		return Page[LedgerEntry]{}, err
 	}
-	return runPage[LedgerEntry](ctx, s, pageQuery{binding: "ledger", pkAttr: schema.PartitionKey, pk: pk,
-		skPrefix: keys.LedgerPrefix, consistent: true}, limit, cur)
+	return runPage[LedgerEntry](ctx, s, pageQuery{binding: "ledger", pkAttr: s.sch.PartitionKey, pk: pk,
+		skPrefix: s.keys.LedgerPrefix, consistent: true}, limit, cur)
 }
 
 // UserOrders pages a user's orders newest first: Query PK = USER#<id> AND
 // begins_with(SK, "ORDER#"), descending, strongly consistent.
 func (s *Store) UserOrders(ctx context.Context, userID string, limit int, cur string) (Page[UserOrder], error) {
-	pk, err := keys.UserPartition(userID)
+	pk, err := s.keys.UserPartition(userID)
 	if err != nil {
 		return Page[UserOrder]{}, err
 	}
-	return runPage[UserOrder](ctx, s, pageQuery{binding: "userOrders", pkAttr: schema.PartitionKey, pk: pk,
-		skPrefix: keys.UserOrderPrefix, consistent: true}, limit, cur)
+	return runPage[UserOrder](ctx, s, pageQuery{binding: "userOrders", pkAttr: s.sch.PartitionKey, pk: pk,
+		skPrefix: s.keys.UserOrderPrefix, consistent: true}, limit, cur)
 }
 
 // OrdersByStatus pages orders in a status newest first: Query GSI1 with
 // GSI1PK = ORDERSTATUS#<status>, descending. Eventually consistent.
 func (s *Store) OrdersByStatus(ctx context.Context, status string, limit int, cur string) (Page[Order], error) {
-	pk := keys.OrderStatusPrefix + status
-	return runPage[Order](ctx, s, pageQuery{binding: "ordersByStatus", index: schema.GSI1.Name,
-		pkAttr: schema.GSI1.PartitionKey, pk: pk}, limit, cur)
+	pk := s.keys.OrderStatusPrefix + status
+	return runPage[Order](ctx, s, pageQuery{binding: "ordersByStatus", index: s.sch.GSI1.Name,
+		pkAttr: s.sch.GSI1.PartitionKey, pk: pk}, limit, cur)
 }
 
 // UnprocessedPayments pages the sparse Unprocessed index oldest first:
 // Query UnprocessedPK = PAYMENT#UNPROCESSED, ascending. Eventually
 // consistent; only projected attributes are returned.
 func (s *Store) UnprocessedPayments(ctx context.Context, limit int, cur string) (Page[Payment], error) {
-	return runPage[Payment](ctx, s, pageQuery{binding: "unprocessed", index: schema.Unprocessed.Name,
-		pkAttr: schema.Unprocessed.PartitionKey, pk: keys.UnprocessedPartition, forward: true}, limit, cur)
+	return runPage[Payment](ctx, s, pageQuery{binding: "unprocessed", index: s.sch.Unprocessed.Name,
+		pkAttr: s.sch.Unprocessed.PartitionKey, pk: s.keys.UnprocessedPartition, forward: true}, limit, cur)
 }
 
 // FeaturedProducts pages the sparse Featured index by name: Query
 // FeaturedPK = PROD#FEATURED, ascending. Eventually consistent.
 func (s *Store) FeaturedProducts(ctx context.Context, limit int, cur string) (Page[Product], error) {
-	return runPage[Product](ctx, s, pageQuery{binding: "featured", index: schema.Featured.Name,
-		pkAttr: schema.Featured.PartitionKey, pk: keys.FeaturedPartition, forward: true}, limit, cur)
+	return runPage[Product](ctx, s, pageQuery{binding: "featured", index: s.sch.Featured.Name,
+		pkAttr: s.sch.Featured.PartitionKey, pk: s.keys.FeaturedPartition, forward: true}, limit, cur)
 }
 
 // Product reads a product (GetItem, strongly consistent).
 func (s *Store) Product(ctx context.Context, productID string) (Product, error) {
-	k, err := keys.Product(productID)
+	k, err := s.keys.Product(productID)
 	if err != nil {
 		return Product{}, err
 	}
@@ -318,12 +313,12 @@ type OrderView struct {
 // consistent Query: PK = ORDER#<id> AND SK >= "ITEM#" (ITEM#*, ORDER#<id>,
 // PAYMENT#*; the IDEM# records sort below and are not read).
 func (s *Store) Order(ctx context.Context, orderID string) (OrderView, error) {
-	k, err := keys.Order(orderID)
+	k, err := s.keys.Order(orderID)
 	if err != nil {
 		return OrderView{}, err
 	}
-	kc := expression.Key(schema.PartitionKey).Equal(expression.Value(k.PK)).
-		And(expression.Key(schema.SortKey).GreaterThanEqual(expression.Value(keys.ItemPrefix)))
+	kc := expression.Key(s.sch.PartitionKey).Equal(expression.Value(k.PK)).
+		And(expression.Key(s.sch.SortKey).GreaterThanEqual(expression.Value(s.keys.ItemPrefix)))
 	expr, err := expression.NewBuilder().WithKeyCondition(kc).Build()
 	if err != nil {
 		return OrderView{}, err
@@ -343,18 +338,18 @@ func (s *Store) Order(ctx context.Context, orderID string) (OrderView, error) {
 			return OrderView{}, err
 		}
 		for _, item := range out.Items {
-			sk := item[schema.SortKey].(*types.AttributeValueMemberS).Value
+			sk := item[s.sch.SortKey].(*types.AttributeValueMemberS).Value
 			switch {
 			case sk == k.SK:
 				found = true
-				err = attributevalue.UnmarshalMap(item, &v.Order)
-			case strings.HasPrefix(sk, keys.ItemPrefix):
+				err = s.items.Unmarshal(item, &v.Order)
+			case strings.HasPrefix(sk, s.keys.ItemPrefix):
 				var it OrderItem
-				err = attributevalue.UnmarshalMap(item, &it)
+				err = s.items.Unmarshal(item, &it)
 				v.Items = append(v.Items, it)
-			case strings.HasPrefix(sk, keys.PaymentPrefix):
+			case strings.HasPrefix(sk, s.keys.PaymentPrefix):
 				var p Payment
-				err = attributevalue.UnmarshalMap(item, &p)
+				err = s.items.Unmarshal(item, &p)
 				v.Payments = append(v.Payments, p)
 			}
 			if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/oncetable/oncetable/runtime/cursor"
+	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/retry"
 	"github.com/oncetable/oncetable/runtime/schema"
 )
@@ -51,6 +52,10 @@ type Options struct {
 	// the table name, which makes cursors tamper-evident but forgeable by
 	// anyone who knows the table name; deployments set CURSOR_SECRET.
 	CursorSecret []byte
+	// Schema names the key attributes and indexes. Default: schema.Default().
+	Schema schema.Schema
+	// Keys are the key prefixes. Default: keys.Default.
+	Keys keys.Layout
 }
 
 // Store reads and writes the oncetable entities in one table.
@@ -60,6 +65,9 @@ type Store struct {
 	now    func() time.Time
 	retry  retry.Policy
 	cursor *cursor.Codec
+	sch    schema.Schema
+	keys   keys.Layout
+	items  Builder
 }
 
 // New returns a store on db.
@@ -77,7 +85,9 @@ func New(db DB, opts ...func(*Options)) *Store {
 	if len(o.CursorSecret) == 0 {
 		o.CursorSecret = []byte("oncetable-cursor/" + o.Table)
 	}
-	return &Store{db: db, table: o.Table, now: o.Clock, retry: o.Retry, cursor: cursor.New(o.CursorSecret)}
+	sch := o.Schema.WithDefaults()
+	return &Store{db: db, table: o.Table, now: o.Clock, retry: o.Retry, cursor: cursor.New(o.CursorSecret),
+		sch: sch, keys: o.Keys.WithDefaults(), items: NewBuilder(o.Table, sch)}
 }
 
 // Table is the table name.
@@ -91,6 +101,15 @@ func (s *Store) Now() time.Time { return s.now() }
 
 // Retry is the store's retry policy.
 func (s *Store) Retry() retry.Policy { return s.retry }
+
+// Schema is the table's schema.
+func (s *Store) Schema() schema.Schema { return s.sch }
+
+// Keys is the table's key layout.
+func (s *Store) Keys() keys.Layout { return s.keys }
+
+// Items builds transaction items of the store's table and schema.
+func (s *Store) Items() Builder { return s.items }
 
 // Cursors is the store's cursor codec.
 func (s *Store) Cursors() *cursor.Codec { return s.cursor }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -16,51 +15,20 @@ import (
 	"github.com/oncetable/oncetable/runtime/txn"
 )
 
-// NotExists is the condition that the item does not exist yet.
-func NotExists() expression.ConditionBuilder {
-	return expression.AttributeNotExists(expression.Name(schema.PartitionKey))
-}
+// NotExists is [Builder.NotExists] under schema.Default.
+func NotExists() expression.ConditionBuilder { return Builder{}.NotExists() }
 
-// Exists is the condition that the item exists.
-func Exists() expression.ConditionBuilder {
-	return expression.AttributeExists(expression.Name(schema.PartitionKey))
-}
+// Exists is [Builder.Exists] under schema.Default.
+func Exists() expression.ConditionBuilder { return Builder{}.Exists() }
 
-// PutNew is a transaction Put of item under the condition that its key is free.
+// PutNew is [Builder.PutNew] of table under schema.Default.
 func PutNew(table string, item any) (types.TransactWriteItem, error) {
-	av, err := attributevalue.MarshalMap(item)
-	if err != nil {
-		return types.TransactWriteItem{}, err
-	}
-	expr, err := expression.NewBuilder().WithCondition(NotExists()).Build()
-	if err != nil {
-		return types.TransactWriteItem{}, err
-	}
-	return types.TransactWriteItem{Put: &types.Put{
-		TableName:                           aws.String(table),
-		Item:                                av,
-		ConditionExpression:                 expr.Condition(),
-		ExpressionAttributeNames:            expr.Names(),
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}}, nil
+	return Builder{Table: table}.PutNew(item)
 }
 
-// Update is a transaction Update of key with an update and a condition that
-// returns the old item when the condition fails.
+// Update is [Builder.Update] of table under schema.Default.
 func Update(table string, k keys.Key, upd expression.UpdateBuilder, cond expression.ConditionBuilder) (types.TransactWriteItem, error) {
-	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
-	if err != nil {
-		return types.TransactWriteItem{}, err
-	}
-	return types.TransactWriteItem{Update: &types.Update{
-		TableName:                           aws.String(table),
-		Key:                                 keyAV(k),
-		UpdateExpression:                    expr.Update(),
-		ConditionExpression:                 expr.Condition(),
-		ExpressionAttributeNames:            expr.Names(),
-		ExpressionAttributeValues:           expr.Values(),
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}}, nil
+	return Builder{Table: table}.Update(k, upd, cond)
 }
 
 // NewUser is the input of CreateUser.
@@ -73,7 +41,7 @@ type NewUser struct {
 // CreateUser writes a profile with a zero balance (PutItem,
 // attribute_not_exists). An existing id gives ErrAlreadyExists.
 func (s *Store) CreateUser(ctx context.Context, in NewUser) (User, error) {
-	k, err := keys.User(in.UserID)
+	k, err := s.keys.User(in.UserID)
 	if err != nil {
 		return User{}, err
 	}
@@ -90,11 +58,11 @@ func (s *Store) CreateUser(ctx context.Context, in NewUser) (User, error) {
 }
 
 func (s *Store) putNew(ctx context.Context, item any) error {
-	av, err := attributevalue.MarshalMap(item)
+	av, err := s.items.Marshal(item)
 	if err != nil {
 		return err
 	}
-	expr, err := expression.NewBuilder().WithCondition(NotExists()).Build()
+	expr, err := expression.NewBuilder().WithCondition(s.items.NotExists()).Build()
 	if err != nil {
 		return err
 	}
@@ -122,11 +90,11 @@ type NewAddress struct {
 // AddAddress writes an address and bumps the profile's addressCount in one
 // TransactWriteItems, so a user never holds more than MaxAddresses.
 func (s *Store) AddAddress(ctx context.Context, userID string, in NewAddress) (Address, error) {
-	uk, err := keys.User(userID)
+	uk, err := s.keys.User(userID)
 	if err != nil {
 		return Address{}, err
 	}
-	ak, err := keys.Address(userID, in.AddressID)
+	ak, err := s.keys.Address(userID, in.AddressID)
 	if err != nil {
 		return Address{}, err
 	}
@@ -134,14 +102,14 @@ func (s *Store) AddAddress(ctx context.Context, userID string, in NewAddress) (A
 	a := Address{PK: ak.PK, SK: ak.SK, EntityType: TypeAddress, UserID: userID, AddressID: in.AddressID,
 		Line1: in.Line1, Line2: in.Line2, City: in.City, PostalCode: in.PostalCode, Country: in.Country, CreatedAt: now}
 	count := expression.Name("addressCount")
-	bump, err := Update(s.table, uk,
+	bump, err := s.items.Update(uk,
 		expression.Set(count, expression.Plus(expression.IfNotExists(count, expression.Value(0)), expression.Value(1))).
 			Set(expression.Name(schema.UpdatedAt), expression.Value(now)),
-		Exists().And(expression.Or(expression.AttributeNotExists(count), count.LessThan(expression.Value(MaxAddresses)))))
+		s.items.Exists().And(expression.Or(expression.AttributeNotExists(count), count.LessThan(expression.Value(MaxAddresses)))))
 	if err != nil {
 		return Address{}, err
 	}
-	put, err := PutNew(s.table, a)
+	put, err := s.items.PutNew(a)
 	if err != nil {
 		return Address{}, err
 	}
@@ -180,14 +148,14 @@ type NewProduct struct {
 // CreateProduct writes a product (PutItem, attribute_not_exists). A featured
 // product carries FeaturedPK/FeaturedSK and so enters the sparse index.
 func (s *Store) CreateProduct(ctx context.Context, in NewProduct) (Product, error) {
-	k, err := keys.Product(in.ProductID)
+	k, err := s.keys.Product(in.ProductID)
 	if err != nil {
 		return Product{}, err
 	}
 	p := Product{PK: k.PK, SK: k.SK, EntityType: TypeProduct, ProductID: in.ProductID, Name: in.Name,
 		Price: in.Price, Currency: in.Currency, Featured: in.Featured, CreatedAt: keys.Timestamp(s.now())}
 	if in.Featured {
-		p.FeaturedPK, p.FeaturedSK = keys.FeaturedPartition, in.Name+"#"+in.ProductID
+		p.FeaturedPK, p.FeaturedSK = s.keys.FeaturedPartition, in.Name+"#"+in.ProductID
 	}
 	if err := s.putNew(ctx, p); err != nil {
 		if _, ok := conditionFailed(err); ok {
@@ -202,17 +170,17 @@ func (s *Store) CreateProduct(ctx context.Context, in NewProduct) (Product, erro
 // keys, which takes it out of the sparse index (one UpdateItem). Processing
 // twice is harmless: the first processedAt is kept.
 func (s *Store) ProcessPayment(ctx context.Context, orderID, paymentID string) (Payment, error) {
-	k, err := keys.Payment(orderID, paymentID)
+	k, err := s.keys.Payment(orderID, paymentID)
 	if err != nil {
 		return Payment{}, err
 	}
 	processedAt := expression.Name("processedAt")
 	upd := expression.Set(expression.Name("status"), expression.Value(PaymentProcessed)).
 		Set(processedAt, expression.IfNotExists(processedAt, expression.Value(keys.Timestamp(s.now())))).
-		Remove(expression.Name(schema.Unprocessed.PartitionKey)).
-		Remove(expression.Name(schema.Unprocessed.SortKey))
+		Remove(expression.Name(s.sch.Unprocessed.PartitionKey)).
+		Remove(expression.Name(s.sch.Unprocessed.SortKey))
 	expr, err := expression.NewBuilder().WithUpdate(upd).
-		WithCondition(Exists().And(expression.Name(schema.EntityType).Equal(expression.Value(TypePayment)))).Build()
+		WithCondition(s.items.Exists().And(expression.Name(s.sch.EntityType).Equal(expression.Value(TypePayment)))).Build()
 	if err != nil {
 		return Payment{}, err
 	}
@@ -221,7 +189,7 @@ func (s *Store) ProcessPayment(ctx context.Context, orderID, paymentID string) (
 		var err error
 		out, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName:                 aws.String(s.table),
-			Key:                       keyAV(k),
+			Key:                       s.items.Key(k),
 			UpdateExpression:          expr.Update(),
 			ConditionExpression:       expr.Condition(),
 			ExpressionAttributeNames:  expr.Names(),
@@ -237,5 +205,5 @@ func (s *Store) ProcessPayment(ctx context.Context, orderID, paymentID string) (
 		return Payment{}, err
 	}
 	var p Payment
-	return p, attributevalue.UnmarshalMap(out.Attributes, &p)
+	return p, s.items.Unmarshal(out.Attributes, &p)
 }

@@ -17,12 +17,18 @@ import (
 // described by runtime/schema: string keys PK and SK, on-demand billing,
 // and one global secondary index per schema.Indexes.
 func CreateTableInput(tableName string) *dynamodb.CreateTableInput {
+	return CreateTableInputFor(tableName, schema.Default())
+}
+
+// CreateTableInputFor is [CreateTableInput] for a table laid out by sch.
+func CreateTableInputFor(tableName string, sch schema.Schema) *dynamodb.CreateTableInput {
+	sch = sch.WithDefaults()
 	defs := []types.AttributeDefinition{
-		{AttributeName: aws.String(schema.PartitionKey), AttributeType: types.ScalarAttributeTypeS},
-		{AttributeName: aws.String(schema.SortKey), AttributeType: types.ScalarAttributeTypeS},
+		{AttributeName: aws.String(sch.PartitionKey), AttributeType: types.ScalarAttributeTypeS},
+		{AttributeName: aws.String(sch.SortKey), AttributeType: types.ScalarAttributeTypeS},
 	}
 	var gsis []types.GlobalSecondaryIndex
-	for _, ix := range schema.Indexes() {
+	for _, ix := range sch.Indexes() {
 		defs = append(defs,
 			types.AttributeDefinition{AttributeName: aws.String(ix.PartitionKey), AttributeType: types.ScalarAttributeTypeS},
 			types.AttributeDefinition{AttributeName: aws.String(ix.SortKey), AttributeType: types.ScalarAttributeTypeS})
@@ -43,8 +49,8 @@ func CreateTableInput(tableName string) *dynamodb.CreateTableInput {
 		TableName:            aws.String(tableName),
 		AttributeDefinitions: defs,
 		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String(schema.PartitionKey), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String(schema.SortKey), KeyType: types.KeyTypeRange},
+			{AttributeName: aws.String(sch.PartitionKey), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(sch.SortKey), KeyType: types.KeyTypeRange},
 		},
 		GlobalSecondaryIndexes: gsis,
 		BillingMode:            types.BillingModePayPerRequest,
@@ -55,11 +61,17 @@ func CreateTableInput(tableName string) *dynamodb.CreateTableInput {
 // until it is ACTIVE and enables TTL on schema.TTLAttribute when it is off.
 // It works against real DynamoDB as well as against the engine.
 func EnsureTable(ctx context.Context, client *dynamodb.Client, name string) error {
+	return EnsureTableFor(ctx, client, name, schema.Default())
+}
+
+// EnsureTableFor is [EnsureTable] for a table laid out by sch.
+func EnsureTableFor(ctx context.Context, client *dynamodb.Client, name string, sch schema.Schema) error {
+	sch = sch.WithDefaults()
 	_, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
 	var notFound *types.ResourceNotFoundException
 	switch {
 	case errors.As(err, &notFound):
-		_, err = client.CreateTable(ctx, CreateTableInput(name))
+		_, err = client.CreateTable(ctx, CreateTableInputFor(name, sch))
 		var inUse *types.ResourceInUseException
 		if err != nil && !errors.As(err, &inUse) {
 			return fmt.Errorf("create table %s: %w", name, err)
@@ -84,7 +96,7 @@ func EnsureTable(ctx context.Context, client *dynamodb.Client, name string) erro
 	_, err = client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
 		TableName: aws.String(name),
 		TimeToLiveSpecification: &types.TimeToLiveSpecification{
-			AttributeName: aws.String(schema.TTLAttribute),
+			AttributeName: aws.String(sch.TTLAttribute),
 			Enabled:       aws.Bool(true),
 		},
 	})
