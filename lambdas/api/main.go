@@ -1,22 +1,41 @@
 // Command api is the Lambda function that serves every route except charge, debit and settle, which have functions of their own.
-// It reads TABLE_NAME, IDEMPOTENCY_EXPIRY and CURSOR_SECRET; all logic lives
-// in runtime/httpapi.
+// It reads TABLE_NAME and IDEMPOTENCY_EXPIRY, and CURSOR_SECRET_ARN: the
+// cursor-signing secret is read from Secrets Manager at run time, never
+// from the configuration. All logic lives in runtime/httpapi.
 package main
 
 import (
 	"context"
 	"log"
+	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
+	"github.com/oncetable/oncetable/runtime/cursorsecret"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 )
 
 func main() {
 	// Built once per execution environment, before the first event.
-	api, err := httpapi.FromEnvironment(context.Background())
+	ctx := context.Background()
+	cfg, err := httpapi.ConfigFromEnv()
 	if err != nil {
 		log.Fatalf("api: %v", err)
+	}
+	awsCfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		log.Fatalf("api: aws config: %v", err)
+	}
+	api := httpapi.New(dynamodb.NewFromConfig(awsCfg), cfg)
+	if arn := os.Getenv(cursorsecret.ARNEnv); arn != "" {
+		secret := cursorsecret.New(secretsmanager.NewFromConfig(awsCfg), arn)
+		if err := secret.Load(ctx); err != nil {
+			log.Fatalf("api: %v", err)
+		}
+		api.Store().Cursors().UseKeySource(secret)
 	}
 	lambda.Start(api.Except(httpapi.RouteCharge, httpapi.RouteDebit, httpapi.RouteSettle))
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -19,19 +20,57 @@ const MaxLength = 2048
 // different query.
 var ErrInvalid = errors.New("cursor: invalid cursor")
 
-// Codec signs and verifies cursors with one secret.
+// Keys are the secrets of a codec: Signing signs new cursors, and a cursor
+// verifies if any of Verifying (which should include Signing) signed it.
+// During a rotation Verifying holds the current and the previous secret,
+// so cursors issued before the rotation stay valid.
+type Keys struct {
+	Signing   []byte
+	Verifying [][]byte
+}
+
+// KeySource supplies the keys at each Encode and Decode; a cache of a
+// rotating secret implements it. An error means no key is known at all.
+type KeySource interface {
+	CursorKeys() (Keys, error)
+}
+
+// Codec signs and verifies cursors.
 type Codec struct {
-	secret []byte
+	static Keys
+	source atomic.Pointer[KeySource]
 }
 
-// New returns a codec; secret should be at least 32 random bytes shared by
-// every instance that serves the same API.
+// New returns a codec with one fixed secret; it should be at least 32
+// random bytes shared by every instance that serves the same API.
 func New(secret []byte) *Codec {
-	return &Codec{secret: append([]byte(nil), secret...)}
+	s := append([]byte(nil), secret...)
+	return &Codec{static: Keys{Signing: s, Verifying: [][]byte{s}}}
 }
 
-func (c *Codec) mac(binding string, payload []byte) []byte {
-	m := hmac.New(sha256.New, c.secret)
+// UseKeySource makes the codec take its keys from src from now on, in
+// place of the secret it was built with. It is safe to call while the
+// codec is in use.
+func (c *Codec) UseKeySource(src KeySource) {
+	c.source.Store(&src)
+}
+
+func (c *Codec) keys() (Keys, error) {
+	if p := c.source.Load(); p != nil {
+		k, err := (*p).CursorKeys()
+		if err != nil {
+			return Keys{}, fmt.Errorf("cursor: keys: %w", err)
+		}
+		if len(k.Signing) == 0 {
+			return Keys{}, errors.New("cursor: keys: the key source has no signing key")
+		}
+		return k, nil
+	}
+	return c.static, nil
+}
+
+func mac(secret []byte, binding string, payload []byte) []byte {
+	m := hmac.New(sha256.New, secret)
 	m.Write([]byte(binding))
 	m.Write([]byte{0})
 	m.Write(payload)
@@ -56,12 +95,17 @@ func (c *Codec) Encode(binding string, key map[string]types.AttributeValue) (str
 	if err != nil {
 		return "", err
 	}
+	keys, err := c.keys()
+	if err != nil {
+		return "", err
+	}
 	enc := base64.RawURLEncoding
-	return enc.EncodeToString(payload) + "." + enc.EncodeToString(c.mac(binding, payload)), nil
+	return enc.EncodeToString(payload) + "." + enc.EncodeToString(mac(keys.Signing, binding, payload)), nil
 }
 
 // Decode verifies a cursor against the query's binding and returns the
-// ExclusiveStartKey. An empty cursor means the first page: nil, nil.
+// ExclusiveStartKey. An empty cursor means the first page: nil, nil. A
+// cursor signed by any of the verifying keys is accepted.
 func (c *Codec) Decode(binding, cursor string) (map[string]types.AttributeValue, error) {
 	if cursor == "" {
 		return nil, nil
@@ -69,17 +113,21 @@ func (c *Codec) Decode(binding, cursor string) (map[string]types.AttributeValue,
 	if len(cursor) > MaxLength {
 		return nil, fmt.Errorf("%w: longer than %d bytes", ErrInvalid, MaxLength)
 	}
-	p, sig, ok := strings.Cut(cursor, ".")
+	p, sigText, ok := strings.Cut(cursor, ".")
 	if !ok {
 		return nil, ErrInvalid
 	}
 	enc := base64.RawURLEncoding
 	payload, err1 := enc.DecodeString(p)
-	mac, err2 := enc.DecodeString(sig)
+	sig, err2 := enc.DecodeString(sigText)
 	if err1 != nil || err2 != nil {
 		return nil, ErrInvalid
 	}
-	if !hmac.Equal(mac, c.mac(binding, payload)) {
+	keys, err := c.keys()
+	if err != nil {
+		return nil, err
+	}
+	if !verifies(keys.Verifying, sig, binding, payload) {
 		return nil, fmt.Errorf("%w: signature does not match this query", ErrInvalid)
 	}
 	var plain map[string]string
@@ -91,4 +139,13 @@ func (c *Codec) Decode(binding, cursor string) (map[string]types.AttributeValue,
 		key[name] = &types.AttributeValueMemberS{Value: s}
 	}
 	return key, nil
+}
+
+func verifies(secrets [][]byte, sig []byte, binding string, payload []byte) bool {
+	for _, secret := range secrets {
+		if hmac.Equal(sig, mac(secret, binding, payload)) {
+			return true
+		}
+	}
+	return false
 }

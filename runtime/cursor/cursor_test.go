@@ -58,3 +58,70 @@ func TestRoundTripAndTamper(t *testing.T) {
 		t.Error("Encode of a number key: want error")
 	}
 }
+
+// keySource is a fixed cursor.KeySource.
+type keySource struct {
+	keys cursor.Keys
+	err  error
+}
+
+func (k keySource) CursorKeys() (cursor.Keys, error) { return k.keys, k.err }
+
+func TestKeySourceRotation(t *testing.T) {
+	old := []byte("the secret before the rotation..")
+	cur := []byte("the secret after the rotation...")
+	stranger := []byte("a secret nobody rotated in......")
+	key := map[string]types.AttributeValue{"PK": s("USER#u1"), "SK": s("LEDGER#1")}
+	issued := func(secret []byte) string {
+		tok, err := cursor.New(secret).Encode("b", key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	rotated := cursor.Keys{Signing: cur, Verifying: [][]byte{cur, old}}
+	tests := []struct {
+		name    string
+		keys    cursor.Keys
+		cursor  string
+		invalid bool
+	}{
+		{"signed with the current secret", rotated, issued(cur), false},
+		{"signed with the previous secret", rotated, issued(old), false},
+		{"signed with a secret of neither version", rotated, issued(stranger), true},
+		{"previous secret after the next rotation", cursor.Keys{Signing: stranger, Verifying: [][]byte{stranger, cur}}, issued(old), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := cursor.New([]byte("the static secret is replaced..."))
+			c.UseKeySource(keySource{keys: tt.keys})
+			_, err := c.Decode("b", tt.cursor)
+			if got := errors.Is(err, cursor.ErrInvalid); got != tt.invalid {
+				t.Errorf("Decode error %v, want invalid = %v", err, tt.invalid)
+			}
+		})
+	}
+
+	t.Run("signs with the signing key", func(t *testing.T) {
+		c := cursor.New(old)
+		c.UseKeySource(keySource{keys: rotated})
+		tok, err := c.Encode("b", key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tok != issued(cur) {
+			t.Errorf("Encode = %q, want the cursor signed with the current secret %q", tok, issued(cur))
+		}
+	})
+	t.Run("source failure is not an invalid cursor", func(t *testing.T) {
+		c := cursor.New(old)
+		down := errors.New("secrets manager unreachable")
+		c.UseKeySource(keySource{err: down})
+		if _, err := c.Decode("b", issued(old)); !errors.Is(err, down) || errors.Is(err, cursor.ErrInvalid) {
+			t.Errorf("Decode error %v, want the source's error, not ErrInvalid", err)
+		}
+		if _, err := c.Encode("b", key); !errors.Is(err, down) {
+			t.Errorf("Encode error %v, want the source's error", err)
+		}
+	})
+}
