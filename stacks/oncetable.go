@@ -10,6 +10,7 @@ import (
 
 	"github.com/oncetable/oncetable/constructs/alarms"
 	"github.com/oncetable/oncetable/constructs/backup"
+	"github.com/oncetable/oncetable/constructs/checks"
 	"github.com/oncetable/oncetable/constructs/paymentsapi"
 	"github.com/oncetable/oncetable/constructs/singletable"
 	"github.com/oncetable/oncetable/stacks/envconfig"
@@ -29,7 +30,24 @@ type OnceTableStack struct {
 	Operations *alarms.Operations
 	Backup     *backup.TableBackup
 	Payments   *paymentsapi.PaymentsAPI
+	// DR is the disaster-recovery stack in backup.dr.region, nil without it.
+	DR *DRStack
+	// Config is the environment the stack was built from.
+	Config envconfig.Config
 }
+
+// DRStack holds the locked vault that receives the environment's copies.
+type DRStack struct {
+	awscdk.Stack
+	Vault *backup.DRVault
+}
+
+// DRStackName is the stack name of an environment's disaster-recovery
+// copy: OnceTable-<env>-dr.
+func DRStackName(env string) string { return StackName(env) + "-dr" }
+
+// DRVaultName is the name of an environment's disaster-recovery vault.
+func DRVaultName(env string) string { return "oncetable-" + env + "-dr" }
 
 // StackName is the stack name of an environment: OnceTable-<env>.
 func StackName(env string) string { return "OnceTable-" + env }
@@ -49,12 +67,17 @@ func NewOnceTableStack(scope constructs.Construct, id string, props *OnceTableSt
 		}
 	}
 	stack := awscdk.NewStack(scope, jsii.String(id), &sp)
-	s := &OnceTableStack{Stack: stack}
+	s := &OnceTableStack{Stack: stack, Config: cfg}
+	if dr := cfg.Backup.DR; dr != nil {
+		s.DR = newDRStack(scope, cfg, sp.Env)
+		stack.AddDependency(s.DR.Stack, jsii.String("the backup plan copies into the DR vault, which must exist first"))
+	}
+	awscdk.Aspects_Of(stack).Add(checks.New(&checks.Props{Production: cfg.Production}), nil)
 
 	s.Table = singletable.NewTable(stack, "Data", tableProps(cfg))
 	s.Operations = alarms.NewOperations(stack, "Operations", operationsProps(cfg))
 	s.Operations.MonitorTable("Table", s.Table.Table, tableAlarmsProps(cfg))
-	s.Backup = backup.NewTableBackup(stack, "Backup", s.Table.Table, backupProps(cfg, s.Operations))
+	s.Backup = backup.NewTableBackup(stack, "Backup", s.Table.Table, backupProps(cfg, s.Operations, stack))
 
 	s.Payments = paymentsapi.New(stack, "Payments", paymentsProps(cfg, s))
 	awscdk.NewCfnOutput(stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{
@@ -71,6 +94,22 @@ func NewOnceTableStack(scope constructs.Construct, id string, props *OnceTableSt
 	return s
 }
 
+func newDRStack(scope constructs.Construct, cfg envconfig.Config, primary *awscdk.Environment) *DRStack {
+	env := &awscdk.Environment{Region: jsii.String(cfg.Backup.DR.Region)}
+	if primary != nil {
+		env.Account = primary.Account
+	}
+	stack := awscdk.NewStack(scope, jsii.String(DRStackName(cfg.Name)), &awscdk.StackProps{
+		Env:         env,
+		Description: jsii.String("oncetable " + cfg.Name + ": disaster-recovery vault for copies of the table's backups"),
+	})
+	return &DRStack{Stack: stack, Vault: backup.NewDRVault(stack, "Backup", &backup.DRVaultProps{
+		VaultName:     DRVaultName(cfg.Name),
+		VaultLock:     vaultLock(cfg),
+		RemovalPolicy: removalPolicy(cfg),
+	})}
+}
+
 func tableProps(cfg envconfig.Config) *singletable.TableProps {
 	if cfg.Name == "" {
 		return nil
@@ -82,6 +121,8 @@ func tableProps(cfg envconfig.Config) *singletable.TableProps {
 		CustomerManagedKey:        cfg.CustomerManagedKey,
 		ContributorInsights:       cfg.ContributorInsights,
 		Stream:                    cfg.Stream,
+		MaxReadRequestUnits:       cfg.Capacity.MaxReadRequestUnits,
+		MaxWriteRequestUnits:      cfg.Capacity.MaxWriteRequestUnits,
 	}
 	if c := cfg.Capacity; c.Mode == envconfig.Provisioned {
 		p.Provisioned = &singletable.ProvisionedCapacity{
@@ -107,6 +148,8 @@ func operationsProps(cfg envconfig.Config) *alarms.OperationsProps {
 	return &alarms.OperationsProps{
 		SlackWorkspaceID: cfg.Slack.WorkspaceID,
 		SlackChannelID:   cfg.Slack.ChannelID,
+		Emails:           cfg.Notifications.Emails,
+		HTTPSEndpoints:   cfg.Notifications.HTTPSEndpoints,
 		DashboardName:    StackName(cfg.Name),
 		RemovalPolicy:    removalPolicy(cfg),
 	}
@@ -123,14 +166,19 @@ func tableAlarmsProps(cfg envconfig.Config) *alarms.TableAlarmsProps {
 		TransactionConflicts: a.TransactionConflicts,
 		ReadUnitsPerSecond:   a.ReadUnitsPerSecond,
 		WriteUnitsPerSecond:  a.WriteUnitsPerSecond,
+		OnDemandMaximum:      cfg.Capacity.MaxReadRequestUnits > 0 || cfg.Capacity.MaxWriteRequestUnits > 0,
 	}
 }
 
-func backupProps(cfg envconfig.Config, ops *alarms.Operations) *backup.TableBackupProps {
+func backupProps(cfg envconfig.Config, ops *alarms.Operations, scope constructs.Construct) *backup.TableBackupProps {
 	if cfg.Name == "" {
 		return &backup.TableBackupProps{AlarmTopic: ops.Topic}
 	}
 	b := cfg.Backup
+	var drDays map[backup.Schedule]int
+	if dr := b.DR; dr != nil {
+		drDays = map[backup.Schedule]int{backup.Daily: dr.DailyRetentionDays, backup.Monthly: dr.MonthlyRetentionDays}
+	}
 	var rules []backup.Rule
 	for _, r := range []backup.Rule{
 		{Schedule: backup.Daily, RetentionDays: b.DailyRetentionDays},
@@ -138,26 +186,42 @@ func backupProps(cfg envconfig.Config, ops *alarms.Operations) *backup.TableBack
 		{Schedule: backup.Monthly, RetentionDays: b.MonthlyRetentionDays},
 	} {
 		if r.RetentionDays > 0 {
+			r.CopyRetentionDays = drDays[r.Schedule]
 			rules = append(rules, r)
 		}
 	}
-	lock := backup.VaultLock{
-		Mode:              backup.Governance,
-		MinRetentionDays:  b.VaultLock.MinRetentionDays,
-		MaxRetentionDays:  b.VaultLock.MaxRetentionDays,
-		ChangeableForDays: b.VaultLock.ChangeableForDays,
-	}
-	if b.VaultLock.Mode == envconfig.Compliance {
-		lock.Mode = backup.Compliance
-	}
-	return &backup.TableBackupProps{
+	p := &backup.TableBackupProps{
 		Rules:             rules,
-		VaultLock:         &lock,
+		VaultLock:         vaultLock(cfg),
 		AlarmTopic:        ops.Topic,
 		CopyVaultARN:      b.CopyVaultARN,
 		CopyRetentionDays: b.CopyRetentionDays,
 		RemovalPolicy:     removalPolicy(cfg),
 	}
+	if dr := b.DR; dr != nil {
+		p.CopyVaultARN = backup.DRVaultARN(scope, dr.Region, DRVaultName(cfg.Name))
+	}
+	if rt := b.RestoreTest; rt != nil {
+		p.RestoreTest = &backup.RestoreTest{Schedule: backup.Weekly, ValidationWindowHours: rt.ValidationWindowHours}
+		if rt.Schedule == "monthly" {
+			p.RestoreTest.Schedule = backup.Monthly
+		}
+	}
+	return p
+}
+
+func vaultLock(cfg envconfig.Config) *backup.VaultLock {
+	l := cfg.Backup.VaultLock
+	lock := backup.VaultLock{
+		Mode:              backup.Governance,
+		MinRetentionDays:  l.MinRetentionDays,
+		MaxRetentionDays:  l.MaxRetentionDays,
+		ChangeableForDays: l.ChangeableForDays,
+	}
+	if l.Mode == envconfig.Compliance {
+		lock.Mode = backup.Compliance
+	}
+	return &lock
 }
 
 // outputID names a function's stack output: ChargeFunctionName, ...
@@ -177,6 +241,8 @@ func paymentsProps(cfg envconfig.Config, s *OnceTableStack) *paymentsapi.Props {
 	p.ServerErrors = a.ServerErrors
 	p.LatencyP99 = time.Duration(a.LatencyP99Ms) * time.Millisecond
 	p.ReservedConcurrency = a.ReservedConcurrency
+	p.RemovalPolicy = removalPolicy(cfg)
+	p.MoneyRouteRatePerSecond, p.MoneyRouteBurst = a.MoneyRouteThrottleRatePerSecond, a.MoneyRouteThrottleBurst
 	if a.JWT != nil {
 		p.JWT = &paymentsapi.JWTAuth{Issuer: a.JWT.Issuer, Audience: a.JWT.Audience}
 	}

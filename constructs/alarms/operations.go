@@ -8,8 +8,11 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssnssubscriptions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 )
 
 // OperationsProps configures the topic, Slack routing and dashboard. The zero
@@ -26,11 +29,19 @@ type OperationsProps struct {
 	// per account. Default: "<stack name>-<id>".
 	SlackConfigurationName string
 
+	// Emails and HTTPSEndpoints subscribe further pagers to the topic: an
+	// on-call address, an incident-management endpoint. With neither and
+	// no Slack, nobody is paged: synthesis warns (NoSubscriberWarning).
+	Emails         []string
+	HTTPSEndpoints []string
+
 	// DashboardName names the dashboard. Default: CloudFormation names it.
 	DashboardName string
 
 	// TopicKey encrypts the topic. Default: a new customer-managed key with
-	// rotation whose policy lets CloudWatch and EventBridge publish.
+	// rotation whose policy lets this account's CloudWatch alarms publish.
+	// EventBridge rules publish through a role (see backup), never as the
+	// events.amazonaws.com principal.
 	TopicKey awskms.IKey
 
 	// RemovalPolicy applies to the topic key. Default: RETAIN.
@@ -50,6 +61,10 @@ type Operations struct {
 	Dashboard awscloudwatch.Dashboard
 	// Slack is the Chatbot channel configuration, nil without Slack IDs.
 	Slack awschatbot.SlackChannelConfiguration
+	// Subscriptions are the email and HTTPS subscriptions; a message SNS
+	// cannot deliver to one lands in SubscriptionsDLQ, which alarms.
+	Subscriptions    []awssns.Subscription
+	SubscriptionsDLQ awssqs.Queue
 	// Alarms lists every alarm wired to Topic so far.
 	Alarms []awscloudwatch.AlarmBase
 
@@ -77,13 +92,14 @@ func NewOperations(scope constructs.Construct, id string, props *OperationsProps
 			EnableKeyRotation: jsii.Bool(true),
 			RemovalPolicy:     removal,
 		})
-		// Services that publish to an encrypted topic need the key to
-		// encrypt the message; without this their publishes are dropped.
+		// CloudWatch needs the key to publish to an encrypted topic; only
+		// for alarms of this account (no confused deputy).
 		key.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Sid:        jsii.String("AllowAlarmPublishersToUseKey"),
-			Principals: &[]awsiam.IPrincipal{servicePrincipal("cloudwatch.amazonaws.com"), servicePrincipal("events.amazonaws.com")},
+			Sid:        jsii.String("AllowCloudWatchAlarmsOfThisAccountToUseKey"),
+			Principals: &[]awsiam.IPrincipal{servicePrincipal("cloudwatch.amazonaws.com")},
 			Actions:    jsii.Strings("kms:Decrypt", "kms:GenerateDataKey*"),
 			Resources:  jsii.Strings("*"),
+			Conditions: alarmSourceConditions(awscdk.Stack_Of(c)),
 		}), jsii.Bool(false))
 		o.Key = key
 	}
@@ -101,13 +117,7 @@ func NewOperations(scope constructs.Construct, id string, props *OperationsProps
 		Principals: &[]awsiam.IPrincipal{servicePrincipal("cloudwatch.amazonaws.com")},
 		Actions:    jsii.Strings("sns:Publish"),
 		Resources:  &[]*string{o.Topic.TopicArn()},
-		Conditions: &map[string]any{
-			"StringEquals": map[string]any{"aws:SourceAccount": stack.Account()},
-			"ArnLike": map[string]any{"aws:SourceArn": stack.FormatArn(&awscdk.ArnComponents{
-				Service: jsii.String("cloudwatch"), Resource: jsii.String("alarm"), ResourceName: jsii.String("*"),
-				ArnFormat: awscdk.ArnFormat_COLON_RESOURCE_NAME,
-			})},
-		},
+		Conditions: alarmSourceConditions(stack),
 	}))
 	o.action = awscloudwatchactions.NewSnsAction(o.Topic)
 
@@ -118,6 +128,7 @@ func NewOperations(scope constructs.Construct, id string, props *OperationsProps
 		}
 		o.Slack = awschatbot.NewSlackChannelConfiguration(c, jsii.String("Slack"), &awschatbot.SlackChannelConfigurationProps{
 			SlackChannelConfigurationName: jsii.String(name),
+			Role:                          chatbotRole(c, name),
 			SlackWorkspaceId:              jsii.String(props.SlackWorkspaceID),
 			SlackChannelId:                jsii.String(props.SlackChannelID),
 			NotificationTopics:            &[]awssns.ITopic{o.Topic},
@@ -129,6 +140,8 @@ func NewOperations(scope constructs.Construct, id string, props *OperationsProps
 			},
 		})
 	}
+
+	o.subscribe(c, props)
 
 	var dashboardName *string
 	if props.DashboardName != "" {
@@ -154,6 +167,84 @@ func (o *Operations) AddAlarm(alarms ...awscloudwatch.AlarmBase) {
 // AddWidgets appends a row of widgets to the dashboard.
 func (o *Operations) AddWidgets(widgets ...awscloudwatch.IWidget) {
 	o.Dashboard.AddWidgets(widgets...)
+}
+
+// NoSubscriberWarning is the ID of the synth warning for a topic that
+// pages nobody.
+const NoSubscriberWarning = "oncetable:alarms:no-subscriber"
+
+func (o *Operations) subscribe(c constructs.Construct, props *OperationsProps) {
+	if len(props.Emails)+len(props.HTTPSEndpoints) > 0 {
+		o.subscriptionsDLQ(c)
+	}
+	for _, e := range props.Emails {
+		o.Subscriptions = append(o.Subscriptions, o.Topic.AddSubscription(awssnssubscriptions.NewEmailSubscription(jsii.String(e),
+			&awssnssubscriptions.EmailSubscriptionProps{DeadLetterQueue: o.SubscriptionsDLQ})))
+	}
+	for _, u := range props.HTTPSEndpoints {
+		o.Subscriptions = append(o.Subscriptions, o.Topic.AddSubscription(awssnssubscriptions.NewUrlSubscription(jsii.String(u),
+			&awssnssubscriptions.UrlSubscriptionProps{Protocol: awssns.SubscriptionProtocol_HTTPS, DeadLetterQueue: o.SubscriptionsDLQ})))
+	}
+	if props.SlackWorkspaceID == "" && len(props.Emails) == 0 && len(props.HTTPSEndpoints) == 0 {
+		awscdk.Annotations_Of(c).AddWarningV2(jsii.String(NoSubscriberWarning), jsii.String(
+			"The operations topic has no subscriber (no Slack channel, email or HTTPS endpoint): alarms page nobody. "+
+				"Set slack or notifications in cdk.json."), nil)
+	}
+}
+
+// subscriptionsDLQ keeps the alarm messages SNS could not deliver to an
+// email or HTTPS subscriber (14 days), and alarms on the first one, so the
+// other subscribers learn that a pager is unreachable.
+func (o *Operations) subscriptionsDLQ(c constructs.Construct) {
+	o.SubscriptionsDLQ = awssqs.NewQueue(c, jsii.String("SubscriptionsDLQ"), &awssqs.QueueProps{
+		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
+		EnforceSSL:      jsii.Bool(true),
+		RetentionPeriod: awscdk.Duration_Days(jsii.Number(14)),
+	})
+	const isDLQ = "This queue is itself a dead-letter queue: that of the operations topic's email and HTTPS subscriptions, read by people after its alarm."
+	cdknag.NagSuppressions_AddResourceSuppressions(o.SubscriptionsDLQ, &[]*cdknag.NagPackSuppression{
+		{Id: jsii.String("AwsSolutions-SQS3"), Reason: jsii.String(isDLQ)},
+		{Id: jsii.String("Serverless-SQSRedrivePolicy"), Reason: jsii.String(isDLQ)},
+	}, jsii.Bool(false))
+	o.AddAlarm(o.SubscriptionsDLQ.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
+		Period:    awscdk.Duration_Minutes(jsii.Number(5)),
+		Statistic: jsii.String("Maximum"),
+	}).CreateAlarm(c, jsii.String("SubscriptionsDLQAlarm"), &awscloudwatch.CreateAlarmOptions{
+		AlarmDescription:   jsii.String("SNS could not deliver an alarm to an email or HTTPS subscriber of the operations topic; read the SubscriptionsDLQ queue"),
+		Threshold:          jsii.Number(0),
+		EvaluationPeriods:  jsii.Number(1),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD,
+		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+	}))
+}
+
+// alarmSourceConditions admit only CloudWatch alarms of this account and
+// region, so no other account's alarm can use the topic or its key.
+func alarmSourceConditions(stack awscdk.Stack) *map[string]any {
+	return &map[string]any{
+		"StringEquals": map[string]any{"aws:SourceAccount": stack.Account()},
+		"ArnLike": map[string]any{"aws:SourceArn": stack.FormatArn(&awscdk.ArnComponents{
+			Service: jsii.String("cloudwatch"), Resource: jsii.String("alarm"), ResourceName: jsii.String("*"),
+			ArnFormat: awscdk.ArnFormat_COLON_RESOURCE_NAME,
+		})},
+	}
+}
+
+// chatbotRole is the channel role, as the Chatbot construct would create
+// it (no policy: the guardrail and the channel only read alarms), but
+// assumable only for this channel configuration of this account.
+func chatbotRole(c constructs.Construct, name string) awsiam.IRole {
+	stack := awscdk.Stack_Of(c)
+	return awsiam.NewRole(c, jsii.String("SlackRole"), &awsiam.RoleProps{
+		Description: jsii.String("Role of the AWS Chatbot channel " + name),
+		AssumedBy: awsiam.NewPrincipalWithConditions(servicePrincipal("chatbot.amazonaws.com"), &map[string]any{
+			"StringEquals": map[string]any{"aws:SourceAccount": stack.Account()},
+			"ArnLike": map[string]any{"aws:SourceArn": stack.FormatArn(&awscdk.ArnComponents{
+				Service: jsii.String("chatbot"), Region: jsii.String(""), Resource: jsii.String("chat-configuration"),
+				ResourceName: jsii.String("slack-channel/" + name), ArnFormat: awscdk.ArnFormat_SLASH_RESOURCE_NAME,
+			})},
+		}),
+	})
 }
 
 func servicePrincipal(name string) awsiam.IPrincipal {

@@ -2,6 +2,7 @@ package alarms
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -37,6 +38,19 @@ type TableAlarmsProps struct {
 	// period above which a breach counts; 2 of 3 fire it. Default: 50.
 	TransactionConflicts int
 
+	// KeyRangeThrottleEvents is the number of throttle events of one key
+	// range (a hot partition: DynamoDB's ThrottlingReason
+	// KeyRangeThroughputExceeded) in one period, per table or index and
+	// per reads or writes, above which a breach counts; 2 of 3 fire it.
+	// Default: ThrottleEvents.
+	KeyRangeThrottleEvents int
+
+	// OnDemandMaximum alarms on the throttle events caused by the table's
+	// on-demand maximum throughput (MaxOnDemandThroughputThrottleEvents),
+	// above ThrottleEvents in 2 of 3 periods: the cost guard is refusing
+	// requests. Default: false (the table has no maximum).
+	OnDemandMaximum bool
+
 	// ReadUnitsPerSecond and WriteUnitsPerSecond are the capacity budget of
 	// the table: the alarm fires when the average consumption stays above it
 	// for 3 periods in a row. Defaults: 1000 and 500.
@@ -51,12 +65,17 @@ type TableAlarms struct {
 	Construct constructs.Construct
 	// ReadThrottles and WriteThrottles are keyed by "" for the table and by
 	// index name for each global secondary index.
-	ReadThrottles        map[string]awscloudwatch.Alarm
-	WriteThrottles       map[string]awscloudwatch.Alarm
-	SystemErrors         awscloudwatch.Alarm
-	TransactionConflicts awscloudwatch.Alarm
-	ConsumedRead         awscloudwatch.Alarm
-	ConsumedWrite        awscloudwatch.Alarm
+	ReadThrottles  map[string]awscloudwatch.Alarm
+	WriteThrottles map[string]awscloudwatch.Alarm
+	// KeyRangeThrottles and OnDemandMaximumThrottles are keyed like
+	// ReadThrottles, then by "Read" or "Write"; OnDemandMaximumThrottles is
+	// empty without OnDemandMaximum.
+	KeyRangeThrottles        map[string]map[string]awscloudwatch.Alarm
+	OnDemandMaximumThrottles map[string]map[string]awscloudwatch.Alarm
+	SystemErrors             awscloudwatch.Alarm
+	TransactionConflicts     awscloudwatch.Alarm
+	ConsumedRead             awscloudwatch.Alarm
+	ConsumedWrite            awscloudwatch.Alarm
 }
 
 // SystemErrorOperations are the operations whose server errors are summed:
@@ -85,6 +104,7 @@ func (p TableAlarmsProps) withDefaults() TableAlarmsProps {
 		p.Period = 5 * time.Minute
 	}
 	def(&p.ThrottleEvents, 10)
+	def(&p.KeyRangeThrottleEvents, p.ThrottleEvents)
 	def(&p.SystemErrors, 5)
 	def(&p.TransactionConflicts, 50)
 	def(&p.ReadUnitsPerSecond, 1000)
@@ -101,7 +121,8 @@ func (o *Operations) MonitorTable(id string, table awsdynamodb.ITableV2, props *
 	}
 	p := props.withDefaults()
 	c := constructs.NewConstruct(o.Construct, jsii.String(id))
-	ta := &TableAlarms{Construct: c, ReadThrottles: map[string]awscloudwatch.Alarm{}, WriteThrottles: map[string]awscloudwatch.Alarm{}}
+	ta := &TableAlarms{Construct: c, ReadThrottles: map[string]awscloudwatch.Alarm{}, WriteThrottles: map[string]awscloudwatch.Alarm{},
+		KeyRangeThrottles: map[string]map[string]awscloudwatch.Alarm{}, OnDemandMaximumThrottles: map[string]map[string]awscloudwatch.Alarm{}}
 	period := awscdk.Duration_Seconds(jsii.Number(p.Period.Seconds()))
 	tableName := table.TableName()
 	every := fmt.Sprintf("%g minutes", p.Period.Minutes())
@@ -137,7 +158,7 @@ func (o *Operations) MonitorTable(id string, table awsdynamodb.ITableV2, props *
 		return a
 	}
 
-	var readThrottleMetrics, writeThrottleMetrics []awscloudwatch.IMetric
+	var readThrottleMetrics, writeThrottleMetrics, reasonMetrics []awscloudwatch.IMetric
 	for _, index := range append([]string{""}, p.IndexNames...) {
 		scope, suffix := "table", ""
 		if index != "" {
@@ -153,6 +174,25 @@ func (o *Operations) MonitorTable(id string, table awsdynamodb.ITableV2, props *
 		ta.WriteThrottles[index] = alarm("WriteThrottleEvents"+suffix,
 			fmt.Sprintf("More than %d write throttle events per %s on the %s in 2 of 3 periods: writes are being rejected.", p.ThrottleEvents, every, scope),
 			w, float64(p.ThrottleEvents), 3, 2)
+
+		ta.KeyRangeThrottles[index] = map[string]awscloudwatch.Alarm{}
+		ta.OnDemandMaximumThrottles[index] = map[string]awscloudwatch.Alarm{}
+		for _, op := range []string{"Read", "Write"} {
+			kr := metric(op+"KeyRangeThroughputThrottleEvents", index, "Sum", strings.ToLower(op)+" key-range throttles "+scope)
+			ta.KeyRangeThrottles[index][op] = alarm(op+"KeyRangeThrottleEvents"+suffix,
+				fmt.Sprintf("More than %d %s throttle events of one key range per %s on the %s in 2 of 3 periods: a hot partition; spread the keys.",
+					p.KeyRangeThrottleEvents, strings.ToLower(op), every, scope),
+				kr, float64(p.KeyRangeThrottleEvents), 3, 2)
+			mx := metric(op+"MaxOnDemandThroughputThrottleEvents", index, "Sum", strings.ToLower(op)+" on-demand maximum throttles "+scope)
+			if p.OnDemandMaximum {
+				ta.OnDemandMaximumThrottles[index][op] = alarm(op+"MaxOnDemandThrottleEvents"+suffix,
+					fmt.Sprintf("More than %d %s throttle events per %s on the %s in 2 of 3 periods from the on-demand maximum throughput (the cost guard): raise it in cdk.json or find the runaway client.",
+						p.ThrottleEvents, strings.ToLower(op), every, scope),
+					mx, float64(p.ThrottleEvents), 3, 2)
+			}
+			acct := metric(op+"AccountLimitThrottleEvents", index, "Sum", strings.ToLower(op)+" account-limit throttles "+scope)
+			reasonMetrics = append(reasonMetrics, kr, mx, acct)
+		}
 	}
 
 	systemErrors := table.MetricSystemErrorsForOperations(&awsdynamodb.SystemErrorsForOperationsMetricOptions{
@@ -206,6 +246,15 @@ func (o *Operations) MonitorTable(id string, table awsdynamodb.ITableV2, props *
 		graph("Write throttle events", writeThrottleMetrics, limit(float64(p.ThrottleEvents), "alarm")),
 		graph("System errors", []awscloudwatch.IMetric{systemErrors}, limit(float64(p.SystemErrors), "alarm")),
 	)
+	// Why DynamoDB throttles: a hot key range, the on-demand maximum, or
+	// the account's limit; one graph per reason family would hide the mix.
+	o.AddWidgets(awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+		Title:           jsii.String("Throttle events by reason (key range, on-demand maximum, account limit)"),
+		Left:            &reasonMetrics,
+		LeftAnnotations: &[]*awscloudwatch.HorizontalAnnotation{limit(float64(p.KeyRangeThrottleEvents), "key-range alarm")},
+		Width:           jsii.Number(24),
+		Height:          jsii.Number(6),
+	}))
 	o.AddWidgets(
 		graph("Transaction conflicts", []awscloudwatch.IMetric{conflicts}, limit(float64(p.TransactionConflicts), "alarm")),
 		graph("Consumed capacity units", []awscloudwatch.IMetric{read, write},

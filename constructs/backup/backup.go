@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
@@ -32,6 +33,10 @@ const (
 type Rule struct {
 	Schedule      Schedule
 	RetentionDays int
+	// CopyRetentionDays keeps this rule's copy in TableBackupProps'
+	// CopyVaultARN that long; 0 means TableBackupProps.CopyRetentionDays,
+	// and no copy when that is 0 too.
+	CopyRetentionDays int
 }
 
 // LockMode is the Vault Lock mode.
@@ -72,10 +77,21 @@ type TableBackupProps struct {
 	// copy jobs of the account and region. Default: nil, no routing.
 	AlarmTopic awssns.ITopic
 
-	// CopyVaultARN copies every recovery point to that vault, kept
-	// CopyRetentionDays. Default: empty, no copy.
+	// CopyVaultARN copies recovery points to that vault (a DRVault in
+	// another region, usually): each rule's with its CopyRetentionDays, or
+	// with CopyRetentionDays. Default: empty, no copy.
 	CopyVaultARN      string
 	CopyRetentionDays int
+
+	// MissingBackupHours alarms on AlarmTopic when no backup job of the
+	// vault has completed for that long: a plan that silently stops.
+	// Default: 26 (a day and a bit, for the daily rule); 0 with no Daily
+	// rule means 8 days, or 32 with only a Monthly rule.
+	MissingBackupHours int
+
+	// RestoreTest restores the latest recovery point on a schedule and
+	// validates it. Default: nil, no restore testing.
+	RestoreTest *RestoreTest
 
 	// EncryptionKey encrypts the vault. Default: a new key with rotation.
 	EncryptionKey awskms.IKey
@@ -89,7 +105,7 @@ type TableBackupProps struct {
 
 // DefaultRules are daily backups kept 35 days, weekly kept 91 days and
 // monthly kept 365 days.
-var DefaultRules = []Rule{{Daily, 35}, {Weekly, 91}, {Monthly, 365}}
+var DefaultRules = []Rule{{Schedule: Daily, RetentionDays: 35}, {Schedule: Weekly, RetentionDays: 91}, {Schedule: Monthly, RetentionDays: 365}}
 
 // DefaultVaultLock is a governance-mode lock with bounds of 1 to 400 days.
 var DefaultVaultLock = VaultLock{Mode: Governance, MinRetentionDays: 1, MaxRetentionDays: 400}
@@ -111,6 +127,12 @@ type TableBackup struct {
 	// both nil without AlarmTopic.
 	FailedJobsDLQ      awssqs.Queue
 	FailedJobsDLQAlarm awscloudwatch.Alarm
+	// MissingBackupAlarm fires when no backup job has completed for
+	// MissingBackupHours; nil without AlarmTopic.
+	MissingBackupAlarm awscloudwatch.Alarm
+	// RestoreTesting is the restore testing plan and its selection; nil
+	// without RestoreTest.
+	RestoreTesting *RestoreTesting
 }
 
 // NewTableBackup backs up table. It panics on props that AWS Backup would
@@ -145,13 +167,7 @@ func NewTableBackup(scope constructs.Construct, id string, table awsdynamodb.ITa
 		})
 	}
 
-	lockConfig := &awsbackup.LockConfiguration{
-		MinRetention: awscdk.Duration_Days(jsii.Number(lock.MinRetentionDays)),
-		MaxRetention: awscdk.Duration_Days(jsii.Number(lock.MaxRetentionDays)),
-	}
-	if lock.Mode == Compliance {
-		lockConfig.ChangeableFor = awscdk.Duration_Days(jsii.Number(lock.ChangeableForDays))
-	}
+	lockConfig := lockConfiguration(lock)
 	var vaultName *string
 	if props.VaultName != "" {
 		vaultName = jsii.String(props.VaultName)
@@ -163,16 +179,23 @@ func NewTableBackup(scope constructs.Construct, id string, table awsdynamodb.ITa
 		RemovalPolicy:     removal,
 	})
 
-	var copyActions *[]*awsbackup.BackupPlanCopyActionProps
+	var dest awsbackup.IBackupVault
 	if props.CopyVaultARN != "" {
-		dest := awsbackup.BackupVault_FromBackupVaultArn(c, jsii.String("CopyVault"), jsii.String(props.CopyVaultARN))
-		copyActions = &[]*awsbackup.BackupPlanCopyActionProps{{
-			DestinationBackupVault: dest,
-			DeleteAfter:            awscdk.Duration_Days(jsii.Number(props.CopyRetentionDays)),
-		}}
+		dest = awsbackup.BackupVault_FromBackupVaultArn(c, jsii.String("CopyVault"), jsii.String(props.CopyVaultARN))
 	}
 	planRules := make([]awsbackup.BackupPlanRule, 0, len(rules))
 	for _, r := range rules {
+		var copyActions *[]*awsbackup.BackupPlanCopyActionProps
+		days := r.CopyRetentionDays
+		if days == 0 {
+			days = props.CopyRetentionDays
+		}
+		if dest != nil && days > 0 {
+			copyActions = &[]*awsbackup.BackupPlanCopyActionProps{{
+				DestinationBackupVault: dest,
+				DeleteAfter:            awscdk.Duration_Days(jsii.Number(days)),
+			}}
+		}
 		planRules = append(planRules, awsbackup.NewBackupPlanRule(&awsbackup.BackupPlanRuleProps{
 			RuleName:           jsii.String(string(r.Schedule)),
 			ScheduleExpression: schedule(r.Schedule),
@@ -204,19 +227,102 @@ func NewTableBackup(scope constructs.Construct, id string, table awsdynamodb.ITa
 	}}, jsii.Bool(true))
 
 	if props.AlarmTopic != nil {
-		b.FailedJobs = awsevents.NewRule(c, jsii.String("FailedJobs"), &awsevents.RuleProps{
-			Description: jsii.String("Failed, aborted or expired AWS Backup backup, restore and copy jobs"),
-			EventPattern: &awsevents.EventPattern{
-				Source:     jsii.Strings("aws.backup"),
-				DetailType: jsii.Strings("Backup Job State Change", "Restore Job State Change", "Copy Job State Change"),
-				Detail:     &map[string]any{"state": []string{"FAILED", "ABORTED", "EXPIRED"}},
-			},
-			Targets: &[]awsevents.IRuleTarget{awseventstargets.NewSnsTopic(props.AlarmTopic, &awseventstargets.SnsTopicProps{
-				DeadLetterQueue: b.failedJobsDLQ(c, props.AlarmTopic),
-			})},
-		})
+		b.failedJobs(c, id, props.AlarmTopic)
+		b.MissingBackupAlarm = b.missingBackups(c, props.AlarmTopic, missingBackupHours(rules, props.MissingBackupHours))
+	}
+	if props.RestoreTest != nil {
+		b.RestoreTesting = newRestoreTesting(c, b.Vault, table, *props.RestoreTest)
 	}
 	return b
+}
+
+// failedJobs routes failed, aborted and expired jobs to the topic. The rule
+// publishes through a role that only EventBridge, for this rule of this
+// account, may assume, instead of a topic policy for events.amazonaws.com
+// that any account's rule could use. The rule is named so the role's trust
+// policy can name its ARN without a dependency cycle.
+func (b *TableBackup) failedJobs(c constructs.Construct, id string, topic awssns.ITopic) {
+	stack := awscdk.Stack_Of(c)
+	name := *stack.StackName() + "-" + id + "-FailedJobs"
+	ruleArn := stack.FormatArn(&awscdk.ArnComponents{
+		Service: jsii.String("events"), Resource: jsii.String("rule"), ResourceName: jsii.String(name),
+		ArnFormat: awscdk.ArnFormat_SLASH_RESOURCE_NAME,
+	})
+	role := awsiam.NewRole(c, jsii.String("FailedJobsRole"), &awsiam.RoleProps{
+		Description: jsii.String("EventBridge publishes failed AWS Backup jobs to the alarm topic with this role"),
+		AssumedBy: awsiam.NewPrincipalWithConditions(awsiam.NewServicePrincipal(jsii.String("events.amazonaws.com"), nil), &map[string]any{
+			"StringEquals": map[string]any{"aws:SourceAccount": stack.Account(), "aws:SourceArn": ruleArn},
+		}),
+	})
+	b.FailedJobs = awsevents.NewRule(c, jsii.String("FailedJobs"), &awsevents.RuleProps{
+		RuleName:    jsii.String(name),
+		Description: jsii.String("Failed, aborted or expired AWS Backup backup, restore (restore tests too) and copy jobs"),
+		EventPattern: &awsevents.EventPattern{
+			Source:     jsii.Strings("aws.backup"),
+			DetailType: jsii.Strings("Backup Job State Change", "Restore Job State Change", "Copy Job State Change"),
+			Detail:     &map[string]any{"state": []string{"FAILED", "ABORTED", "EXPIRED"}},
+		},
+		Targets: &[]awsevents.IRuleTarget{awseventstargets.NewSnsTopic(topic, &awseventstargets.SnsTopicProps{
+			DeadLetterQueue:    b.failedJobsDLQ(c, topic),
+			AuthorizeUsingRole: jsii.Bool(true),
+			Role:               role,
+		})},
+	})
+	// After the target's binding, which wrote the role's policy.
+	cdknag.NagSuppressions_AddResourceSuppressions(role, &[]*cdknag.NagPackSuppression{
+		{Id: jsii.String("PCI.DSS.321-IAMNoInlinePolicy"), Reason: jsii.String("The role's own policy (sns:Publish on the alarm " +
+			"topic, and its key) is attached to this one role, which only EventBridge may assume for this rule of this account; " +
+			"a managed policy could be attached to other principals.")},
+		{Id: jsii.String("AwsSolutions-IAM5"), Reason: jsii.String("Publishing to a KMS-encrypted topic needs kms:GenerateDataKey* " +
+			"(SNS documents the wildcard), on the topic's key only."), AppliesTo: &[]any{"Action::kms:GenerateDataKey*"}},
+	}, jsii.Bool(true))
+}
+
+// missingBackupHours is the silence after which no completed backup alarms:
+// the longest gap between two runs of the most frequent rule, plus two hours.
+func missingBackupHours(rules []Rule, set int) int {
+	if set > 0 {
+		return set
+	}
+	hours := 0
+	for _, r := range rules {
+		h := map[Schedule]int{Daily: 26, Weekly: 8*24 + 2, Monthly: 31*24 + 2}[r.Schedule]
+		if hours == 0 || h < hours {
+			hours = h
+		}
+	}
+	return hours
+}
+
+// missingBackups alarms when the vault has seen no completed backup job for
+// hours: one-hour periods, every one of them empty (missing data breaches:
+// AWS Backup publishes nothing when nothing completes).
+func (b *TableBackup) missingBackups(c constructs.Construct, topic awssns.ITopic, hours int) awscloudwatch.Alarm {
+	period := 1
+	for hours/period > 24*7 { // CloudWatch evaluates at most 7 days of hourly periods
+		period++
+	}
+	evaluations := (hours + period - 1) / period
+	completed := awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
+		Namespace:     jsii.String("AWS/Backup"),
+		MetricName:    jsii.String("NumberOfBackupJobsCompleted"),
+		DimensionsMap: &map[string]*string{"BackupVaultName": b.Vault.BackupVaultName()},
+		Statistic:     jsii.String("Sum"),
+		Period:        awscdk.Duration_Hours(jsii.Number(period)),
+	})
+	alarm := completed.CreateAlarm(c, jsii.String("MissingBackupAlarm"), &awscloudwatch.CreateAlarmOptions{
+		AlarmDescription: jsii.String(fmt.Sprintf("No AWS Backup job of the table's vault has completed for %d hours: "+
+			"the backup plan has stopped running or every job fails before completing.", evaluations*period)),
+		Threshold:          jsii.Number(1),
+		EvaluationPeriods:  jsii.Number(evaluations),
+		DatapointsToAlarm:  jsii.Number(evaluations),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_LESS_THAN_THRESHOLD,
+		TreatMissingData:   awscloudwatch.TreatMissingData_BREACHING,
+	})
+	action := awscloudwatchactions.NewSnsAction(topic)
+	alarm.AddAlarmAction(action)
+	alarm.AddOkAction(action)
+	return alarm
 }
 
 // failedJobsDLQ is the dead-letter queue of the failed-jobs rule's target:
@@ -294,8 +400,15 @@ func validate(rules []Rule, lock VaultLock, props *TableBackupProps) error {
 			return fmt.Errorf("%s retention of %d days is outside the vault lock's %d..%d", r.Schedule, r.RetentionDays, lock.MinRetentionDays, lock.MaxRetentionDays)
 		}
 	}
-	if (props.CopyVaultARN == "") != (props.CopyRetentionDays == 0) {
-		return fmt.Errorf("set CopyVaultARN and CopyRetentionDays together")
+	copies := props.CopyRetentionDays > 0
+	for _, r := range rules {
+		copies = copies || r.CopyRetentionDays > 0
+	}
+	if (props.CopyVaultARN == "") == copies {
+		return fmt.Errorf("set CopyVaultARN and CopyRetentionDays (or a rule's) together")
+	}
+	if rt := props.RestoreTest; rt != nil && rt.Schedule != Weekly && rt.Schedule != Monthly {
+		return fmt.Errorf("restore tests run Weekly or Monthly, not %q", rt.Schedule)
 	}
 	return nil
 }

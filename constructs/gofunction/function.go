@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
@@ -58,6 +59,10 @@ type Props struct {
 	LogRetentionDays int
 	// DestroyLogs deletes the log group with the stack. Default: retained.
 	DestroyLogs bool
+	// LogKey encrypts the log group; its key policy must let CloudWatch
+	// Logs use it (AllowLogsToUseKey). Default: nil, CloudWatch Logs'
+	// own encryption.
+	LogKey awskms.IKey
 	// TableName becomes TABLE_NAME. Default: unset (the runtime's default).
 	TableName string
 	// IdempotencyExpiry becomes IDEMPOTENCY_EXPIRY. Default: 24h.
@@ -134,6 +139,7 @@ func New(scope constructs.Construct, id string, props *Props) *Function {
 	f.LogGroup = awslogs.NewLogGroup(c, jsii.String("Logs"), &awslogs.LogGroupProps{
 		Retention:     retention,
 		RemovalPolicy: removal,
+		EncryptionKey: p.LogKey,
 	})
 	f.Role = awsiam.NewRole(c, jsii.String("Role"), &awsiam.RoleProps{
 		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
@@ -366,4 +372,23 @@ func RetentionDays(days int) awslogs.RetentionDays {
 func ValidRetention(days int) bool {
 	_, ok := retentions[days]
 	return ok
+}
+
+// AllowLogsToUseKey lets CloudWatch Logs of this account and region encrypt
+// log groups with key, and only log groups: the statement is conditioned on
+// the log group ARN in the encryption context, as CloudWatch Logs documents.
+func AllowLogsToUseKey(key awskms.IKey) {
+	stack := awscdk.Stack_Of(key)
+	key.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String("AllowCloudWatchLogsOfThisAccount"),
+		Principals: &[]awsiam.IPrincipal{awsiam.NewServicePrincipal(jsii.String("logs."+*stack.Region()+".amazonaws.com"), nil)},
+		Actions:    jsii.Strings("kms:Decrypt*", "kms:Describe*", "kms:Encrypt*", "kms:GenerateDataKey*", "kms:ReEncrypt*"),
+		Resources:  jsii.Strings("*"),
+		Conditions: &map[string]any{
+			"ArnLike": map[string]any{"kms:EncryptionContext:aws:logs:arn": stack.FormatArn(&awscdk.ArnComponents{
+				Service: jsii.String("logs"), Resource: jsii.String("log-group"), ResourceName: jsii.String("*"),
+				ArnFormat: awscdk.ArnFormat_COLON_RESOURCE_NAME,
+			})},
+		},
+	}), jsii.Bool(false))
 }

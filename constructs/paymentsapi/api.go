@@ -21,6 +21,7 @@ import (
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
 	"github.com/oncetable/oncetable/constructs/gofunction"
+	"github.com/oncetable/oncetable/runtime/cursorsecret"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 )
 
@@ -31,6 +32,7 @@ const (
 	DefaultLogRetentionDays      = 30
 	DefaultServerErrors          = 5
 	DefaultLatencyP99            = 3 * time.Second
+	DefaultSecretRotation        = 30 * 24 * time.Hour
 )
 
 // JWTAuth selects a JWT authorizer instead of IAM (SigV4).
@@ -53,9 +55,16 @@ type CORS struct {
 type Props struct {
 	// Table is the single table every function reads and writes. Required.
 	Table awsdynamodb.ITableV2
-	// TableKey is the table's customer-managed key; the functions may use it
-	// only through DynamoDB. Default: nil (AWS-owned key).
+	// TableKey is the environment's customer-managed key: the table's, which
+	// also encrypts the cursor secret and every log group here. Functions
+	// may use it only through DynamoDB and Secrets Manager. Default: nil
+	// (AWS-owned and AWS-managed keys).
 	TableKey awskms.IKey
+	// RemovalPolicy applies to the cursor secret. Default: RETAIN.
+	RemovalPolicy awscdk.RemovalPolicy
+	// SecretRotation is how often the cursor secret rotates, in whole
+	// days; a cursor stays valid for at least one interval. Default: 30 days.
+	SecretRotation time.Duration
 	// ModuleDir is the Go module holding lambdas/. Default: the nearest
 	// go.mod at or above the working directory.
 	ModuleDir string
@@ -77,6 +86,11 @@ type Props struct {
 	// Default: 100 requests per second, burst 200.
 	ThrottleRatePerSecond int
 	ThrottleBurst         int
+	// MoneyRouteRatePerSecond and MoneyRouteBurst limit each money route
+	// (charge, debit, settle) on its own, below the stage's limits, so one
+	// flow cannot use all of them. Default: half the stage's (at least 1).
+	MoneyRouteRatePerSecond int
+	MoneyRouteBurst         int
 	// LogRetentionDays applies to the access log and the function logs.
 	// Default: 30.
 	LogRetentionDays int
@@ -113,8 +127,10 @@ type PaymentsAPI struct {
 	Routes []awsapigatewayv2.HttpRoute
 	// AccessLogs receives one JSON line per request.
 	AccessLogs awslogs.LogGroup
-	// CursorSecret signs the api function's pagination cursors.
-	CursorSecret awssecretsmanager.Secret
+	// CursorSecret signs the api function's pagination cursors; the api
+	// function reads it at run time, and RotationFunction rotates it.
+	CursorSecret     awssecretsmanager.Secret
+	RotationFunction *gofunction.Function
 	// Alarms lists the API and function alarms.
 	Alarms []awscloudwatch.Alarm
 }
@@ -142,6 +158,25 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
 	if p.LatencyP99 == 0 {
 		p.LatencyP99 = DefaultLatencyP99
 	}
+	if p.SecretRotation == 0 {
+		p.SecretRotation = DefaultSecretRotation
+	}
+	if p.RemovalPolicy == "" {
+		p.RemovalPolicy = awscdk.RemovalPolicy_RETAIN
+	}
+	if p.MoneyRouteRatePerSecond == 0 {
+		p.MoneyRouteRatePerSecond = max(1, p.ThrottleRatePerSecond/2)
+	}
+	if p.MoneyRouteBurst == 0 {
+		p.MoneyRouteBurst = max(1, p.ThrottleBurst/2)
+	}
+	if p.MoneyRouteRatePerSecond > p.ThrottleRatePerSecond || p.MoneyRouteBurst > p.ThrottleBurst {
+		panic(fmt.Sprintf("paymentsapi: money route throttling %d/%d must not exceed the stage's %d/%d",
+			p.MoneyRouteRatePerSecond, p.MoneyRouteBurst, p.ThrottleRatePerSecond, p.ThrottleBurst))
+	}
+	if p.SecretRotation < 24*time.Hour || p.SecretRotation%(24*time.Hour) != 0 {
+		panic(fmt.Sprintf("paymentsapi: SecretRotation %s must be whole days", p.SecretRotation))
+	}
 	if p.ThrottleRatePerSecond < 1 || p.ThrottleBurst < 1 || p.ServerErrors < 1 || p.LatencyP99 < time.Millisecond {
 		panic(fmt.Sprintf("paymentsapi: throttling, ServerErrors and LatencyP99 must be positive, got %d/%d/%d/%s",
 			p.ThrottleRatePerSecond, p.ThrottleBurst, p.ServerErrors, p.LatencyP99))
@@ -153,17 +188,10 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
 	c := constructs.NewConstruct(scope, jsii.String(id))
 	a := &PaymentsAPI{Construct: c, Functions: map[string]*gofunction.Function{}}
 
-	a.CursorSecret = awssecretsmanager.NewSecret(c, jsii.String("CursorSecret"), &awssecretsmanager.SecretProps{
-		Description: jsii.String("Signs the pagination cursors of the oncetable api function"),
-		GenerateSecretString: &awssecretsmanager.SecretStringGenerator{
-			PasswordLength: jsii.Number(48), ExcludePunctuation: jsii.Bool(true),
-		},
-	})
-	cdknag.NagSuppressions_AddResourceSuppressions(a.CursorSecret, &[]*cdknag.NagPackSuppression{{
-		Id: jsii.String("AwsSolutions-SMG4"),
-		Reason: jsii.String("The secret only signs pagination cursors and grants access to nothing; rotating it would " +
-			"only invalidate cursors in flight. It is replaced, not rotated, when compromised."),
-	}}, jsii.Bool(false))
+	a.cursorSecret(c, p)
+	if p.TableKey != nil {
+		gofunction.AllowLogsToUseKey(p.TableKey)
+	}
 
 	access := FunctionAccess()
 	for _, name := range Functions() {
@@ -173,9 +201,8 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
 		}
 		env := map[string]string{}
 		if name == httpapi.FunctionAPI {
-			// Resolved by CloudFormation at deploy time; the value never
-			// appears in the template.
-			env[httpapi.CursorSecretEnv] = *a.CursorSecret.SecretValue().UnsafeUnwrap()
+			// The ARN, never the value: the function reads the value at run time.
+			env[cursorsecret.ARNEnv] = *a.CursorSecret.SecretArn()
 		}
 		fn := gofunction.New(c, functionID(name), &gofunction.Props{
 			Entry:               entry,
@@ -189,8 +216,18 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
 			IdempotencyExpiry:   p.IdempotencyExpiry,
 			Environment:         env,
 			ReservedConcurrency: p.ReservedConcurrency[name],
+			LogKey:              p.TableKey,
 		})
 		grant(fn.Role, p.Table, p.TableKey, access[name])
+		if name == httpapi.FunctionAPI {
+			fn.Role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+				Sid:       jsii.String("ReadCursorSecret"),
+				Actions:   jsii.Strings("secretsmanager:GetSecretValue"),
+				Resources: &[]*string{a.CursorSecret.SecretArn()},
+			}))
+			grantSecretKey(fn.Role, p, a.CursorSecret.SecretArn(), "kms:Decrypt")
+		}
+		suppressFunctionPCI(fn, p.TableKey == nil)
 		cdknag.NagSuppressions_AddResourceSuppressions(fn.Function, &[]*cdknag.NagPackSuppression{{
 			Id: jsii.String("Serverless-LambdaDLQ"),
 			Reason: jsii.String("Invoked only synchronously by API Gateway: a dead-letter target applies to asynchronous " +
@@ -224,7 +261,15 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
 	a.AccessLogs = awslogs.NewLogGroup(c, jsii.String("AccessLogs"), &awslogs.LogGroupProps{
 		Retention:     gofunction.RetentionDays(p.LogRetentionDays),
 		RemovalPolicy: removal(p.DestroyLogs),
+		EncryptionKey: p.TableKey,
 	})
+	if p.TableKey == nil {
+		cdknag.NagSuppressions_AddResourceSuppressions(a.AccessLogs, &[]*cdknag.NagPackSuppression{{
+			Id: jsii.String("PCI.DSS.321-CloudWatchLogGroupEncrypted"),
+			Reason: jsii.String("This environment has no customer-managed key (customerManagedKey is off in cdk.json): CloudWatch " +
+				"Logs encrypts the access log at rest with its own key. Environments with a key (prod) encrypt it with that key."),
+		}}, jsii.Bool(false))
+	}
 	a.Stage = awsapigatewayv2.NewHttpStage(c, jsii.String("Stage"), &awsapigatewayv2.HttpStageProps{
 		HttpApi:    a.API,
 		StageName:  jsii.String("$default"),
@@ -253,8 +298,31 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
 		})...)
 	}
 
+	a.throttleMoneyRoutes(p)
 	a.monitor(p)
 	return a
+}
+
+// throttleMoneyRoutes gives each money route its own limits below the
+// stage's: the L2 stage has no per-route settings, so they are set on the
+// CloudFormation stage.
+func (a *PaymentsAPI) throttleMoneyRoutes(p Props) {
+	settings := map[string]any{}
+	for _, r := range httpapi.Routes() {
+		if r.Function == httpapi.FunctionAPI {
+			continue
+		}
+		settings[r.Method+" "+r.Path] = map[string]any{
+			"ThrottlingRateLimit":  p.MoneyRouteRatePerSecond,
+			"ThrottlingBurstLimit": p.MoneyRouteBurst,
+		}
+	}
+	stage := a.Stage.Node().DefaultChild().(awsapigatewayv2.CfnStage)
+	stage.AddPropertyOverride(jsii.String("RouteSettings"), settings)
+	// The route keys must exist before the stage refers to them.
+	for _, r := range a.Routes {
+		stage.Node().AddDependency(r)
+	}
 }
 
 func functionID(name string) string {
@@ -310,14 +378,18 @@ func sorted(in []string) []string {
 }
 
 // accessLogFormat is one JSON object per request with the caller identity
-// (IAM ARN or JWT subject) so a request can be traced to who sent it.
+// (IAM ARN and account, or JWT subject) so a request can be traced to who
+// sent it, and API Gateway's own error and the integration's status, so a
+// 4xx or 5xx that never reached a function can be told apart.
 const accessLogFormat = `{"requestId":"$context.requestId","ip":"$context.identity.sourceIp",` +
 	`"requestTime":"$context.requestTime","method":"$context.httpMethod","routeKey":"$context.routeKey",` +
 	`"path":"$context.path","status":"$context.status","protocol":"$context.protocol",` +
 	`"responseLength":"$context.responseLength","latencyMs":"$context.responseLatency",` +
 	`"integrationLatencyMs":"$context.integrationLatency","integrationError":"$context.integrationErrorMessage",` +
-	`"userArn":"$context.identity.userArn","jwtSubject":"$context.authorizer.claims.sub",` +
-	`"authorizerError":"$context.authorizer.error","userAgent":"$context.identity.userAgent"}`
+	`"userArn":"$context.identity.userArn","accountId":"$context.identity.accountId",` +
+	`"jwtSubject":"$context.authorizer.claims.sub","authorizerError":"$context.authorizer.error",` +
+	`"errorMessage":"$context.error.message","errorResponseType":"$context.error.responseType",` +
+	`"integrationStatus":"$context.integrationStatus","userAgent":"$context.identity.userAgent"}`
 
 // accessLogSettings implements awsapigatewayv2.IAccessLogSettings; pointer
 // receivers, as jsii needs an addressable value.

@@ -53,4 +53,7 @@ func (a *PaymentsAPI) monitor(p Props) {
 	for _, name := range Functions() {
 		a.Alarms = append(a.Alarms, a.Functions[name].Monitor(p.Monitor, &gofunction.AlarmProps{Name: name})...)
 	}
+	// A failed rotation leaves the secret as it was (cursors keep working),
+	// but it must not fail silently month after month.
+	a.Alarms = append(a.Alarms, a.RotationFunction.Monitor(p.Monitor, &gofunction.AlarmProps{Name: RotationFunctionName})...)
 }

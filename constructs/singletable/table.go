@@ -42,6 +42,12 @@ type TableProps struct {
 	// scaling. Default: nil, which means on-demand.
 	Provisioned *ProvisionedCapacity
 
+	// MaxReadRequestUnits and MaxWriteRequestUnits cap on-demand
+	// throughput per second, of the table and of each index: a runaway
+	// client is throttled (MaxOnDemandThroughputThrottleEvents) instead of
+	// running up the bill. Default: 0, no cap.
+	MaxReadRequestUnits, MaxWriteRequestUnits int
+
 	// ContributorInsights turns on CloudWatch Contributor Insights for the
 	// table and its indexes. Default: false.
 	ContributorInsights bool
@@ -119,9 +125,9 @@ func NewTable(scope constructs.Construct, id string, props *TableProps) *Table {
 		TableName:              tableName,
 		PartitionKey:           stringKey(schema.PartitionKey),
 		SortKey:                stringKey(schema.SortKey),
-		GlobalSecondaryIndexes: globalSecondaryIndexes(),
+		GlobalSecondaryIndexes: globalSecondaryIndexes(props),
 		TimeToLiveAttribute:    jsii.String(schema.TTLAttribute),
-		Billing:                billing(props.Provisioned),
+		Billing:                billing(props),
 		Encryption:             encryption,
 		DeletionProtection:     jsii.Bool(protect),
 		RemovalPolicy:          removal,
@@ -151,13 +157,17 @@ func stringKey(name string) *awsdynamodb.Attribute {
 	return &awsdynamodb.Attribute{Name: jsii.String(name), Type: awsdynamodb.AttributeType_STRING}
 }
 
-func globalSecondaryIndexes() *[]*awsdynamodb.GlobalSecondaryIndexPropsV2 {
+func globalSecondaryIndexes(props *TableProps) *[]*awsdynamodb.GlobalSecondaryIndexPropsV2 {
 	var out []*awsdynamodb.GlobalSecondaryIndexPropsV2
 	for _, ix := range schema.Indexes() {
 		gsi := &awsdynamodb.GlobalSecondaryIndexPropsV2{
 			IndexName:    jsii.String(ix.Name),
 			PartitionKey: stringKey(ix.PartitionKey),
 			SortKey:      stringKey(ix.SortKey),
+		}
+		if props.Provisioned == nil {
+			gsi.MaxReadRequestUnits = units(props.MaxReadRequestUnits)
+			gsi.MaxWriteRequestUnits = units(props.MaxWriteRequestUnits)
 		}
 		switch ix.Projection {
 		case schema.ProjectAll:
@@ -175,9 +185,24 @@ func globalSecondaryIndexes() *[]*awsdynamodb.GlobalSecondaryIndexPropsV2 {
 	return &out
 }
 
-func billing(p *ProvisionedCapacity) awsdynamodb.Billing {
+// units is an optional on-demand maximum: nil for 0 (no cap).
+func units(n int) *float64 {
+	if n <= 0 {
+		return nil
+	}
+	return jsii.Number(float64(n))
+}
+
+func billing(props *TableProps) awsdynamodb.Billing {
+	p := props.Provisioned
 	if p == nil {
-		return awsdynamodb.Billing_OnDemand(nil)
+		if props.MaxReadRequestUnits == 0 && props.MaxWriteRequestUnits == 0 {
+			return awsdynamodb.Billing_OnDemand(nil)
+		}
+		return awsdynamodb.Billing_OnDemand(&awsdynamodb.MaxThroughputProps{
+			MaxReadRequestUnits:  units(props.MaxReadRequestUnits),
+			MaxWriteRequestUnits: units(props.MaxWriteRequestUnits),
+		})
 	}
 	target := p.TargetUtilizationPercent
 	if target == 0 {

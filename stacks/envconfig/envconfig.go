@@ -96,25 +96,45 @@ type Config struct {
 	ContributorInsights    bool          `json:"contributorInsights"`
 	Stream                 bool          `json:"stream"`
 	// CustomerManagedKey encrypts the table with a KMS key the stack owns
-	// instead of the AWS-owned key.
+	// instead of the AWS-owned key; the cursor secret and every log group
+	// use the same key.
 	CustomerManagedKey bool `json:"customerManagedKey"`
+	// Production turns on the checks that only production must pass
+	// (deletion protection on the table). Default: false.
+	Production bool `json:"production"`
 
-	Capacity Capacity `json:"capacity"`
-	Backup   Backup   `json:"backup"`
-	Alarms   Alarms   `json:"alarms"`
-	Slack    Slack    `json:"slack"`
-	API      API      `json:"api"`
+	Capacity      Capacity      `json:"capacity"`
+	Backup        Backup        `json:"backup"`
+	Alarms        Alarms        `json:"alarms"`
+	Slack         Slack         `json:"slack"`
+	Notifications Notifications `json:"notifications"`
+	API           API           `json:"api"`
+}
+
+// Notifications are further subscribers of the operations topic besides
+// Slack, such as an incident-management endpoint. An environment with no
+// subscriber at all synthesizes with a warning.
+type Notifications struct {
+	// Emails each get an email subscription (confirmed by the recipient).
+	Emails []string `json:"emails"`
+	// HTTPSEndpoints each get an HTTPS subscription, such as a pager's
+	// events URL.
+	HTTPSEndpoints []string `json:"httpsEndpoints"`
 }
 
 // Capacity is the table's capacity mode and, when provisioned, the auto
-// scaling bounds of reads and writes.
+// scaling bounds of reads and writes; when on-demand, optionally the
+// maximum request units per second of the table and of each index, a cost
+// guard against a runaway client.
 type Capacity struct {
-	Mode              CapacityMode `json:"mode"`
-	MinRead           int          `json:"minRead"`
-	MaxRead           int          `json:"maxRead"`
-	MinWrite          int          `json:"minWrite"`
-	MaxWrite          int          `json:"maxWrite"`
-	TargetUtilization int          `json:"targetUtilizationPercent"`
+	Mode                 CapacityMode `json:"mode"`
+	MaxReadRequestUnits  int          `json:"maxReadRequestUnits"`
+	MaxWriteRequestUnits int          `json:"maxWriteRequestUnits"`
+	MinRead              int          `json:"minRead"`
+	MaxRead              int          `json:"maxRead"`
+	MinWrite             int          `json:"minWrite"`
+	MaxWrite             int          `json:"maxWrite"`
+	TargetUtilization    int          `json:"targetUtilizationPercent"`
 }
 
 // Backup is the AWS Backup plan. A retention of 0 turns its rule off.
@@ -127,6 +147,30 @@ type Backup struct {
 	// (usually in a second region) and keeps the copy CopyRetentionDays.
 	CopyVaultARN      string `json:"copyVaultArn"`
 	CopyRetentionDays int    `json:"copyRetentionDays"`
+	// DR, when set, adds a disaster-recovery stack in another region with
+	// a vault locked like the primary one, and copies recovery points there.
+	DR *DR `json:"dr"`
+	// RestoreTest, when set, restores the latest recovery point on a
+	// schedule and validates it (AWS Backup restore testing).
+	RestoreTest *RestoreTest `json:"restoreTest"`
+}
+
+// DR is the disaster-recovery copy: the region of its vault and how long
+// the copies of the daily and monthly recovery points are kept there (0:
+// that rule is not copied).
+type DR struct {
+	Region               string `json:"region"`
+	DailyRetentionDays   int    `json:"dailyRetentionDays"`
+	MonthlyRetentionDays int    `json:"monthlyRetentionDays"`
+}
+
+// RestoreTest schedules AWS Backup restore testing of the table.
+type RestoreTest struct {
+	// Schedule is "weekly" (Sundays) or "monthly" (the 2nd).
+	Schedule string `json:"schedule"`
+	// ValidationWindowHours keeps the restored table this long before
+	// AWS Backup deletes it. Default: 1.
+	ValidationWindowHours int `json:"validationWindowHours"`
 }
 
 // VaultLock is the Vault Lock configuration of the backup vault.
@@ -181,6 +225,11 @@ type API struct {
 	// ReservedConcurrency reserves (and caps) concurrent executions per
 	// function: "api", "charge", "debit", "settle". Default: unreserved.
 	ReservedConcurrency map[string]int `json:"reservedConcurrency"`
+	// MoneyRouteThrottleRatePerSecond and MoneyRouteThrottleBurst limit each
+	// money route (charge, debit, settle) below the stage's limits.
+	// Default: half the stage's.
+	MoneyRouteThrottleRatePerSecond int `json:"moneyRouteThrottleRatePerSecond"`
+	MoneyRouteThrottleBurst         int `json:"moneyRouteThrottleBurst"`
 }
 
 // JWT is the issuer and the accepted audiences of the JWT authorizer.
@@ -327,11 +376,18 @@ func (c Config) validate() error {
 	}
 	switch c.Capacity.Mode {
 	case OnDemand:
-		if c.Capacity != (Capacity{Mode: OnDemand}) {
-			return bad("capacity", "on-demand takes no read/write bounds")
+		cp := c.Capacity
+		if cp != (Capacity{Mode: OnDemand, MaxReadRequestUnits: cp.MaxReadRequestUnits, MaxWriteRequestUnits: cp.MaxWriteRequestUnits}) {
+			return bad("capacity", "on-demand takes no read/write bounds, only maxReadRequestUnits and maxWriteRequestUnits")
+		}
+		if cp.MaxReadRequestUnits < 0 || cp.MaxWriteRequestUnits < 0 {
+			return bad("capacity", "maxReadRequestUnits and maxWriteRequestUnits must not be negative")
 		}
 	case Provisioned:
 		cp := c.Capacity
+		if cp.MaxReadRequestUnits != 0 || cp.MaxWriteRequestUnits != 0 {
+			return bad("capacity", "maxReadRequestUnits and maxWriteRequestUnits apply to on-demand only")
+		}
 		if cp.MinRead < 1 || cp.MaxRead < cp.MinRead {
 			return bad("capacity", "provisioned needs 1 <= minRead <= maxRead, got %d..%d", cp.MinRead, cp.MaxRead)
 		}
@@ -365,6 +421,16 @@ func (c Config) validate() error {
 	if (c.Slack.WorkspaceID == "") != (c.Slack.ChannelID == "") {
 		return bad("slack", "set both workspaceId and channelId, or neither")
 	}
+	for _, e := range c.Notifications.Emails {
+		if at := strings.LastIndex(e, "@"); at < 1 || !strings.Contains(e[at:], ".") {
+			return bad("notifications.emails", "%q is not an email address", e)
+		}
+	}
+	for _, u := range c.Notifications.HTTPSEndpoints {
+		if !strings.HasPrefix(u, "https://") || len(u) <= len("https://") {
+			return bad("notifications.httpsEndpoints", "%q is not an https URL", u)
+		}
+	}
 	return c.validateAPI(bad)
 }
 
@@ -392,6 +458,12 @@ func (c Config) validateAPI(bad func(field, format string, args ...any) error) e
 		if len(j.Audience) == 0 {
 			return bad("api.jwt.audience", "at least one audience is required")
 		}
+	}
+	if a.MoneyRouteThrottleRatePerSecond < 0 || a.MoneyRouteThrottleRatePerSecond > a.ThrottleRatePerSecond {
+		return bad("api.moneyRouteThrottleRatePerSecond", "%d is outside 0..%d (the stage's rate)", a.MoneyRouteThrottleRatePerSecond, a.ThrottleRatePerSecond)
+	}
+	if a.MoneyRouteThrottleBurst < 0 || a.MoneyRouteThrottleBurst > a.ThrottleBurst {
+		return bad("api.moneyRouteThrottleBurst", "%d is outside 0..%d (the stage's burst)", a.MoneyRouteThrottleBurst, a.ThrottleBurst)
 	}
 	for fn, n := range a.ReservedConcurrency {
 		if !functions[fn] {
@@ -455,6 +527,52 @@ func (c Config) validateBackup(bad func(field, format string, args ...any) error
 	}
 	if active == 0 {
 		return bad("backup", "at least one of dailyRetentionDays, weeklyRetentionDays, monthlyRetentionDays must be set")
+	}
+	if err := c.validateDR(bad); err != nil {
+		return err
+	}
+	if rt := b.RestoreTest; rt != nil {
+		if rt.Schedule != "weekly" && rt.Schedule != "monthly" {
+			return bad("backup.restoreTest.schedule", "%q is not \"weekly\" or \"monthly\"", rt.Schedule)
+		}
+		if rt.ValidationWindowHours < 0 || rt.ValidationWindowHours > 168 {
+			return bad("backup.restoreTest.validationWindowHours", "%d is outside 0..168", rt.ValidationWindowHours)
+		}
+	}
+	return nil
+}
+
+func (c Config) validateDR(bad func(field, format string, args ...any) error) error {
+	dr, b := c.Backup.DR, c.Backup
+	if dr == nil {
+		return nil
+	}
+	if dr.Region == "" || dr.Region == c.Region {
+		return bad("backup.dr.region", "must name a region other than the environment's %q", c.Region)
+	}
+	if dr.DailyRetentionDays == 0 && dr.MonthlyRetentionDays == 0 {
+		return bad("backup.dr", "set dailyRetentionDays or monthlyRetentionDays, or there is nothing to copy")
+	}
+	l := b.VaultLock
+	for _, r := range []struct {
+		field        string
+		days, source int
+	}{
+		{"backup.dr.dailyRetentionDays", dr.DailyRetentionDays, b.DailyRetentionDays},
+		{"backup.dr.monthlyRetentionDays", dr.MonthlyRetentionDays, b.MonthlyRetentionDays},
+	} {
+		if r.days == 0 {
+			continue
+		}
+		if r.source == 0 {
+			return bad(r.field, "set, but the primary plan has no such rule to copy")
+		}
+		if r.days < l.MinRetentionDays || r.days > l.MaxRetentionDays {
+			return bad(r.field, "%d days is outside the vault lock's %d..%d, which the DR vault shares", r.days, l.MinRetentionDays, l.MaxRetentionDays)
+		}
+	}
+	if b.CopyVaultARN != "" {
+		return bad("backup.dr", "set dr or copyVaultArn, not both")
 	}
 	return nil
 }

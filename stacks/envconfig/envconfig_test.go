@@ -98,6 +98,18 @@ func TestParseRejectsBadEnvironments(t *testing.T) {
 		{"jwt issuer not https", with(t, "api.jwt", map[string]any{"issuer": "http://idp", "audience": []any{"a"}}), "api.jwt.issuer", "https"},
 		{"jwt without audience", with(t, "api.jwt", map[string]any{"issuer": "https://idp.example.com"}), "api.jwt.audience", "at least one"},
 		{"reserved concurrency of unknown function", with(t, "api.reservedConcurrency", map[string]any{"refund": 5}), "api.reservedConcurrency", `"refund"`},
+		{"on-demand maximum on provisioned", with(t, "capacity", map[string]any{"mode": "provisioned", "minRead": 1, "maxRead": 2, "minWrite": 1, "maxWrite": 2, "targetUtilizationPercent": 70, "maxReadRequestUnits": 10}), "capacity", "on-demand only"},
+		{"negative on-demand maximum", with(t, "capacity.maxWriteRequestUnits", -1), "capacity", "must not be negative"},
+		{"email without domain", with(t, "notifications.emails", []any{"oncall"}), "notifications.emails", "not an email address"},
+		{"http endpoint", with(t, "notifications.httpsEndpoints", []any{"http://pager.example.com/"}), "notifications.httpsEndpoints", "not an https URL"},
+		{"money route rate above stage", with(t, "api.moneyRouteThrottleRatePerSecond", 501), "api.moneyRouteThrottleRatePerSecond", "outside 0..500"},
+		{"money route burst above stage", with(t, "api.moneyRouteThrottleBurst", 1001), "api.moneyRouteThrottleBurst", "outside 0..1000"},
+		{"dr in the same region", with(t, "backup.dr", map[string]any{"region": "eu-west-1", "dailyRetentionDays": 35}), "backup.dr.region", "other than"},
+		{"dr with nothing to copy", with(t, "backup.dr", map[string]any{"region": "eu-central-1"}), "backup.dr", "nothing to copy"},
+		{"dr copy of a rule the plan lacks", with(t, "backup.dr", map[string]any{"region": "eu-central-1", "monthlyRetentionDays": 365}), "backup.dr.monthlyRetentionDays", "no such rule"},
+		{"dr retention outside the lock", with(t, "backup.dr", map[string]any{"region": "eu-central-1", "dailyRetentionDays": 3}), "backup.dr.dailyRetentionDays", "outside the vault lock's 7..400"},
+		{"dr and copy vault", with(t, "backup.dr", map[string]any{"region": "eu-central-1", "dailyRetentionDays": 35}, "backup.copyVaultArn", "arn:aws:backup:eu-central-1:111122223333:backup-vault:copy", "backup.copyRetentionDays", 35), "backup.dr", "not both"},
+		{"restore test schedule", with(t, "backup.restoreTest", map[string]any{"schedule": "daily"}), "backup.restoreTest.schedule", `"daily"`},
 		{"zero reserved concurrency", with(t, "api.reservedConcurrency", map[string]any{"charge": 0}), "api.reservedConcurrency.charge", "at least 1"},
 	}
 	for _, tt := range tests {
@@ -146,6 +158,21 @@ func TestParseAcceptsValidEnvironments(t *testing.T) {
 			if c.API.JWT == nil || c.API.JWT.Issuer != "https://idp.example.com/" || fmt.Sprint(c.API.JWT.Audience) != "[payments]" ||
 				c.API.ReservedConcurrency["charge"] != 20 || c.API.ThrottleRatePerSecond != 500 || c.API.LogRetentionDays != 365 {
 				return fmt.Errorf("got %+v", c.API)
+			}
+			return nil
+		}},
+		{"dr, restore test, on-demand maximum and pagers", with(t,
+			"backup.dr", map[string]any{"region": "eu-central-1", "dailyRetentionDays": 35},
+			"backup.restoreTest", map[string]any{"schedule": "monthly", "validationWindowHours": 2},
+			"capacity.maxReadRequestUnits", 4000, "capacity.maxWriteRequestUnits", 1000,
+			"notifications", map[string]any{"emails": []any{"oncall@example.com"}, "httpsEndpoints": []any{"https://pager.example.com/e"}},
+		), func(c envconfig.Config) error {
+			b := c.Backup
+			if b.DR == nil || *b.DR != (envconfig.DR{Region: "eu-central-1", DailyRetentionDays: 35}) ||
+				b.RestoreTest == nil || *b.RestoreTest != (envconfig.RestoreTest{Schedule: "monthly", ValidationWindowHours: 2}) ||
+				c.Capacity.MaxReadRequestUnits != 4000 || c.Capacity.MaxWriteRequestUnits != 1000 ||
+				len(c.Notifications.Emails) != 1 || len(c.Notifications.HTTPSEndpoints) != 1 {
+				return fmt.Errorf("got %+v", c)
 			}
 			return nil
 		}},

@@ -37,6 +37,21 @@ func only(t *testing.T, s *synthesized, typ string) (string, map[string]any) {
 	panic("unreachable")
 }
 
+// onlyNamed is only among the resources whose logical ID contains part.
+func onlyNamed(t *testing.T, s *synthesized, typ, part string) (string, map[string]any) {
+	t.Helper()
+	var ids []string
+	for id := range resources(s, typ) {
+		if strings.Contains(id, part) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) != 1 {
+		t.Fatalf("got %d %s resources named like %s, want 1: %v", len(ids), typ, part, ids)
+	}
+	return ids[0], resources(s, typ)[ids[0]]
+}
+
 func props(r map[string]any) map[string]any { return r["Properties"].(map[string]any) }
 
 func ref(id string) map[string]any { return map[string]any{"Ref": id} }
@@ -216,7 +231,7 @@ func TestVaultLockAndBackupPlan(t *testing.T) {
 			})
 			// THEN an event the rule cannot deliver lands in an encrypted,
 			// TLS-only dead-letter queue that alarms on the topic
-			dlqID, dlq := only(t, s, "AWS::SQS::Queue")
+			dlqID, dlq := onlyNamed(t, s, "AWS::SQS::Queue", "FailedJobsDLQ")
 			if p := props(dlq); p["SqsManagedSseEnabled"] != true || p["MessageRetentionPeriod"] != float64(14*24*3600) {
 				t.Errorf("dead-letter queue: %v, want SQS-managed encryption and 14 days' retention", p)
 			}
@@ -305,10 +320,19 @@ func TestAlarms(t *testing.T) {
 		},
 	}
 	throttles := map[string]float64{"dev": 10, "staging": 10, "prod": 5}
+	// dev and prod are on-demand with a maximum throughput (the cost guard).
+	onDemandMaximum := map[string]bool{"dev": true, "staging": false, "prod": true}
 	for env, wants := range tests {
 		for _, ix := range append([]string{""}, indexNames()...) {
 			wants[alarmKey{"ReadThrottleEvents", ix}] = want{throttles[env], 3, 2}
 			wants[alarmKey{"WriteThrottleEvents", ix}] = want{throttles[env], 3, 2}
+			// Hot partitions, by the reason DynamoDB reports.
+			wants[alarmKey{"ReadKeyRangeThroughputThrottleEvents", ix}] = want{throttles[env], 3, 2}
+			wants[alarmKey{"WriteKeyRangeThroughputThrottleEvents", ix}] = want{throttles[env], 3, 2}
+			if onDemandMaximum[env] {
+				wants[alarmKey{"ReadMaxOnDemandThroughputThrottleEvents", ix}] = want{throttles[env], 3, 2}
+				wants[alarmKey{"WriteMaxOnDemandThroughputThrottleEvents", ix}] = want{throttles[env], 3, 2}
+			}
 		}
 		t.Run(env, func(t *testing.T) {
 			s := byEnv[env]
@@ -321,7 +345,9 @@ func TestAlarms(t *testing.T) {
 				case "AWS/Lambda", "AWS/ApiGateway":
 					continue // the compute alarms: TestComputeAlarms
 				case "AWS/SQS":
-					continue // the backup dead-letter queue: TestVaultLockAndBackupPlan
+					continue // the dead-letter queues: TestVaultLockAndBackupPlan, TestOperationsSubscribers
+				case "AWS/Backup":
+					continue // no completed backup: TestBackupSilenceAndRestoreTesting
 				}
 				key, err := alarmMetric(p, tableID)
 				if err != nil {
@@ -413,7 +439,9 @@ func TestDashboardShowsConditionalChecksWithoutPaging(t *testing.T) {
 		t.Run(env, func(t *testing.T) {
 			_, dash := only(t, byEnv[env], "AWS::CloudWatch::Dashboard")
 			body := compact(props(dash)["DashboardBody"])
-			for _, metric := range []string{"ConditionalCheckFailedRequests", "ReadThrottleEvents", "WriteThrottleEvents", "TransactionConflict", "ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits", "SystemErrors"} {
+			for _, metric := range []string{"ConditionalCheckFailedRequests", "ReadThrottleEvents", "WriteThrottleEvents", "TransactionConflict", "ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits", "SystemErrors",
+				"ReadKeyRangeThroughputThrottleEvents", "WriteKeyRangeThroughputThrottleEvents", "ReadMaxOnDemandThroughputThrottleEvents",
+				"WriteMaxOnDemandThroughputThrottleEvents", "ReadAccountLimitThrottleEvents", "WriteAccountLimitThrottleEvents"} {
 				if !strings.Contains(body, metric) {
 					t.Errorf("dashboard does not show %s", metric)
 				}

@@ -17,6 +17,7 @@ import (
 	"github.com/oncetable/oncetable/constructs/gofunction"
 	"github.com/oncetable/oncetable/constructs/paymentsapi"
 	"github.com/oncetable/oncetable/constructs/singletable"
+	"github.com/oncetable/oncetable/runtime/cursorsecret"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 )
 
@@ -29,13 +30,15 @@ type computeCase struct {
 	tableKey       bool   // the table has a customer-managed key
 	serverErrors   float64
 	latencyMs      float64
+	// moneyRate and moneyBurst limit each money route (default: half the stage's).
+	moneyRate, moneyBurst float64
 }
 
 var computeCases = []computeCase{
-	{"dev", 50, 100, 7, "Delete", false, 5, 3000},
-	{"staging", 100, 200, 30, "Retain", false, 5, 3000},
-	{"prod", 500, 1000, 365, "Retain", true, 1, 1500},
-	{"defaults", 100, 200, 30, "Retain", false, 5, 3000},
+	{"dev", 50, 100, 7, "Delete", false, 5, 3000, 25, 50},
+	{"staging", 100, 200, 30, "Retain", false, 5, 3000, 50, 100},
+	{"prod", 500, 1000, 365, "Retain", true, 1, 1500, 200, 400},
+	{"defaults", 100, 200, 30, "Retain", false, 5, 3000, 50, 100},
 }
 
 func stackOf(env string) *synthesized {
@@ -69,11 +72,18 @@ func TestComputeFunctions(t *testing.T) {
 			tableID := logicalID(s, s.table.Table)
 			names := functionNames(s)
 			fns := resources(s, "AWS::Lambda::Function")
-			if len(fns) != len(paymentsapi.Functions()) {
-				t.Fatalf("got %d functions, want %d", len(fns), len(paymentsapi.Functions()))
+			if len(fns) != len(paymentsapi.Functions())+1 {
+				t.Fatalf("got %d functions, want %d and the cursor secret's rotation function", len(fns), len(paymentsapi.Functions()))
 			}
+			rotationID := logicalID(s, s.payments.RotationFunction.Function)
 			for id, r := range fns {
 				f, name := props(r), names[id]
+				if id == rotationID {
+					if got := f["Handler"]; got != "bootstrap" || f["Runtime"] != "provided.al2023" {
+						t.Errorf("rotation function: %v", f)
+					}
+					continue
+				}
 				for k, want := range map[string]any{
 					"Runtime": "provided.al2023", "Handler": "bootstrap", "Architectures": []any{"arm64"},
 					"MemorySize": 256.0, "Timeout": 10.0, "TracingConfig": map[string]any{"Mode": "Active"},
@@ -87,9 +97,8 @@ func TestComputeFunctions(t *testing.T) {
 				if !reflect.DeepEqual(env["TABLE_NAME"], ref(tableID)) || env["IDEMPOTENCY_EXPIRY"] != "24h0m0s" {
 					t.Errorf("%s: environment %v, want TABLE_NAME = Ref %s and IDEMPOTENCY_EXPIRY = 24h0m0s", name, env, tableID)
 				}
-				secret, ok := env[httpapi.CursorSecretEnv]
-				if ok != (name == httpapi.FunctionAPI) || (ok && !strings.Contains(fmt.Sprint(secret), "resolve:secretsmanager")) {
-					t.Errorf("%s: CURSOR_SECRET = %v, want a deploy-time secret reference on the api function only", name, secret)
+				if _, ok := env[cursorsecret.ARNEnv]; ok != (name == httpapi.FunctionAPI) {
+					t.Errorf("%s: %s set = %v, want it on the api function only", name, cursorsecret.ARNEnv, ok)
 				}
 				code := f["Code"].(map[string]any)
 				if key, _ := code["S3Key"].(string); !strings.HasSuffix(key, ".zip") || len(key) != 64+len(".zip") {
@@ -99,6 +108,11 @@ func TestComputeFunctions(t *testing.T) {
 			for id, r := range resources(s, "AWS::Logs::LogGroup") {
 				if props(r)["RetentionInDays"] != tc.retentionDays || r["DeletionPolicy"] != tc.deletionPolicy {
 					t.Errorf("log group %s: retention %v, deletion %v; want %v days, %s", id, props(r)["RetentionInDays"], r["DeletionPolicy"], tc.retentionDays, tc.deletionPolicy)
+				}
+				// With the environment's key, every log group is encrypted with it.
+				key, ok := props(r)["KmsKeyId"]
+				if ok != tc.tableKey || (ok && !reflect.DeepEqual(key, getAtt(logicalID(s, s.table.Key)))) {
+					t.Errorf("log group %s: KmsKeyId %v, want the table's key: %v", id, key, tc.tableKey)
 				}
 			}
 		})
@@ -205,6 +219,16 @@ func TestComputeLeastPrivilege(t *testing.T) {
 					}
 					want = append(want, map[string]any{"Sid": "IndexQueries", "Effect": "Allow", "Action": actionList(acc.IndexActions), "Resource": arns})
 				}
+				if name == httpapi.FunctionAPI {
+					secretID := logicalID(s, s.payments.CursorSecret)
+					want = append(want, map[string]any{"Sid": "ReadCursorSecret", "Effect": "Allow", "Action": "secretsmanager:GetSecretValue", "Resource": ref(secretID)})
+					if tc.tableKey {
+						want = append(want, map[string]any{"Sid": "CursorSecretKeyViaSecretsManager", "Effect": "Allow", "Action": "kms:Decrypt",
+							"Resource": getAtt(logicalID(s, s.table.Key)),
+							"Condition": map[string]any{"StringEquals": map[string]any{
+								"kms:ViaService": "secretsmanager.eu-west-1.amazonaws.com", "kms:EncryptionContext:SecretARN": ref(secretID)}}})
+					}
+				}
 				if tc.tableKey {
 					want = append(want, map[string]any{"Sid": "TableKeyViaDynamoDB", "Effect": "Allow",
 						"Action":    []any{"kms:Decrypt", "kms:DescribeKey", "kms:Encrypt", "kms:GenerateDataKey"},
@@ -293,7 +317,7 @@ func TestComputeAlarms(t *testing.T) {
 					t.Errorf("alarm %s (%v): missing data %v, operator %v", id, m, p["TreatMissingData"], p["ComparisonOperator"])
 				}
 			}
-			n := len(paymentsapi.Functions())
+			n := len(paymentsapi.Functions()) + 1 // and the rotation function
 			repeat := func(v float64) []float64 {
 				out := make([]float64, n)
 				for i := range out {
@@ -337,9 +361,27 @@ func TestComputeStage(t *testing.T) {
 				t.Errorf("throttling %v, want %v", p["DefaultRouteSettings"], want)
 			}
 			logs := p["AccessLogSettings"].(map[string]any)
-			var line map[string]any
-			if err := json.Unmarshal([]byte(logs["Format"].(string)), &line); err != nil || line["userArn"] == nil || line["status"] == nil || line["requestId"] == nil {
-				t.Errorf("access log format %v is not one JSON object with requestId, status and caller: %v", logs["Format"], err)
+			var line map[string]string
+			if err := json.Unmarshal([]byte(logs["Format"].(string)), &line); err != nil {
+				t.Errorf("access log format %v is not one JSON object: %v", logs["Format"], err)
+			}
+			for field, variable := range map[string]string{"requestId": "$context.requestId", "status": "$context.status",
+				"userArn": "$context.identity.userArn", "accountId": "$context.identity.accountId",
+				"errorMessage": "$context.error.message", "errorResponseType": "$context.error.responseType",
+				"integrationStatus": "$context.integrationStatus"} {
+				if line[field] != variable {
+					t.Errorf("access log field %s = %q, want %q", field, line[field], variable)
+				}
+			}
+			// THEN each money route has its own limits below the stage's
+			wantRoutes := map[string]any{}
+			for _, r := range httpapi.Routes() {
+				if r.Function != httpapi.FunctionAPI {
+					wantRoutes[r.Method+" "+r.Path] = map[string]any{"ThrottlingRateLimit": tc.moneyRate, "ThrottlingBurstLimit": tc.moneyBurst}
+				}
+			}
+			if !reflect.DeepEqual(p["RouteSettings"], wantRoutes) {
+				t.Errorf("RouteSettings %v, want %v", p["RouteSettings"], wantRoutes)
 			}
 			if !reflect.DeepEqual(logs["DestinationArn"], getAtt(logicalID(s, s.payments.AccessLogs))) {
 				t.Errorf("access logs go to %v, want the access log group", logs["DestinationArn"])

@@ -43,10 +43,11 @@ func TestConsumerApp(t *testing.T) {
 			tableKeys = string(keys)
 		}
 	}
-	// 2 throttle alarms for the table and each index, system errors,
-	// conflicts, 2 capacity alarms, the backup dead-letter queue's alarm,
-	// plus the consumer's latency alarm.
-	wantAlarms := 2*(1+len(schema.Indexes())) + 4 + 1 + 1
+	// 2 throttle and 2 key-range throttle alarms for the table and each
+	// index, system errors, conflicts, 2 capacity alarms, the backup
+	// dead-letter queue's alarm, no completed backup, plus the consumer's
+	// latency alarm.
+	wantAlarms := 4*(1+len(schema.Indexes())) + 4 + 1 + 1 + 1
 	for typ, n := range map[string]int{
 		"AWS::DynamoDB::GlobalTable":   1,
 		"AWS::CloudWatch::Alarm":       wantAlarms,

@@ -16,6 +16,7 @@ import (
 
 	"github.com/oncetable/oncetable/constructs/alarms"
 	"github.com/oncetable/oncetable/constructs/backup"
+	"github.com/oncetable/oncetable/constructs/checks"
 	"github.com/oncetable/oncetable/constructs/paymentsapi"
 	"github.com/oncetable/oncetable/constructs/singletable"
 	"github.com/oncetable/oncetable/stacks"
@@ -39,6 +40,8 @@ type synthesized struct {
 var (
 	byEnv    = map[string]*synthesized{}
 	defaults *synthesized // a stack of every construct with nil props
+	// drStacks are the disaster-recovery stacks, by environment.
+	drStacks = map[string]*synthesized{}
 )
 
 func TestMain(m *testing.M) {
@@ -106,16 +109,23 @@ func synthAll() error {
 	if err != nil {
 		return err
 	}
+	var dr []*synthesized
 	for _, s := range built {
 		byEnv[*s.Stack.StackName()] = &synthesized{stack: s.Stack, table: s.Table, ops: s.Operations, payments: s.Payments}
+		if s.DR != nil {
+			d := &synthesized{stack: s.DR.Stack}
+			drStacks[s.Config.Name] = d
+			dr = append(dr, d)
+		}
 	}
 	defaults = newDefaultsStack(app)
-	// The Serverless pack runs on every stack on top of AwsSolutions.
-	for _, s := range append([]*synthesized{defaults}, values(byEnv)...) {
+	// The Serverless and PCI DSS 3.2.1 packs run on every stack on top of AwsSolutions.
+	for _, s := range append(append([]*synthesized{defaults}, values(byEnv)...), dr...) {
 		awscdk.Aspects_Of(s.stack).Add(cdknag.NewServerlessChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
+		awscdk.Aspects_Of(s.stack).Add(cdknag.NewPCIDSS321Checks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
 	}
 
-	all := []*synthesized{defaults}
+	all := append([]*synthesized{defaults}, dr...)
 	for _, env := range envs {
 		s, ok := byEnv[stacks.StackName(env)]
 		if !ok {
@@ -150,6 +160,8 @@ func newDefaultsStack(app awscdk.App) *synthesized {
 	stack := awscdk.NewStack(app, jsii.String("Defaults"), &awscdk.StackProps{
 		Env: &awscdk.Environment{Region: jsii.String("eu-west-1")},
 	})
+	// Default props are production defaults, so the production checks pass.
+	awscdk.Aspects_Of(stack).Add(checks.New(&checks.Props{Production: true}), nil)
 	table := singletable.NewTable(stack, "Data", nil)
 	ops := alarms.NewOperations(stack, "Operations", nil)
 	ops.MonitorTable("Table", table.Table, nil)

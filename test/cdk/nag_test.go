@@ -6,24 +6,35 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
 )
 
-// TestNag checks that cdk-nag's AwsSolutions and Serverless packs, applied
-// to every stack in TestMain, find no unsuppressed error or warning.
+// findingPattern matches a finding of cdk-nag's AwsSolutions, Serverless and
+// PCI DSS 3.2.1 packs and of the project's own rules (constructs/checks).
+const findingPattern = `(AwsSolutions|Serverless|PCI\.DSS\.321|OnceTable)-.*`
+
+// nagStacks are every stack the packs run on, by name for subtests.
+func nagStacks() map[string]*synthesized {
+	out := map[string]*synthesized{"defaults": defaults}
+	for _, env := range envs {
+		out[env] = byEnv[env]
+	}
+	for env, s := range drStacks {
+		out[env+"-dr"] = s
+	}
+	return out
+}
+
+// TestNag checks that cdk-nag's AwsSolutions, Serverless and PCI DSS 3.2.1
+// packs and the project's own rules, applied to every stack in TestMain,
+// find no unsuppressed error or warning.
 func TestNag(t *testing.T) {
-	for _, env := range append(envs, "defaults") {
-		t.Run(env, func(t *testing.T) {
-			s := byEnv[env]
-			if env == "defaults" {
-				s = defaults
-			}
-			annotations := assertions.Annotations_FromStack(s.stack)
-			for kind, found := range map[string][]string{
-				"error":   messages(annotations.FindError(jsii.String("*"), assertions.Match_StringLikeRegexp(jsii.String("(AwsSolutions|Serverless)-.*")))),
-				"warning": messages(annotations.FindWarning(jsii.String("*"), assertions.Match_StringLikeRegexp(jsii.String("(AwsSolutions|Serverless)-.*")))),
-			} {
+	for name, s := range nagStacks() {
+		t.Run(name, func(t *testing.T) {
+			found := findings(s.stack)
+			for kind, found := range found {
 				for _, f := range found {
 					t.Errorf("unsuppressed cdk-nag %s: %s", kind, f)
 				}
@@ -32,14 +43,22 @@ func TestNag(t *testing.T) {
 	}
 }
 
+// findings lists the stack's nag and own-rule findings by kind.
+func findings(stack awscdk.Stack) map[string][]string {
+	annotations := assertions.Annotations_FromStack(stack)
+	return map[string][]string{
+		"error":   messages(annotations.FindError(jsii.String("*"), assertions.Match_StringLikeRegexp(jsii.String(findingPattern)))),
+		"warning": messages(annotations.FindWarning(jsii.String("*"), assertions.Match_StringLikeRegexp(jsii.String(findingPattern)))),
+	}
+}
+
 // TestNagSuppressionsHaveReasons checks every suppression names one rule
 // and says specifically why it does not apply.
 func TestNagSuppressionsHaveReasons(t *testing.T) {
-	for _, env := range append(envs, "defaults") {
+	for env, s := range nagStacks() {
 		t.Run(env, func(t *testing.T) {
-			s := byEnv[env]
-			if env == "defaults" {
-				s = defaults
+			if strings.HasSuffix(env, "-dr") {
+				t.Skip("the DR stack needs no suppression")
 			}
 			count := 0
 			for id, r := range s.json["Resources"].(map[string]any) {
@@ -51,8 +70,8 @@ func TestNagSuppressionsHaveReasons(t *testing.T) {
 					rm := rule.(map[string]any)
 					ruleID, _ := rm["id"].(string)
 					reason, _ := rm["reason"].(string)
-					if !strings.HasPrefix(ruleID, "AwsSolutions-") && !strings.HasPrefix(ruleID, "Serverless-") {
-						t.Errorf("%s: suppression of %q is not one AwsSolutions or Serverless rule", id, ruleID)
+					if !strings.HasPrefix(ruleID, "AwsSolutions-") && !strings.HasPrefix(ruleID, "Serverless-") && !strings.HasPrefix(ruleID, "PCI.DSS.321-") {
+						t.Errorf("%s: suppression of %q is not one AwsSolutions, Serverless or PCI DSS 3.2.1 rule", id, ruleID)
 					}
 					if len(reason) < 80 {
 						t.Errorf("%s: suppression of %s has a reason too short to be specific: %q", id, ruleID, reason)

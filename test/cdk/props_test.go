@@ -42,7 +42,7 @@ func TestConstructsRejectInvalidProps(t *testing.T) {
 		{name: "retention below lock minimum", backup: &backup.TableBackupProps{Rules: []backup.Rule{{Schedule: backup.Daily, RetentionDays: 3}}, VaultLock: lock(backup.Governance, 7, 100, 0)}, want: "Daily retention of 3 days"},
 		{name: "two daily rules", backup: &backup.TableBackupProps{Rules: []backup.Rule{{Schedule: backup.Daily, RetentionDays: 7}, {Schedule: backup.Daily, RetentionDays: 8}}}, want: "two Daily rules"},
 		{name: "no rule", backup: &backup.TableBackupProps{Rules: []backup.Rule{}}, want: "no backup rule"},
-		{name: "copy without retention", backup: &backup.TableBackupProps{CopyVaultARN: "arn:aws:backup:eu-central-1:111122223333:backup-vault:copy"}, want: "CopyVaultARN and CopyRetentionDays together"},
+		{name: "copy without retention", backup: &backup.TableBackupProps{CopyVaultARN: "arn:aws:backup:eu-central-1:111122223333:backup-vault:copy"}, want: "set CopyVaultARN and CopyRetentionDays (or a rule's) together"},
 		{name: "Slack workspace without channel", ops: &alarms.OperationsProps{SlackWorkspaceID: "T1"}, want: "set both SlackWorkspaceID and SlackChannelID"},
 	}
 	for _, tt := range tests {

@@ -49,9 +49,16 @@ func normalize(template map[string]any) map[string]any {
 }
 
 func TestSnapshots(t *testing.T) {
+	golden := map[string]*synthesized{}
 	for _, env := range envs {
+		golden[env] = byEnv[env]
+	}
+	for env, s := range drStacks {
+		golden[env+"-dr"] = s
+	}
+	for env, s := range golden {
 		t.Run(env, func(t *testing.T) {
-			got := normalize(byEnv[env].json)
+			got := normalize(s.json)
 			path := filepath.Join("testdata", "OnceTable-"+env+".template.json")
 			if *update {
 				var buf bytes.Buffer
