@@ -66,8 +66,13 @@ func (in *scanInput) validate(c *checker) {
 	c.valuesNeedExpression(in.ExpressionAttributeValues != nil, namedExpr{"FilterExpression", in.FilterExpression != nil})
 }
 
-// tableNameInput serves DescribeTable and DeleteTable.
+// tableNameInput serves DescribeTable, DeleteTable, DescribeTimeToLive
+// and DescribeContinuousBackups.
 func (in *tableNameInput) validate(c *checker) {
+	c.tableName("tableName", "TableName", &in.TableName, 1, nullName)
+}
+
+func (in *updateTimeToLiveInput) validate(c *checker) {
 	c.tableName("tableName", "TableName", &in.TableName, 1, nullName)
 }
 
