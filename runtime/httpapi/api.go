@@ -15,6 +15,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/oncetable/oncetable/runtime/idempotency"
+	"github.com/oncetable/oncetable/runtime/idempotency/idemhttp"
+	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/obs"
 	"github.com/oncetable/oncetable/runtime/payments"
 	"github.com/oncetable/oncetable/runtime/retry"
@@ -46,6 +48,11 @@ type Config struct {
 	// Metrics receives the EMF metric lines. Default: Log (in Lambda both
 	// go to stdout, where CloudWatch Logs extracts the metrics).
 	Metrics io.Writer
+	// Schema names the table's key attributes and indexes. Default:
+	// schema.Default().
+	Schema schema.Schema
+	// Keys are the key prefixes. Default: keys.Default.
+	Keys keys.Layout
 }
 
 // ConfigFromEnv reads TABLE_NAME, IDEMPOTENCY_EXPIRY and CURSOR_SECRET.
@@ -81,6 +88,7 @@ func New(db store.DB, cfg Config) *API {
 	a := &API{log: obs.NewLogger(cfg.Log), metrics: obs.NewMetrics(cfg.Metrics)}
 	a.st = store.New(db, func(o *store.Options) {
 		o.Table, o.Clock, o.Retry, o.CursorSecret = cfg.Table, cfg.Clock, cfg.Retry, cfg.CursorSecret
+		o.Schema, o.Keys = cfg.Schema, cfg.Keys
 	})
 	a.svc = payments.New(a.st, func(o *payments.Options) {
 		o.IdempotencyExpiry = cfg.IdempotencyExpiry
@@ -253,23 +261,8 @@ func (c *call) serve(ctx context.Context) (events.APIGatewayV2HTTPResponse, erro
 // context, or "anonymous" behind a route without an authorizer. The local
 // runner fills the IAM fields with a local identity.
 func CallerIdentity(req *events.APIGatewayV2HTTPRequest) string {
-	if az := req.RequestContext.Authorizer; az != nil {
-		if iam := az.IAM; iam != nil {
-			if iam.UserARN != "" {
-				return "iam:" + iam.UserARN
-			}
-			if iam.CallerID != "" {
-				return "iam:" + iam.AccountID + ":" + iam.CallerID
-			}
-		}
-		if jwt := az.JWT; jwt != nil {
-			if sub := jwt.Claims["sub"]; sub != "" {
-				return "jwt:" + jwt.Claims["iss"] + "|" + sub
-			}
-		}
-		if sub, ok := az.Lambda["sub"].(string); ok && sub != "" {
-			return "lambda:" + sub
-		}
+	if c, err := idemhttp.LambdaCaller(req); err == nil {
+		return c
 	}
 	return "anonymous"
 }
