@@ -113,7 +113,7 @@ openapi-check: $(NODE_STAMP)
 
 ## test: lint, then every test of the module with the race detector
 test: deps lint
-	go test -race -count=1 ./...
+	go test -race -tags ddblocal_poison -count=1 ./...
 
 ## bench-engine: the embedded engine against minidyn and dynalite (installs dynalite@4.0.0 into a cache dir);
 ##               writes docs/engine-benchmark.md

@@ -37,6 +37,10 @@ func decodeItemReusing(raw []byte) (attr.Item, error) {
 // releaseItem gives up it for reuse; nothing may refer to it any more (its
 // nested lists and maps are not reused, only the item's own map).
 func releaseItem(it attr.Item) {
+	if poisonReleased && it != nil {
+		poisonItem(it)
+		return
+	}
 	if it == nil || len(it) > maxPooledItem {
 		return
 	}

@@ -330,6 +330,7 @@ func encodeString(buf []byte, s string) []byte {
 
 // encodeItem appends an item in DynamoDB's wire form.
 func encodeItem(buf []byte, it attr.Item) []byte {
+	mustBeLive(it, "response encoding")
 	buf = append(buf, '{')
 	first := true
 	for k, v := range it {

@@ -89,6 +89,7 @@ func (x *compiled) check(old attr.Item) error {
 	if x.c.Condition == nil {
 		return nil
 	}
+	mustBeLive(old, "condition evaluation")
 	ok, err := x.c.Check(old)
 	if err != nil {
 		return asAPIError(err)
@@ -104,6 +105,7 @@ func (x *compiled) match(it attr.Item) (bool, error) {
 	if x.c.Filter == nil {
 		return true, nil
 	}
+	mustBeLive(it, "filter evaluation")
 	ok, err := x.c.Match(it)
 	if err != nil {
 		return false, asAPIError(err)

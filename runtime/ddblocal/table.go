@@ -30,6 +30,7 @@ var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b 
 
 // newEntry encodes it after key into an exactly sized buffer.
 func newEntry(key []byte, it attr.Item) entry {
+	mustBeLive(it, "storing")
 	bp := scratch.Get().(*[]byte)
 	buf, size := attr.EncodeItemSized(append((*bp)[:0], key...), it)
 	kv := make([]byte, len(buf))
@@ -318,6 +319,7 @@ func (ix *index) rowKey(it attr.Item, tableKey []byte) ([]byte, error) {
 	if it == nil {
 		return nil, nil
 	}
+	mustBeLive(it, "index maintenance")
 	var buf []byte
 	for _, ka := range ix.keys.attrs {
 		v, ok := it[ka.name]
