@@ -96,7 +96,33 @@
 // expression parameters is refused with "Can not use both expression and
 // non-expression parameters in the same request".
 //
+// # Multi-attribute GSI keys
+//
+// A global secondary index's partition key and sort key may each be made of
+// up to four attributes, each with its own type (Developer Guide,
+// "Multi-attribute key schema"), in CreateTable and in UpdateTable's Create,
+// which backfills. An item missing any of them is not in the index. A Query
+// gives equality on every partition attribute and may use the sort
+// attributes left to right without a gap, only the last one it uses taking
+// a range or begins_with; rows come back ordered by the sort attributes in
+// order, and LastEvaluatedKey carries every key attribute. Tables and local
+// secondary indexes keep one partition and at most one sort attribute.
+//
+// # Pooled items
+//
+// Some decoded items are reused once the operation that owns them releases
+// them. Built with -tags ddblocal_poison (make test's race run is), a
+// released map is poisoned instead of reused, and reading it through the
+// engine panics, so a change that keeps one fails its tests loudly.
+//
 // # Not implemented
+//
+// The wording of some refusals of a multi-attribute key is the engine's own,
+// where DynamoDB's is not documented: more than four partition or sort
+// attributes, a partition attribute after a sort attribute, an attribute
+// named twice, and a range condition before the last sort attribute used
+// ("Query key condition not supported"). Index key values are not checked
+// against DynamoDB's key size limits.
 //
 // PartiQL, backups and restores, global tables, imports and exports are
 // absent (continuous backup settings are only recorded); ReturnItemCollectionMetrics is
