@@ -88,6 +88,17 @@ func (in *createTableInput) validate(c *checker) {
 		c.enum(member("keySchema", i)+".keyType", k.KeyType, enumKeyType...)
 	}
 	c.enum("billingMode", in.BillingMode, enumBillingMode...)
+	if in.BillingMode != "PAY_PER_REQUEST" {
+		// On demand, any throughput given is refused by CreateTable itself.
+		throughputConstraints(c, "provisionedThroughput", in.ProvisionedThroughput)
+		for i, g := range in.GlobalSecondaryIndexes {
+			throughputConstraints(c, member("globalSecondaryIndexes", i)+".provisionedThroughput", g.ProvisionedThroughput)
+		}
+		throughputBounds(c, in.ProvisionedThroughput, "")
+		for _, g := range in.GlobalSecondaryIndexes {
+			throughputBounds(c, g.ProvisionedThroughput, " for index "+g.IndexName)
+		}
+	}
 }
 
 func (in *batchGetItemInput) validate(c *checker) {
