@@ -20,8 +20,8 @@
 // Records expire after the table's Expiry (default 24 hours); after that the
 // key is new again.
 //
-// [Transactional] is for effects that are DynamoDB writes: the plan's items
-// and the record commit in one TransactWriteItems. [External] wraps any
+// [Transactional] (and [TransactionalLambda]) is for effects that are DynamoDB writes: the plan's items
+// and the record commit in one TransactWriteItems. [External] ([ExternalLambda]) wraps any
 // http.Handler with the lock-first protocol: a pending record, the handler,
 // then the stored response; the handler reads the key to forward to the
 // external system with [ForwardKey]. A 5xx answer releases the key.

@@ -189,3 +189,43 @@ func TestTransactionalLambda(t *testing.T) {
 		t.Errorf("statuses %s (bodies %s / %s), want 201 201 true 422 400 401", got, first.Body, again.Body)
 	}
 }
+
+func TestExternalReleasesOn5xx(t *testing.T) {
+	records, _ := counterTable(t)
+	var calls atomic.Int32
+	failing := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			http.Error(w, "processor down", http.StatusBadGateway)
+			return
+		}
+		w.WriteHeader(http.StatusCreated)
+		io.WriteString(w, `{"ok":true}`)
+	})
+	h := idemhttp.External(records, byHeader, failing)
+	first := post(t, h, "ann", `"x"`, `{}`)
+	retry := post(t, h, "ann", `"x"`, `{}`)
+	replay := post(t, h, "ann", `"x"`, `{}`)
+	got := fmt.Sprintf("%d %d %d %s", first.Code, retry.Code, replay.Code, replay.Header().Get(idemhttp.ReplayedHeader))
+	if got != "502 201 201 true" || calls.Load() != 2 {
+		t.Errorf("statuses %s after %d calls, want 502 201 201 true after 2 (a 5xx releases the key)", got, calls.Load())
+	}
+}
+
+func TestExternalLambda(t *testing.T) {
+	records, _ := counterTable(t)
+	var calls atomic.Int32
+	next := func(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		calls.Add(1)
+		return events.APIGatewayV2HTTPResponse{StatusCode: 202, Body: `{"forwarded":"` + idemhttp.ForwardKey(ctx)[:8] + `"}`}, nil
+	}
+	h := idemhttp.ExternalLambda(records, next)
+	ev := events.APIGatewayV2HTTPRequest{RawPath: "/send", Body: `{}`, Headers: map[string]string{"Idempotency-Key": `"m1"`}}
+	ev.RequestContext.HTTP.Method = http.MethodPost
+	ev.RequestContext.Authorizer = &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{
+		IAM: &events.APIGatewayV2HTTPRequestContextAuthorizerIAMDescription{UserARN: "arn:aws:iam::1:user/a"}}
+	first, _ := h(context.Background(), ev)
+	again, _ := h(context.Background(), ev)
+	if first.StatusCode != 202 || again.StatusCode != 202 || again.Body != first.Body || again.Headers[idemhttp.ReplayedHeader] != "true" || calls.Load() != 1 {
+		t.Errorf("first %d %s, again %d %s %v, %d calls; want one call and a replay", first.StatusCode, first.Body, again.StatusCode, again.Body, again.Headers, calls.Load())
+	}
+}

@@ -56,6 +56,38 @@ func TransactionalLambda(records *idempotency.Table, plan PlanFunc, opts ...func
 	}
 }
 
+// ExternalLambda is [External] for API Gateway HTTP API v2 events: next
+// runs at most once per key within the in-progress window, reads the key
+// to forward with [ForwardKey], and its answer is stored unless it is a
+// 5xx, which releases the key.
+func ExternalLambda(records *idempotency.Table, next LambdaHandler, opts ...func(*Options)) LambdaHandler {
+	o := options(opts)
+	return func(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		c, rawKey, present, early := eventCall(o, &req)
+		if early != nil {
+			return event(*early), nil
+		}
+		ireq, bad := prepare(o, c, rawKey, present)
+		if bad != nil {
+			return event(*bad), nil
+		}
+		resp, p, err := records.Begin(ctx, ireq, o.Window)
+		if err != nil {
+			return event(failure(o, err)), nil
+		}
+		if p == nil {
+			return event(fromResponse(resp)), nil
+		}
+		out, err := next(context.WithValue(ctx, forwardKey{}, p.ForwardKey()), req)
+		if err != nil {
+			out = events.APIGatewayV2HTTPResponse{StatusCode: http.StatusInternalServerError}
+		}
+		rec := &recorder{header: http.Header{}, status: out.StatusCode, wrote: true}
+		rec.body.WriteString(out.Body)
+		return event(finish(ctx, o, p, rec)), nil
+	}
+}
+
 func eventCall(o Options, req *events.APIGatewayV2HTTPRequest) (Call, string, bool, *answer) {
 	who, err := LambdaCaller(req)
 	if err != nil {
