@@ -124,8 +124,14 @@
 // ("Query key condition not supported"). Index key values are not checked
 // against DynamoDB's key size limits.
 //
-// PartiQL, backups and restores, global tables, imports and exports are
-// absent (continuous backup settings are only recorded); ReturnItemCollectionMetrics is
+// PartiQL (ExecuteStatement, BatchExecuteStatement, ExecuteTransaction)
+// is parsed by package partiql into the expression language's trees and
+// runs through the same reads and writes as the other operations; it
+// knows SELECT, INSERT, UPDATE, DELETE and EXISTS, not PartiQL's joins,
+// aliases, aggregates or arithmetic outside SET, and a SELECT over several
+// partitions (IN, OR) returns them in the order the statement names them.
+// Backups and restores, global tables, imports and exports are absent
+// (continuous backup settings are only recorded); ReturnItemCollectionMetrics is
 // accepted and ignored, and the 10 GB item collection limit is not
 // enforced.
 package ddblocal

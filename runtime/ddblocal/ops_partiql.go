@@ -103,7 +103,7 @@ func pqError(err error) error {
 
 func runExecuteStatement(ctx context.Context, e *Engine, opName string, body []byte) (any, []string, error) {
 	in := &executeStatementInput{}
-	if err := decodeRequest(body, in); err != nil {
+	if err := decodeValidated(body, in); err != nil {
 		return nil, nil, err
 	}
 	req, err := in.request()
@@ -128,17 +128,8 @@ func runExecuteStatement(ctx context.Context, e *Engine, opName string, body []b
 	return res.statementOutput(req.st.Kind), tables, nil
 }
 
-// request validates the input, in DynamoDB's order, and parses the statement.
+// request parses the statement of a validated input.
 func (in *executeStatementInput) request() (*pqRequest, error) {
-	if in.Limit != nil && *in.Limit < 1 {
-		return nil, validationf("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1", *in.Limit)
-	}
-	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
-		return nil, err
-	}
-	if err := checkOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
-		return nil, err
-	}
 	req, err := parseStatement(in.Statement, in.Parameters, "statement")
 	if err != nil {
 		return nil, err

@@ -106,6 +106,8 @@ func init() {
 		"TransactWriteItems":        {write: true, run: handle(faultTransact, (*Engine).transactWriteItems)},
 		"TransactGetItems":          {run: handle(faultTransactRead, (*Engine).transactGetItems)},
 		"ExecuteStatement":          {write: true, run: runExecuteStatement},
+		"BatchExecuteStatement":     {write: true, run: runBatchExecuteStatement},
+		"ExecuteTransaction":        {write: true, run: runExecuteTransaction},
 	}
 }
 

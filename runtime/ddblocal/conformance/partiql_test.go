@@ -214,3 +214,156 @@ func TestPartiQLErrors(t *testing.T) {
 		}
 	})
 }
+
+func batchQL(stmts ...string) []types.BatchStatementRequest {
+	out := make([]types.BatchStatementRequest, len(stmts))
+	for i, st := range stmts {
+		out[i] = types.BatchStatementRequest{Statement: aws.String(st)}
+	}
+	return out
+}
+
+func batchErrCode(r types.BatchStatementResponse) string {
+	if r.Error == nil {
+		return ""
+	}
+	return string(r.Error.Code)
+}
+
+func TestPartiQLBatch(t *testing.T) {
+	doc(t, pageQLBatch, `BatchExecuteStatement runs up to 25 statements; each gets its own response, with Error (Code such as ValidationError, ResourceNotFound, ConditionalCheckFailed, DuplicateItem) when it fails, while the others still run. A read in a batch must name the full primary key, and the batch must consist of either read statements or write statements.`)
+	each(t, func(t *testing.T, tg *target) {
+		tbl := hashTable(t, tg)
+		put(t, tg, tbl, item{"pk": s("a"), "v": s("1")})
+		put(t, tg, tbl, item{"pk": s("b"), "v": s("2")})
+		q := `SELECT * FROM "` + tbl + `" WHERE `
+		out, err := tg.client.BatchExecuteStatement(ctx(t), &dynamodb.BatchExecuteStatementInput{
+			Statements:             batchQL(q+`pk = 'a'`, q+`pk = 'b' AND v = '9'`, `SELECT * FROM "conf-no-such-table" WHERE pk = 'a'`, `SLECT * FROM "`+tbl+`"`, q+`v = '1'`, q+`pk = 'zz'`),
+			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+		})
+		noErr(t, err, "BatchExecuteStatement")
+		codes := make([]string, len(out.Responses))
+		for i, r := range out.Responses {
+			codes[i] = batchErrCode(r)
+		}
+		if got, want := show(codes), show([]string{"", "", "ResourceNotFound", "ValidationError", "ValidationError", ""}); got != want {
+			t.Errorf("error codes %s, want %s", got, want)
+		}
+		wantItem(t, out.Responses[0].Item, item{"pk": s("a"), "v": s("1")})
+		if out.Responses[1].Item != nil || out.Responses[5].Item != nil {
+			t.Errorf("an unmatched or missing item came back: %s %s", show(out.Responses[1].Item), show(out.Responses[5].Item))
+		}
+		if msg := aws.ToString(out.Responses[3].Error.Message); msg != "Statement wasn't well formed, can't be processed: Expected data manipulation" {
+			t.Errorf("malformed member: %q", msg)
+		}
+		if len(out.ConsumedCapacity) != 1 || aws.ToFloat64(out.ConsumedCapacity[0].CapacityUnits) != 1.5 {
+			t.Errorf("consumed capacity %+v, want 1.5 units (three eventually consistent reads) on one table", out.ConsumedCapacity)
+		}
+
+		out, err = tg.client.BatchExecuteStatement(ctx(t), &dynamodb.BatchExecuteStatementInput{Statements: batchQL(
+			`INSERT INTO "`+tbl+`" VALUE {'pk': 'a'}`,
+			`INSERT INTO "`+tbl+`" VALUE {'pk': 'c', 'v': '3'}`,
+			`UPDATE "`+tbl+`" SET v = '5' WHERE pk = 'b' AND v = '0'`,
+			`DELETE FROM "`+tbl+`" WHERE pk = 'b' RETURNING ALL OLD *`,
+		)})
+		noErr(t, err, "BatchExecuteStatement writes")
+		codes = codes[:0]
+		for _, r := range out.Responses {
+			codes = append(codes, batchErrCode(r))
+		}
+		if got, want := show(codes), show([]string{"DuplicateItem", "", "ConditionalCheckFailed", ""}); got != want {
+			t.Errorf("error codes %s, want %s", got, want)
+		}
+		wantItem(t, out.Responses[3].Item, item{"pk": s("b"), "v": s("2")})
+		wantItem(t, get(t, tg, tbl, item{"pk": s("c")}), item{"pk": s("c"), "v": s("3")})
+		wantItem(t, get(t, tg, tbl, item{"pk": s("a")}), item{"pk": s("a"), "v": s("1")})
+
+		_, err = tg.client.BatchExecuteStatement(ctx(t), &dynamodb.BatchExecuteStatementInput{Statements: batchQL(q+`pk = 'a'`, `DELETE FROM "`+tbl+`" WHERE pk = 'a'`)})
+		wantValidation(t, err, "either read statements or write statements")
+		_, err = tg.client.BatchExecuteStatement(ctx(t), &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{}})
+		wantValidation(t, err, "statements", "Member must have length greater than or equal to 1")
+		many := make([]string, 26)
+		for i := range many {
+			many[i] = q + `pk = 'a'`
+		}
+		_, err = tg.client.BatchExecuteStatement(ctx(t), &dynamodb.BatchExecuteStatementInput{Statements: batchQL(many...)})
+		wantValidation(t, err, "Member must have length less than or equal to 25")
+		wantItem(t, get(t, tg, tbl, item{"pk": s("a")}), item{"pk": s("a"), "v": s("1")})
+	})
+}
+
+func txQL(stmts ...string) []types.ParameterizedStatement {
+	out := make([]types.ParameterizedStatement, len(stmts))
+	for i, st := range stmts {
+		out[i] = types.ParameterizedStatement{Statement: aws.String(st)}
+	}
+	return out
+}
+
+func TestPartiQLTransaction(t *testing.T) {
+	doc(t, pageQLTransact, `ExecuteTransaction runs up to 100 statements atomically: either all of them succeed or none. The transaction consists of read statements or of write statements, not both; EXISTS checks a condition on an item as ConditionCheck does. If any INSERT, UPDATE or DELETE fails, the transaction is cancelled with TransactionCanceledException and cancellation reasons from each statement. ClientRequestToken makes the call idempotent.`)
+	each(t, func(t *testing.T, tg *target) {
+		tbl := hashTable(t, tg)
+		put(t, tg, tbl, item{"pk": s("acct"), "bal": n("100")})
+		put(t, tg, tbl, item{"pk": s("old")})
+		put(t, tg, tbl, item{"pk": s("other"), "bal": n("1")})
+		T := `"` + tbl + `"`
+		_, err := tg.client.ExecuteTransaction(ctx(t), &dynamodb.ExecuteTransactionInput{TransactStatements: txQL(
+			`UPDATE `+T+` SET bal = bal - 30 WHERE pk = 'acct' AND bal >= 30`,
+			`INSERT INTO `+T+` VALUE {'pk': 'pay', 'amount': 30}`,
+			`DELETE FROM `+T+` WHERE pk = 'old'`,
+		)})
+		noErr(t, err, "ExecuteTransaction")
+		wantItem(t, get(t, tg, tbl, item{"pk": s("acct")}), item{"pk": s("acct"), "bal": n("70")})
+		wantItem(t, get(t, tg, tbl, item{"pk": s("pay")}), item{"pk": s("pay"), "amount": n("30")})
+		if it := get(t, tg, tbl, item{"pk": s("old")}); it != nil {
+			t.Errorf("DELETE in a transaction left %s", show(it))
+		}
+
+		_, err = tg.client.ExecuteTransaction(ctx(t), &dynamodb.ExecuteTransactionInput{TransactStatements: txQL(
+			`INSERT INTO `+T+` VALUE {'pk': 'acct', 'amount': 1}`,
+			`UPDATE `+T+` SET bal = 0 WHERE pk = 'other'`,
+			`EXISTS(SELECT * FROM `+T+` WHERE pk = 'pay' AND amount > 1000)`,
+		)})
+		if got, want := show(reasonCodes(cancelled(t, err))), show([]string{"DuplicateItem", "None", "ConditionalCheckFailed"}); got != want {
+			t.Errorf("cancellation reasons %s, want %s", got, want)
+		}
+		wantItem(t, get(t, tg, tbl, item{"pk": s("acct")}), item{"pk": s("acct"), "bal": n("70")})
+		wantItem(t, get(t, tg, tbl, item{"pk": s("other")}), item{"pk": s("other"), "bal": n("1")})
+
+		token := aws.String("partiql-replay-1")
+		for i := 0; i < 2; i++ {
+			_, err = tg.client.ExecuteTransaction(ctx(t), &dynamodb.ExecuteTransactionInput{ClientRequestToken: token,
+				TransactStatements: []types.ParameterizedStatement{{Statement: aws.String(`UPDATE ` + T + ` SET bal = bal + ? WHERE pk = 'acct'`), Parameters: []types.AttributeValue{n("5")}}}})
+			noErr(t, err, "ExecuteTransaction with a ClientRequestToken")
+		}
+		wantItem(t, get(t, tg, tbl, item{"pk": s("acct")}), item{"pk": s("acct"), "bal": n("75")})
+		_, err = tg.client.ExecuteTransaction(ctx(t), &dynamodb.ExecuteTransactionInput{ClientRequestToken: token,
+			TransactStatements: txQL(`UPDATE ` + T + ` SET bal = 0 WHERE pk = 'acct'`)})
+		wantErr(t, err, "IdempotentParameterMismatchException")
+
+		out, err := tg.client.ExecuteTransaction(ctx(t), &dynamodb.ExecuteTransactionInput{TransactStatements: txQL(
+			`SELECT bal FROM `+T+` WHERE pk = 'acct'`,
+			`SELECT * FROM `+T+` WHERE pk = 'nobody'`,
+			`SELECT * FROM `+T+` WHERE pk = 'pay'`,
+		)})
+		noErr(t, err, "read ExecuteTransaction")
+		if len(out.Responses) != 3 {
+			t.Fatalf("got %d responses, want 3", len(out.Responses))
+		}
+		wantItem(t, out.Responses[0].Item, item{"bal": n("75")})
+		wantItem(t, out.Responses[1].Item, nil)
+		wantItem(t, out.Responses[2].Item, item{"pk": s("pay"), "amount": n("30")})
+
+		for _, stmts := range [][]string{
+			{`SELECT * FROM ` + T + ` WHERE pk = 'acct'`, `DELETE FROM ` + T + ` WHERE pk = 'pay'`},
+			{`SELECT * FROM ` + T + ` WHERE bal > 1`},
+			{`UPDATE ` + T + ` SET bal = 1 WHERE bal = 75`},
+			{},
+		} {
+			_, err = tg.client.ExecuteTransaction(ctx(t), &dynamodb.ExecuteTransactionInput{TransactStatements: txQL(stmts...)})
+			wantValidation(t, err)
+		}
+		wantItem(t, get(t, tg, tbl, item{"pk": s("pay")}), item{"pk": s("pay"), "amount": n("30")})
+	})
+}
