@@ -49,7 +49,7 @@
 //	// desc.Table.LatestStreamArn -> DescribeStream, GetShardIterator, GetRecords
 //
 // Every write path (PutItem, UpdateItem, DeleteItem, BatchWriteItem,
-// TransactWriteItems and the TTL sweeper) writes exactly one record per item
+// TransactWriteItems, PartiQL and the TTL sweeper) writes exactly one record per item
 // it changes, at the point the item is committed, in commit order; a write
 // that changes nothing writes none. TTL deletions carry the userIdentity
 // of the DynamoDB service. Records are kept 24 hours and iterators last

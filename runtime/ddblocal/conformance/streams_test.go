@@ -496,3 +496,22 @@ func TestStreamImagesOutliveReusedItems(t *testing.T) {
 		}
 	})
 }
+
+func TestStreamPartiQLWrites(t *testing.T) {
+	doc(t, pageStreams, `Stream records are written for every modification of an item, whichever API made it: PartiQL INSERT, UPDATE and DELETE statements included.`)
+	each(t, func(t *testing.T, tg *target) {
+		table, arn := streamTable(t, tg, types.StreamViewTypeNewAndOldImages)
+		for _, stmt := range []struct {
+			text   string
+			params []types.AttributeValue
+		}{
+			{fmt.Sprintf(`INSERT INTO "%s" VALUE {'pk': ?, 'v': ?}`, table), []types.AttributeValue{s("p"), s("1")}},
+			{fmt.Sprintf(`UPDATE "%s" SET v = ? WHERE pk = ?`, table), []types.AttributeValue{s("2"), s("p")}},
+			{fmt.Sprintf(`DELETE FROM "%s" WHERE pk = ?`, table), []types.AttributeValue{s("p")}},
+		} {
+			_, err := tg.client.ExecuteStatement(ctx(t), &dynamodb.ExecuteStatementInput{Statement: aws.String(stmt.text), Parameters: stmt.params})
+			noErr(t, err, stmt.text)
+		}
+		wantSummaries(t, readStream(t, tg, arn, 3), "INSERT p ->1", "MODIFY p 1->2", "REMOVE p 2->")
+	})
+}
