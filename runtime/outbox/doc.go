@@ -1,0 +1,35 @@
+// Package outbox turns the table's change stream into payment domain
+// events and publishes them to Amazon EventBridge: the table is its own
+// transactional outbox. An event is derived from a stream record's new
+// image, never written separately, so a committed change cannot lose its
+// event and an uncommitted one cannot produce one.
+//
+// FromRecord derives the event of one stream record, if it carries one:
+//
+//	ledger entry inserted, kind credit        CreditPosted      id CreditPosted:<entryId>
+//	ledger entry inserted, kind debit/settle  DebitPosted       id DebitPosted:<entryId>
+//	payment inserted                          PaymentCreated    id PaymentCreated:<paymentId>
+//	order modified to status paid (settle)    OrderPaid         id OrderPaid:<orderId>
+//	payment modified to status processed      PaymentProcessed  id PaymentProcessed:<paymentId>
+//
+// Everything else (profiles, addresses, orders being created, order items,
+// idempotency records and their TTL expiry) produces nothing. Ids come
+// from the items, not from stream sequence numbers, which change when a
+// table is restored, so a consumer deduplicates redeliveries by Event.ID.
+//
+// Publisher is the stream consumer: its Handle is a Lambda handler for
+// DynamoDB event source mappings with ReportBatchItemFailures:
+//
+//	pub := outbox.NewPublisher(eventbridge.NewFromConfig(cfg), func(o *outbox.Options) {
+//		o.BusName = os.Getenv("EVENT_BUS_NAME")
+//	})
+//	lambda.Start(pub.Handle)
+//
+// It publishes in PutEvents calls of at most 10 entries, in record order,
+// retries only the entries that failed, and when some still fail answers
+// BatchItemFailures naming the first record whose event was not published,
+// so that the mapping retries from there. Delivery is at least once.
+//
+// It is not for reading the stream itself (the event source mapping, or
+// the local runner, does that) nor for events of other tables.
+package outbox

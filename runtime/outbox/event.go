@@ -1,0 +1,168 @@
+package outbox
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+)
+
+// Type is the kind of an event; it is also the EventBridge DetailType.
+type Type string
+
+// The event types.
+const (
+	CreditPosted     Type = "CreditPosted"
+	DebitPosted      Type = "DebitPosted"
+	PaymentCreated   Type = "PaymentCreated"
+	OrderPaid        Type = "OrderPaid"
+	PaymentProcessed Type = "PaymentProcessed"
+)
+
+// Types lists every event type.
+var Types = []Type{CreditPosted, DebitPosted, PaymentCreated, OrderPaid, PaymentProcessed}
+
+// Event is one payment domain event, the Detail of its EventBridge entry.
+type Event struct {
+	// ID is stable across redeliveries and restores: the type and the id
+	// of the ledger entry, payment or order it comes from.
+	ID   string `json:"id"`
+	Type Type   `json:"type"`
+	// UserID is the user whose money moved; empty on a payment that names
+	// no user.
+	UserID    string `json:"userId,omitempty"`
+	OrderID   string `json:"orderId,omitempty"`
+	PaymentID string `json:"paymentId,omitempty"`
+	EntryID   string `json:"entryId,omitempty"`
+	// Kind is the ledger entry's kind (credit, debit or settle).
+	Kind string `json:"kind,omitempty"`
+	// Amount is in minor units of Currency, always positive.
+	Amount   int64  `json:"amount"`
+	Currency string `json:"currency"`
+	// CommittedAt is when the change was made, from the item's own
+	// timestamp (createdAt, paidAt, processedAt).
+	CommittedAt time.Time `json:"committedAt"`
+}
+
+// RecordError reports a stream record that should carry an event but
+// cannot be read.
+type RecordError struct {
+	EventID string // the stream record's eventID
+	Reason  string
+}
+
+func (e *RecordError) Error() string {
+	return fmt.Sprintf("outbox: stream record %s: %s", e.EventID, e.Reason)
+}
+
+// image reads the attributes of a stream image.
+type image map[string]events.DynamoDBAttributeValue
+
+func (im image) str(name string) string {
+	v, ok := im[name]
+	if !ok || v.DataType() != events.DataTypeString {
+		return ""
+	}
+	return v.String()
+}
+
+func (im image) int(name string) (int64, bool) {
+	v, ok := im[name]
+	if !ok || v.DataType() != events.DataTypeNumber {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v.Number(), 10, 64)
+	return n, err == nil
+}
+
+// FromRecord returns the event a stream record carries, or ok false when
+// it carries none. A record that should carry one but lacks what the event
+// needs is a *RecordError.
+func FromRecord(r events.DynamoDBEventRecord) (ev Event, ok bool, err error) {
+	next, old := image(r.Change.NewImage), image(r.Change.OldImage)
+	switch {
+	case r.EventName == "INSERT" && next.str("EntityType") == "LedgerEntry":
+		ev, err = ledgerEvent(next)
+	case r.EventName == "INSERT" && next.str("EntityType") == "Payment":
+		ev, err = paymentEvent(next, PaymentCreated, "createdAt")
+	case r.EventName == "MODIFY" && next.str("EntityType") == "Payment" && becomes(old, next, "processed"):
+		ev, err = paymentEvent(next, PaymentProcessed, "processedAt")
+	case r.EventName == "MODIFY" && next.str("EntityType") == "Order" && becomes(old, next, "paid"):
+		ev, err = orderPaidEvent(next)
+	default:
+		return Event{}, false, nil
+	}
+	if err != nil {
+		return Event{}, false, &RecordError{EventID: r.EventID, Reason: err.Error()}
+	}
+	if ev.CommittedAt.IsZero() {
+		ev.CommittedAt = r.Change.ApproximateCreationDateTime.UTC()
+	}
+	return ev, true, nil
+}
+
+// becomes reports a change to status; without an old image (a NEW_IMAGE
+// stream) every record in that status counts, which at-least-once
+// delivery and the stable id make harmless.
+func becomes(old, next image, status string) bool {
+	return next.str("status") == status && (old == nil || old.str("status") != status)
+}
+
+func ledgerEvent(im image) (Event, error) {
+	ev := Event{Type: DebitPosted, UserID: im.str("userId"), OrderID: im.str("orderId"),
+		EntryID: im.str("entryId"), Kind: im.str("kind")}
+	switch ev.Kind {
+	case "credit":
+		ev.Type = CreditPosted
+	case "debit", "settle":
+	default:
+		return Event{}, fmt.Errorf("ledger entry kind %q is not credit, debit or settle", ev.Kind)
+	}
+	return withMoney(ev, im, fields{id: ev.EntryID, idAttr: "entryId", amount: "amount", at: "createdAt"})
+}
+
+func paymentEvent(im image, typ Type, at string) (Event, error) {
+	ev := Event{Type: typ, UserID: im.str("userId"), OrderID: im.str("orderId"), PaymentID: im.str("paymentId")}
+	return withMoney(ev, im, fields{id: ev.PaymentID, idAttr: "paymentId", amount: "amount", at: at})
+}
+
+func orderPaidEvent(im image) (Event, error) {
+	ev := Event{Type: OrderPaid, UserID: im.str("userId"), OrderID: im.str("orderId"), PaymentID: im.str("paymentId")}
+	if ev.UserID == "" {
+		return Event{}, fmt.Errorf("order has no userId")
+	}
+	return withMoney(ev, im, fields{id: ev.OrderID, idAttr: "orderId", amount: "total", at: "paidAt"})
+}
+
+// fields names where an event's id, amount and commit time are in an item.
+type fields struct {
+	id             string // the id's value
+	idAttr, amount string
+	at             string
+}
+
+// withMoney completes ev with its id, amount, currency and commit time.
+func withMoney(ev Event, im image, f fields) (Event, error) {
+	id, name := f.id, f.amount
+	if id == "" {
+		return Event{}, fmt.Errorf("%s has no %s", ev.Type, f.idAttr)
+	}
+	ev.ID = string(ev.Type) + ":" + id
+	amt, ok := im.int(name)
+	if !ok || amt < 0 {
+		return Event{}, fmt.Errorf("%s %s has no integer %s", ev.Type, id, name)
+	}
+	ev.Amount = amt
+	if ev.Currency = im.str("currency"); ev.Currency == "" {
+		return Event{}, fmt.Errorf("%s %s has no currency", ev.Type, id)
+	}
+	if ts := im.str(f.at); ts != "" {
+		t, err := time.Parse(time.RFC3339Nano, ts)
+		if err != nil {
+			return Event{}, fmt.Errorf("%s %s: %s %q is not a timestamp", ev.Type, id, f.at, ts)
+		}
+		ev.CommittedAt = t.UTC()
+	}
+	return ev, nil
+}

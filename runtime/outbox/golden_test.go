@@ -1,0 +1,203 @@
+package outbox_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/oncetable/oncetable/runtime/outbox"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// schemaPath is the JSON Schema of Event in the docs.
+var schemaPath = filepath.Join("..", "..", "docs", "events.schema.json")
+
+func loadBatch(t *testing.T) events.DynamoDBEvent {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", "stream-batch.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var batch events.DynamoDBEvent
+	if err := json.Unmarshal(raw, &batch); err != nil {
+		t.Fatalf("testdata/stream-batch.json: %v", err)
+	}
+	return batch
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (run go test -update to accept):\n got %s\nwant %s", path, got, want)
+	}
+}
+
+// TestEventsGolden derives the events of a saved batch of stream records
+// holding every kind of item the table stores.
+func TestEventsGolden(t *testing.T) {
+	var got []outbox.Event
+	for _, r := range loadBatch(t).Records {
+		ev, ok, err := outbox.FromRecord(r)
+		if err != nil {
+			t.Fatalf("record %s: %v", r.EventID, err)
+		}
+		if ok {
+			got = append(got, ev)
+		}
+	}
+	out, err := json.MarshalIndent(got, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, filepath.Join("testdata", "events.golden.json"), append(out, '\n'))
+	for _, ev := range got {
+		checkAgainstSchema(t, ev)
+	}
+}
+
+// TestSchemaGolden keeps docs/events.schema.json the schema of Event.
+func TestSchemaGolden(t *testing.T) {
+	out, err := json.MarshalIndent(schemaOf(), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, schemaPath, append(out, '\n'))
+}
+
+// schemaOf is the JSON Schema (draft 2020-12) of Event, from its fields.
+func schemaOf() map[string]any {
+	props := map[string]any{}
+	var required []string
+	typ := reflect.TypeFor[outbox.Event]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		p := map[string]any{}
+		switch {
+		case f.Type == reflect.TypeFor[time.Time]():
+			p["type"], p["format"] = "string", "date-time"
+		case f.Type == reflect.TypeFor[outbox.Type]():
+			p["type"], p["enum"] = "string", outbox.Types
+		case f.Type.Kind() == reflect.Int64:
+			p["type"], p["minimum"] = "integer", 0
+		default:
+			p["type"], p["minLength"] = "string", 1
+		}
+		props[name] = p
+		if opts != "omitempty" {
+			required = append(required, name)
+		}
+	}
+	return map[string]any{
+		"$schema":              "https://json-schema.org/draft/2020-12/schema",
+		"$id":                  "https://github.com/oncetable/oncetable/docs/events.schema.json",
+		"title":                "oncetable payment event (EventBridge Detail)",
+		"type":                 "object",
+		"properties":           props,
+		"required":             required,
+		"additionalProperties": false,
+	}
+}
+
+// checkAgainstSchema checks an event's JSON against the schema in docs:
+// required members present, no others, types as declared.
+func checkAgainstSchema(t *testing.T, ev outbox.Event) {
+	t.Helper()
+	raw, err := os.ReadFile(schemaPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema struct {
+		Properties map[string]struct {
+			Type string   `json:"type"`
+			Enum []string `json:"enum"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		t.Fatalf("%s: %v", schemaPath, err)
+	}
+	b, _ := json.Marshal(ev)
+	var doc map[string]any
+	_ = json.Unmarshal(b, &doc)
+	for _, r := range schema.Required {
+		if _, ok := doc[r]; !ok {
+			t.Errorf("event %s lacks required %s", ev.ID, r)
+		}
+	}
+	for k, v := range doc {
+		p, ok := schema.Properties[k]
+		if !ok {
+			t.Errorf("event %s has %s, which the schema does not declare", ev.ID, k)
+			continue
+		}
+		switch v := v.(type) {
+		case string:
+			if p.Type != "string" || (len(p.Enum) > 0 && !contains(p.Enum, v)) {
+				t.Errorf("event %s: %s = %q does not fit %+v", ev.ID, k, v, p)
+			}
+		case float64:
+			if p.Type != "integer" || v != float64(int64(v)) {
+				t.Errorf("event %s: %s = %v does not fit %+v", ev.ID, k, v, p)
+			}
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestFromRecordRejectsUnreadableEventRecords(t *testing.T) {
+	base := loadBatch(t).Records[1] // the credit's ledger entry
+	for _, c := range []struct {
+		name   string
+		attr   string
+		value  events.DynamoDBAttributeValue
+		reason string
+	}{
+		{"amount not a number", "amount", events.NewStringAttribute("12"), "no integer amount"},
+		{"fractional amount", "amount", events.NewNumberAttribute("1.5"), "no integer amount"},
+		{"no currency", "currency", events.NewNullAttribute(), "no currency"},
+		{"unknown kind", "kind", events.NewStringAttribute("refund"), `kind "refund"`},
+		{"bad timestamp", "createdAt", events.NewStringAttribute("yesterday"), "not a timestamp"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := base
+			r.Change.NewImage = map[string]events.DynamoDBAttributeValue{}
+			for k, v := range base.Change.NewImage {
+				r.Change.NewImage[k] = v
+			}
+			r.Change.NewImage[c.attr] = c.value
+			_, ok, err := outbox.FromRecord(r)
+			var re *outbox.RecordError
+			if ok || err == nil || !errorsAs(err, &re) || !strings.Contains(re.Reason, c.reason) || re.EventID != base.EventID {
+				t.Errorf("got ok %v, err %v; want a RecordError for %s containing %q", ok, err, base.EventID, c.reason)
+			}
+		})
+	}
+}

@@ -1,0 +1,167 @@
+package outbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
+)
+
+// MaxEntries is how many entries one PutEvents call takes.
+const MaxEntries = 10
+
+// PutEventsAPI is the part of the EventBridge client a Publisher uses.
+type PutEventsAPI interface {
+	PutEvents(ctx context.Context, in *eventbridge.PutEventsInput, optFns ...func(*eventbridge.Options)) (*eventbridge.PutEventsOutput, error)
+}
+
+// Options configures a Publisher.
+type Options struct {
+	// BusName is the event bus, by name or ARN. Default: "default".
+	BusName string
+	// Source is the entries' Source. Default: "oncetable.payments".
+	Source string
+	// MaxAttempts is how many times an entry is sent before its record is
+	// reported as failed. Default: 4.
+	MaxAttempts int
+	// Backoff is the wait before attempt n (2, 3, ...). Default: 50 ms
+	// doubling, at most 1 s.
+	Backoff func(attempt int) time.Duration
+	// Logger receives a line per failed attempt. Default: slog.Default().
+	Logger *slog.Logger
+}
+
+// Publisher publishes the events of stream records to EventBridge.
+type Publisher struct {
+	api  PutEventsAPI
+	opts Options
+}
+
+// NewPublisher returns a Publisher sending through api.
+func NewPublisher(api PutEventsAPI, opts ...func(*Options)) *Publisher {
+	o := Options{BusName: "default", Source: "oncetable.payments", MaxAttempts: 4, Logger: slog.Default()}
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.Backoff == nil {
+		o.Backoff = func(n int) time.Duration { return min(time.Second, 50*time.Millisecond<<max(0, n-2)) }
+	}
+	if o.MaxAttempts < 1 {
+		o.MaxAttempts = 1
+	}
+	return &Publisher{api: api, opts: o}
+}
+
+// pending is an event waiting to be published, with the index of its
+// stream record.
+type pending struct {
+	record int
+	entry  types.PutEventsRequestEntry
+}
+
+// Handle publishes the events of a batch of stream records. Records that
+// carry no event are skipped. When an event cannot be published, or a
+// record cannot be read, the response names the first such record in
+// BatchItemFailures and nothing after it is published, so the event source
+// mapping retries from that record. The error is non-nil only when ctx
+// ends.
+func (p *Publisher) Handle(ctx context.Context, batch events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+	var todo []pending
+	failAt := -1
+	for i, r := range batch.Records {
+		ev, ok, err := FromRecord(r)
+		if err != nil {
+			p.opts.Logger.Error("outbox: unreadable stream record", "err", err)
+			failAt = i
+			break
+		}
+		if ok {
+			todo = append(todo, pending{record: i, entry: p.entry(ev)})
+		}
+	}
+	for start := 0; start < len(todo); start += MaxEntries {
+		chunk := todo[start:min(start+MaxEntries, len(todo))]
+		if first, err := p.send(ctx, chunk); err != nil {
+			if ctx.Err() != nil {
+				return events.DynamoDBEventResponse{}, ctx.Err()
+			}
+			failAt = first
+			break
+		}
+	}
+	var resp events.DynamoDBEventResponse
+	if failAt >= 0 {
+		resp.BatchItemFailures = []events.DynamoDBBatchItemFailure{{ItemIdentifier: batch.Records[failAt].Change.SequenceNumber}}
+	}
+	return resp, nil
+}
+
+func (p *Publisher) entry(ev Event) types.PutEventsRequestEntry {
+	detail, _ := json.Marshal(ev) // an Event always marshals
+	return types.PutEventsRequestEntry{
+		EventBusName: aws.String(p.opts.BusName),
+		Source:       aws.String(p.opts.Source),
+		DetailType:   aws.String(string(ev.Type)),
+		Detail:       aws.String(string(detail)),
+		Time:         aws.Time(ev.CommittedAt),
+	}
+}
+
+// errUnpublished reports entries still failing after every attempt.
+var errUnpublished = errors.New("outbox: events not published")
+
+// send publishes a chunk, resending only the entries that failed. On
+// failure it returns the record index of the first unpublished entry.
+func (p *Publisher) send(ctx context.Context, chunk []pending) (int, error) {
+	left := chunk
+	for attempt := 1; ; attempt++ {
+		if attempt > 1 {
+			select {
+			case <-ctx.Done():
+				return left[0].record, ctx.Err()
+			case <-time.After(p.opts.Backoff(attempt)):
+			}
+		}
+		failed, err := p.putEvents(ctx, left)
+		if err == nil && len(failed) == 0 {
+			return 0, nil
+		}
+		if err == nil {
+			left = failed
+		}
+		p.opts.Logger.Warn("outbox: PutEvents failed", "attempt", attempt, "entries", len(left), "err", err)
+		if attempt >= p.opts.MaxAttempts || ctx.Err() != nil {
+			return left[0].record, errUnpublished
+		}
+	}
+}
+
+// putEvents sends entries once and returns those EventBridge refused, in
+// order.
+func (p *Publisher) putEvents(ctx context.Context, entries []pending) ([]pending, error) {
+	in := &eventbridge.PutEventsInput{Entries: make([]types.PutEventsRequestEntry, len(entries))}
+	for i, e := range entries {
+		in.Entries[i] = e.entry
+	}
+	out, err := p.api.PutEvents(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if len(out.Entries) != len(entries) {
+		return nil, fmt.Errorf("outbox: PutEvents answered %d entries for %d", len(out.Entries), len(entries))
+	}
+	var failed []pending
+	for i, res := range out.Entries {
+		if res.ErrorCode != nil || res.EventId == nil {
+			failed = append(failed, entries[i])
+		}
+	}
+	return failed, nil
+}
