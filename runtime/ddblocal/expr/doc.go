@@ -42,6 +42,10 @@
 //		PartitionKey: "PK", PartitionType: attr.S, SortKey: "SK", SortType: attr.S})
 //	// q.PartitionValue, and q.Sort.Match(sk) for each item of the partition
 //
+// A GSI's multi-attribute key lists its attributes in KeySchema.Partition
+// and KeySchema.Sort; q.PartitionValues then holds every partition value
+// and q.SortEqual the sort values fixed by equality before q.Sort's.
+//
 // Evaluation follows what DynamoDB does rather than what one might guess:
 //
 //   - a comparison with a missing attribute, or between different types, is

@@ -79,16 +79,17 @@ type KeyAttribute struct {
 	Type attr.Type
 }
 
-// attributes returns the partition and sort attributes as lists.
-func (s KeySchema) attributes() (part, sort []KeyAttribute) {
+// attributes returns the partition and sort attributes as lists, those of
+// a single-attribute key in buf (Resolve runs per Query: no allocation).
+func (s KeySchema) attributes(buf *[2]KeyAttribute) (part, sort []KeyAttribute) {
 	if len(s.Partition) > 0 {
 		return s.Partition, s.Sort
 	}
-	part = []KeyAttribute{{s.PartitionKey, s.PartitionType}}
-	if s.SortKey != "" {
-		sort = []KeyAttribute{{s.SortKey, s.SortType}}
+	buf[0], buf[1] = KeyAttribute{s.PartitionKey, s.PartitionType}, KeyAttribute{s.SortKey, s.SortType}
+	if s.SortKey == "" {
+		return buf[:1], nil
 	}
-	return part, sort
+	return buf[:1], buf[1:2]
 }
 
 // KeyQuery is a KeyConditionExpression resolved against a key schema.
@@ -102,7 +103,13 @@ type KeyQuery struct {
 	// multi-attribute sort key compares for equality, left to right.
 	PartitionValues []attr.Value
 	SortEqual       []attr.Value
+
+	values [1]attr.Value // room for a single PartitionValues, no allocation
 }
+
+// maxKeyParts is the number of partition, and of sort, attributes a key
+// may have.
+const maxKeyParts = 4
 
 // SortCondition constrains the sort key. Op is one of = < <= > >= BETWEEN
 // begins_with; Values holds one operand, or two for BETWEEN.
@@ -158,12 +165,16 @@ func (k *KeyCondition) Resolve(names Names, values Values, schema KeySchema) (*K
 	if err := collectKeyTerms(k.Root, names, values, &terms); err != nil {
 		return nil, err
 	}
-	part, sort := schema.attributes()
+	var buf [2]KeyAttribute
+	part, sort := schema.attributes(&buf)
 	if len(part) == 1 && len(sort) <= 1 && len(terms) > 2 {
 		return nil, invalid("Conditions can be of length 1 or 2 only")
 	}
-	partTerms := make([]*keyTerm, len(part))
-	sortTerms := make([]*keyTerm, len(sort))
+	if len(part) > maxKeyParts || len(sort) > maxKeyParts {
+		return nil, invalid("Query key condition not supported")
+	}
+	var partBuf, sortBuf [maxKeyParts]*keyTerm
+	partTerms, sortTerms := partBuf[:len(part)], sortBuf[:len(sort)]
 	for i := range terms {
 		t := &terms[i]
 		if len(t.path) != 1 {
@@ -186,6 +197,7 @@ func (k *KeyCondition) Resolve(names Names, values Values, schema KeySchema) (*K
 		return nil, missedKey(terms, part, sort)
 	}
 	q := &KeyQuery{}
+	q.PartitionValues = q.values[:0]
 	for j, t := range partTerms {
 		if t == nil {
 			return nil, invalid("Query condition missed key schema element: " + part[j].Name)

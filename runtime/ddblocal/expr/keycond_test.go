@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
@@ -149,6 +150,71 @@ func TestKeyConditionErrors(t *testing.T) {
 			}
 			if got := validationMessage(t, err); got != tt.want {
 				t.Errorf("error\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// multiSchema is a multi-attribute GSI key: partition h1 (S) + h2 (N), sort
+// r1 (S) + r2 (N) + r3 (S).
+var multiSchema = KeySchema{
+	Partition: []KeyAttribute{{"h1", attr.S}, {"h2", attr.N}},
+	Sort:      []KeyAttribute{{"r1", attr.S}, {"r2", attr.N}, {"r3", attr.S}},
+}
+
+func TestKeyConditionResolveMultiAttribute(t *testing.T) {
+	tests := []struct {
+		expr      string
+		partition int    // partition values resolved
+		equal     int    // sort attributes fixed by equality before Sort
+		op        string // "" for no sort condition
+		err       string // "" for success
+	}{
+		{"h1 = :a AND h2 = :n", 2, 0, "", ""},
+		{"h2 = :n AND h1 = :a", 2, 0, "", ""},
+		{"h1 = :a AND h2 = :n AND r1 = :b", 2, 0, "=", ""},
+		{"h1 = :a AND h2 = :n AND r1 > :b", 2, 0, ">", ""},
+		{"h1 = :a AND h2 = :n AND r1 = :b AND r2 BETWEEN :n AND :n2", 2, 1, "BETWEEN", ""},
+		{"r2 = :n AND h1 = :a AND r1 = :b AND h2 = :n AND begins_with(r3, :a)", 2, 2, "begins_with", ""},
+		{"h1 = :a", 0, 0, "", "Query condition missed key schema element: h2"},
+		{"r1 = :b", 0, 0, "", "Query condition missed key schema element: h1"},
+		{"h1 = :a AND h2 > :n", 0, 0, "", "Query key condition not supported"},
+		{"h1 = :a AND h2 = :n AND r2 = :n", 0, 0, "", "Query condition missed key schema element: r1"},
+		{"h1 = :a AND h2 = :n AND r1 = :a AND r3 = :b", 0, 0, "", "Query condition missed key schema element: r2"},
+		{"h1 = :a AND h2 = :n AND r1 < :b AND r2 = :n", 0, 0, "", "Query key condition not supported"},
+		{"h1 = :a AND h2 = :n AND begins_with(r1, :b) AND r2 = :n", 0, 0, "", "Query key condition not supported"},
+		{"h1 = :a AND h2 = :n AND r1 = :a AND r1 = :b", 0, 0, "", "KeyConditionExpressions must only contain one condition per key"},
+		{"h1 = :a AND h2 = :a", 0, 0, "", "Condition parameter type does not match schema type"},
+		{"h1 = :a AND h2 = :n AND r1 = :a AND begins_with(r2, :n)", 0, 0, "", "operator or function: begins_with, operand type: N"},
+		{"h1 = :a AND h2 = :n AND x = :a", 0, 0, "", "Query condition missed key schema element: r1"},
+	}
+	vals := values(t, keyValues)
+	for _, tt := range tests {
+		t.Run(tt.expr, func(t *testing.T) {
+			k, err := ParseKeyCondition(tt.expr)
+			if err != nil {
+				t.Fatalf("parse: %v", err)
+			}
+			q, err := k.Resolve(nil, vals, multiSchema)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("got %v, want an error containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("resolve: %v", err)
+			}
+			op := ""
+			if q.Sort != nil {
+				op = q.Sort.Op
+			}
+			if len(q.PartitionValues) != tt.partition || len(q.SortEqual) != tt.equal || op != tt.op {
+				t.Errorf("got %d partition values, %d sort equalities, op %q; want %d, %d, %q",
+					len(q.PartitionValues), len(q.SortEqual), op, tt.partition, tt.equal, tt.op)
+			}
+			if q.PartitionValue.S != q.PartitionValues[0].S {
+				t.Errorf("PartitionValue %v is not the first of PartitionValues %v", q.PartitionValue, q.PartitionValues)
 			}
 		})
 	}
