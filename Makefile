@@ -151,3 +151,10 @@ bench-synth: deps
 	done
 	@echo "bundled bootstraps:"
 	@for f in $(CDK_OUT)/asset.*/bootstrap; do printf '  %s  %s bytes\n' "$$f" "$$(stat -c %s "$$f")"; done
+
+## bench-coldstart: each function's cold start, from exec of its bootstrap to its first answered invocation,
+##                  through a stand-in for the Lambda Runtime API (numbers go in docs/compute.md)
+COLDSTARTS ?= 30x
+.PHONY: bench-coldstart
+bench-coldstart: $(GO_STAMP)
+	go test -run '^$$' -bench ColdStart -benchtime $(COLDSTARTS) ./constructs/paymentsapi

@@ -198,6 +198,25 @@ func Build(moduleDir, entry, outDir string) (string, error) {
 	return out, nil
 }
 
+// BuildNative is Build for the machine it runs on (its GOOS and GOARCH),
+// with the same flags: for measurements, such as the cold-start benchmark,
+// of a bootstrap this machine can execute.
+func BuildNative(moduleDir, entry, outDir string) (string, error) {
+	goBin, err := goCommand()
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(outDir, BinaryName)
+	args := append(append([]string{"build"}, buildFlags...), "-o", out, entry)
+	cmd := exec.Command(goBin, args...)
+	cmd.Dir = moduleDir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if output, err := cmd.CombinedOutput(); err != nil {
+		return "", &BuildError{Entry: entry, Command: "go build", Output: string(output)}
+	}
+	return out, nil
+}
+
 // hashes memoizes SourceHash per module and entry within one synthesis:
 // every environment's stack bundles the same functions.
 var hashes sync.Map // "moduleDir\x00entry" -> hashResult

@@ -22,7 +22,7 @@ func TestBootstrapSizes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, fn := range Functions() {
+	for _, fn := range append(Functions(), RotationFunctionName) {
 		t.Run(fn, func(t *testing.T) {
 			path, err := gofunction.Build(root, "./lambdas/"+fn, t.TempDir())
 			if err != nil {
