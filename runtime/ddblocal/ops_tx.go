@@ -336,6 +336,11 @@ func (e *Engine) prepareTxOp(ti transactWriteItem) (*txOp, error) {
 		return nil, validationf("1 validation error detected: Value null at 'transactItems.1.member.key' failed to satisfy constraint: Member must not be null")
 	}
 	if op.key, err = t.keyOf(a.Key); err != nil {
+		// As for a Put: the action cancels with a ValidationError reason.
+		if msg, ok := keyMismatch(err); ok {
+			op.invalid = msg
+			return op, nil
+		}
 		return nil, err
 	}
 	if op.kind == "Update" {

@@ -188,3 +188,25 @@ func TestValidationTransactGetKeyMismatch(t *testing.T) {
 		}
 	})
 }
+
+func TestValidationTransactWriteKeyMismatch(t *testing.T) {
+	doc(t, pageTransactWrite, "TransactionCanceledException CancellationReasons: ValidationError — an action's key does not match the table's key schema (as for TransactGetItems and a Put); None for the other actions; nothing is written")
+	each(t, func(t *testing.T, tg *target) {
+		name := hashTable(t, tg)
+		for _, bad := range []types.TransactWriteItem{
+			{Delete: &types.Delete{TableName: aws.String(name), Key: item{}}},
+			{Update: &types.Update{TableName: aws.String(name), Key: item{"pk": n("1")}, UpdateExpression: aws.String("SET v = :v"), ExpressionAttributeValues: item{":v": n("1")}}},
+			{ConditionCheck: &types.ConditionCheck{TableName: aws.String(name), Key: item{"other": s("a")}, ConditionExpression: aws.String("attribute_exists(pk)")}},
+		} {
+			_, err := tg.client.TransactWriteItems(ctx(t), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+				{Put: &types.Put{TableName: aws.String(name), Item: item{"pk": s("written")}}}, bad,
+			}})
+			if got := reasonCodes(cancelled(t, err)); strings.Join(got, ",") != "None,ValidationError" {
+				t.Errorf("reasons %v, want [None ValidationError]", got)
+			}
+			if it := get(t, tg, name, item{"pk": s("written")}); it != nil {
+				t.Fatalf("a cancelled transaction wrote %s", show(it))
+			}
+		}
+	})
+}
