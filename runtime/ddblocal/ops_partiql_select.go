@@ -25,6 +25,11 @@ type selectPlan struct {
 func planSelect(st *partiql.Statement, keys keySchema, vals expr.Values) selectPlan {
 	plan := selectPlan{keys: keys}
 	rest := partiql.Conjuncts(st.Where)
+	if keys.nHash > 1 || len(keys.attrs)-keys.nHash > 1 {
+		// A multi-attribute index key: the WHERE clause filters a Scan.
+		plan.filter = partiql.Join(rest)
+		return plan
+	}
 	for i, c := range rest {
 		if refs, ok := partitionRefs(st, c, keys.hash.name); ok {
 			plan.partitions = distinctValues(refs, vals)

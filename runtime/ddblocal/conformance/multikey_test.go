@@ -471,3 +471,19 @@ func TestMultiKeyPersistence(t *testing.T) {
 		t.Errorf("index after restart: got %v, want match-1 and match-6", got)
 	}
 }
+
+func TestMultiKeyPartiQLSelect(t *testing.T) {
+	doc(t, "PartiQL select statements for DynamoDB (Developer Guide)", `SELECT may read a global secondary index with FROM "table"."index"; the WHERE clause selects the items, whatever the index's key schema.`)
+	each(t, func(t *testing.T, tg *target) {
+		table := createTable(t, tg, tournamentTableInput())
+		waitIndexesActive(t, tg, table)
+		fillTournament(t, tg, table)
+		out, err := tg.client.ExecuteStatement(ctx(t), &dynamodb.ExecuteStatementInput{
+			Statement:  aws.String(`SELECT matchId FROM "` + table + `"."TournamentRegionIndex" WHERE tournamentId = ? AND "region" = ? AND "round" = ?`),
+			Parameters: []types.AttributeValue{s("WINTER2024"), s("NA-EAST"), s("SEMIFINALS")}})
+		noErr(t, err, "ExecuteStatement")
+		if got := sortKeys(out.Items, "matchId"); !sameSet(got, []string{"match-1", "match-6"}) {
+			t.Errorf("SELECT on TournamentRegionIndex: got %v, want match-1 and match-6", got)
+		}
+	})
+}
