@@ -3,18 +3,20 @@ package ddblocal
 import (
 	"bytes"
 	"sort"
+	"strconv"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
 	"github.com/oncetable/oncetable/runtime/ddblocal/expr"
 	"github.com/oncetable/oncetable/runtime/ddblocal/partiql"
 )
 
-// selectPlan is how a SELECT reads: the partitions a Query reads (none for
-// a Scan), a condition on the sort key it narrows them with, and the rest
-// of the WHERE clause as a filter.
+// selectPlan is how a SELECT reads: the key conditions of the partitions
+// a Query reads (none for a Scan), a condition on the sort key it narrows
+// them with, and the rest of the WHERE clause as a filter.
 type selectPlan struct {
 	keys       keySchema
-	partitions []expr.ValueRef
+	partitions []expr.Cond
+	keyNames   expr.Names // the placeholders of the partition attributes
 	sort       expr.Cond
 	filter     expr.Cond
 }
@@ -23,7 +25,10 @@ type selectPlan struct {
 // (or IN, or OR of equalities) on the partition key, as DynamoDB does, and
 // then one condition on the sort key that a key condition can express.
 func planSelect(st *partiql.Statement, keys keySchema, vals expr.Values) selectPlan {
-	plan := selectPlan{keys: keys}
+	if keys.nHash > 1 || len(keys.attrs) > 2 {
+		return planMultiKey(st, keys)
+	}
+	plan := selectPlan{keys: keys, keyNames: expr.Names{keyPH: keys.hash.name}}
 	rest := partiql.Conjuncts(st.Where)
 	if keys.nHash > 1 || len(keys.attrs)-keys.nHash > 1 {
 		// A multi-attribute index key: the WHERE clause filters a Scan.
@@ -32,7 +37,9 @@ func planSelect(st *partiql.Statement, keys keySchema, vals expr.Values) selectP
 	}
 	for i, c := range rest {
 		if refs, ok := partitionRefs(st, c, keys.hash.name); ok {
-			plan.partitions = distinctValues(refs, vals)
+			for _, ref := range distinctValues(refs, vals) {
+				plan.partitions = append(plan.partitions, &expr.Compare{Op: "=", Left: expr.Path{{Name: keyPH}}, Right: ref})
+			}
 			rest = append(rest[:i:i], rest[i+1:]...)
 			break
 		}
@@ -46,6 +53,39 @@ func planSelect(st *partiql.Statement, keys keySchema, vals expr.Values) selectP
 			}
 		}
 	}
+	plan.filter = partiql.Join(rest)
+	return plan
+}
+
+// planMultiKey plans a SELECT on an index with a multi-attribute key: a
+// Query of one partition when the WHERE clause gives an equality on every
+// partition attribute, the rest being a filter; a Scan otherwise.
+func planMultiKey(st *partiql.Statement, keys keySchema) selectPlan {
+	plan := selectPlan{keys: keys, keyNames: expr.Names{}}
+	rest := partiql.Conjuncts(st.Where)
+	var kc expr.Cond
+	for k, ka := range keys.attrs[:keys.nHash] {
+		found := false
+		for i, c := range rest {
+			if name, ref, ok := st.Equality(c); ok && name == ka.name {
+				ph := keyPH + strconv.Itoa(k)
+				plan.keyNames[ph] = ka.name
+				eq := &expr.Compare{Op: "=", Left: expr.Path{{Name: ph}}, Right: ref}
+				if kc == nil {
+					kc = eq
+				} else {
+					kc = &expr.And{Left: kc, Right: eq}
+				}
+				rest = append(rest[:i:i], rest[i+1:]...)
+				found = true
+				break
+			}
+		}
+		if !found {
+			return selectPlan{keys: keys, filter: st.Where}
+		}
+	}
+	plan.partitions = []expr.Cond{kc}
 	plan.filter = partiql.Join(rest)
 	return plan
 }
@@ -134,10 +174,9 @@ func (plan *selectPlan) checkOrderBy(st *partiql.Statement, vals expr.Values) er
 		if name != plan.keys.hash.name {
 			return validationf("Must have hash key in ORDER BY clause when more than one hash key condition specified in WHERE clause.")
 		}
+		value := func(c expr.Cond) []byte { return appendKey(nil, vals[string(c.(*expr.Compare).Right.(expr.ValueRef))]) }
 		sort.SliceStable(plan.partitions, func(i, j int) bool {
-			a := appendKey(nil, vals[string(plan.partitions[i])])
-			b := appendKey(nil, vals[string(plan.partitions[j])])
-			return (bytes.Compare(a, b) < 0) != st.Descending
+			return (bytes.Compare(value(plan.partitions[i]), value(plan.partitions[j])) < 0) != st.Descending
 		})
 	}
 	return nil
@@ -239,14 +278,16 @@ func (e *Engine) selectReader(req *pqRequest, plan selectPlan, part int, esk att
 	if limit > 0 {
 		in.Limit = &limit
 	}
-	names := make(expr.Names, len(st.Names)+1)
+	names := make(expr.Names, len(st.Names)+len(plan.keyNames))
 	for k, v := range st.Names {
+		names[k] = v
+	}
+	for k, v := range plan.keyNames {
 		names[k] = v
 	}
 	var kc expr.Cond
 	if plan.partitions != nil {
-		names[keyPH] = plan.keys.hash.name
-		kc = &expr.Compare{Op: "=", Left: expr.Path{{Name: keyPH}}, Right: plan.partitions[part]}
+		kc = plan.partitions[part]
 		if plan.sort != nil {
 			kc = &expr.And{Left: kc, Right: plan.sort}
 		}

@@ -367,3 +367,27 @@ func TestPartiQLTransaction(t *testing.T) {
 		wantItem(t, get(t, tg, tbl, item{"pk": s("pay")}), item{"pk": s("pay"), "amount": n("30")})
 	})
 }
+
+func TestPartiQLSelectMultiAttributeIndex(t *testing.T) {
+	doc(t, pageQLSelect+"; multi-attribute keys pattern (Developer Guide)", `SELECT * FROM "table"."index" reads the index: with an equality on every partition key attribute of a multi-attribute key it is a Query of that partition, otherwise a Scan of the index; items missing a key attribute are not in the index.`)
+	each(t, func(t *testing.T, tg *target) {
+		table := createTable(t, tg, tournamentTableInput())
+		waitIndexesActive(t, tg, table)
+		fillTournament(t, tg, table)
+		ids := func(items []item) []string {
+			out := make([]string, len(items))
+			for i, it := range items {
+				out[i] = it["matchId"].(*types.AttributeValueMemberS).Value
+			}
+			sort.Strings(out)
+			return out
+		}
+		from := `SELECT * FROM "` + table + `"."TournamentRegionIndex" WHERE `
+		if got := ids(mustQL(t, tg, from+`tournamentId = 'WINTER2024' AND "region" = ? AND "round" = 'SEMIFINALS'`, s("NA-EAST"))); show(got) != show([]string{"match-1", "match-6"}) {
+			t.Errorf("query on both partition attributes: got %v, want match-1 and match-6", got)
+		}
+		if got := ids(mustQL(t, tg, from+`"round" = 'SEMIFINALS'`)); show(got) != show([]string{"match-1", "match-4", "match-6"}) {
+			t.Errorf("scan of the index: got %v, want match-1, match-4 and match-6 (match-9 has no region)", got)
+		}
+	})
+}
