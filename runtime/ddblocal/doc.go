@@ -108,6 +108,19 @@
 // order, and LastEvaluatedKey carries every key attribute. Tables and local
 // secondary indexes keep one partition and at most one sort attribute.
 //
+// # Validation, item collections and regions
+//
+// Every request is checked against its operation's API-model constraints
+// before any table is looked up (validate.go): a bad TableName is reported
+// alone, every other violation together, as DynamoDB's "N validation errors
+// detected: …". TableName may be the table's ARN. Writes to a table with a
+// local secondary index return ItemCollectionMetrics under
+// ReturnItemCollectionMetrics=SIZE and refuse to grow an item collection
+// past 10 GB (Options.ItemCollectionSizeLimit lowers it for tests) with
+// ItemCollectionSizeLimitExceededException. The ARNs the engine makes name
+// the region of the request's SigV4 credential scope, Options.Region when
+// it has none.
+//
 // # Pooled items
 //
 // Some decoded items are reused once the operation that owns them releases
@@ -131,7 +144,8 @@
 // aliases, aggregates or arithmetic outside SET, and a SELECT over several
 // partitions (IN, OR) returns them in the order the statement names them.
 // Backups and restores, global tables, imports and exports are absent
-// (continuous backup settings are only recorded); ReturnItemCollectionMetrics is
-// accepted and ignored, and the 10 GB item collection limit is not
-// enforced.
+// (continuous backup settings are only recorded). The engine has one
+// namespace for every region and account: a table's ARN names the region
+// of the request that created it, but requests signed for any region see
+// it, and a table ARN given as a TableName is resolved by its name alone.
 package ddblocal
