@@ -13,5 +13,11 @@
 // "arn:aws:iam::000000000000:user/<caller>". Idempotency keys are therefore
 // scoped per local caller exactly as they are per IAM principal in AWS.
 //
+// On the embedded engine the runner also enables the table's stream and
+// drives the production events handler (runtime/outbox) from it with the
+// event source mapping's semantics (runtime/streampoll). EventSink stands
+// in for EventBridge: one log line ("msg":"event") per event, and the last
+// 100 at GET /_local/events, a route of the local runner only.
+//
 // It is not for production: there is no TLS and no authentication.
 package localrun

@@ -95,6 +95,10 @@ type Server struct {
 	engine      *ddblocal.Engine
 	done        chan error
 	out         io.Writer
+	// Events is the local stand-in for EventBridge; nil on an external
+	// endpoint, whose stream the runner does not read.
+	Events     *EventSink
+	stopEvents func()
 }
 
 // Start opens the listeners, creates the table and serves until Shutdown.
@@ -155,6 +159,15 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		s.Shutdown(context.Background())
 		return nil, fmt.Errorf("localrun: table %s: %w", o.Table, err)
 	}
+	if s.engine != nil {
+		s.Events = NewEventSink(o.Out, 100)
+		stop, err := startEvents(ctx, s.engine, client, o.Table, s.Events)
+		if err != nil {
+			s.Shutdown(context.Background())
+			return nil, err
+		}
+		s.stopEvents = stop
+	}
 	api := httpapi.New(client, httpapi.Config{Table: o.Table, IdempotencyExpiry: o.IdempotencyExpiry, Log: o.Out, Metrics: o.Metrics})
 	ln, err := listen(ListenerAPI, o.APIAddr)
 	if err != nil {
@@ -162,7 +175,11 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		return nil, err
 	}
 	s.APIURL = "http://" + ln.Addr().String()
-	s.api = &http.Server{Handler: withOpenAPI(Handler(api.Handle, nil)), ReadHeaderTimeout: 10 * time.Second}
+	routes := withOpenAPI(Handler(api.Handle, nil))
+	if s.Events != nil {
+		routes = withEvents(s.Events, routes)
+	}
+	s.api = &http.Server{Handler: routes, ReadHeaderTimeout: 10 * time.Second}
 	go func() { s.done <- ignoreClosed(s.api.Serve(ProblemListener(ln))) }()
 
 	storage := "embedded engine, in memory"
@@ -201,6 +218,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	var errs []error
 	if s.api != nil {
 		errs = append(errs, s.api.Shutdown(ctx))
+	}
+	if s.stopEvents != nil {
+		s.stopEvents()
 	}
 	if s.ddb != nil {
 		errs = append(errs, s.ddb.Shutdown(ctx))

@@ -7,14 +7,16 @@
 //
 //   - a batch is at most Options.BatchSize records, gathered for at most
 //     Options.BatchWindow;
+//
 //   - BatchItemFailures naming a record retries the batch from that record
 //     (ReportBatchItemFailures); a handler error retries the whole batch;
+//
 //   - after Options.MaxRetries retries the failing record (or batch) goes
 //     to Options.OnFailure and the poller moves past it, as an on-failure
 //     destination would receive it.
 //
-//	p := streampoll.New(eng.StreamsClient(), streamARN, publisher.Handle)
-//	go p.Run(ctx)
+//     p := streampoll.New(eng.StreamsClient(), streamARN, publisher.Handle)
+//     go p.Run(ctx)
 //
 // It reads every shard the stream describes at start, from TRIM_HORIZON; it
 // does not follow shard splits (the embedded engine never splits) and is

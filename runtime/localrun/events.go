@@ -1,0 +1,134 @@
+package localrun
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
+	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal"
+	"github.com/oncetable/oncetable/runtime/outbox"
+	"github.com/oncetable/oncetable/runtime/streampoll"
+)
+
+// EventsPath lists the last events the runner delivered. It exists only
+// locally: in AWS the events go to EventBridge.
+const EventsPath = "/_local/events"
+
+// EventSink stands in for EventBridge: it takes the outbox publisher's
+// PutEvents, writes one log line per event and keeps the last ones.
+type EventSink struct {
+	mu   sync.Mutex
+	out  io.Writer
+	keep int
+	last []json.RawMessage
+	n    int
+}
+
+// NewEventSink returns a sink logging to out and keeping keep events.
+func NewEventSink(out io.Writer, keep int) *EventSink {
+	return &EventSink{out: out, keep: max(1, keep)}
+}
+
+type sinkLine struct {
+	Msg        string          `json:"msg"`
+	Bus        string          `json:"bus"`
+	Source     string          `json:"source"`
+	DetailType string          `json:"detailType"`
+	Detail     json.RawMessage `json:"detail"`
+}
+
+// PutEvents accepts every entry.
+func (s *EventSink) PutEvents(_ context.Context, in *eventbridge.PutEventsInput, _ ...func(*eventbridge.Options)) (*eventbridge.PutEventsOutput, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := &eventbridge.PutEventsOutput{}
+	for _, e := range in.Entries {
+		line, err := json.Marshal(sinkLine{Msg: "event", Bus: aws.ToString(e.EventBusName), Source: aws.ToString(e.Source),
+			DetailType: aws.ToString(e.DetailType), Detail: json.RawMessage(aws.ToString(e.Detail))})
+		if err != nil {
+			return nil, fmt.Errorf("localrun: event detail is not JSON: %w", err)
+		}
+		fmt.Fprintf(s.out, "%s\n", line)
+		s.n++
+		s.last = append(s.last, json.RawMessage(aws.ToString(e.Detail)))
+		if len(s.last) > s.keep {
+			s.last = s.last[len(s.last)-s.keep:]
+		}
+		out.Entries = append(out.Entries, ebtypes.PutEventsResultEntry{EventId: aws.String("local-" + strconv.Itoa(s.n))})
+	}
+	return out, nil
+}
+
+// Events returns the kept events' details, oldest first.
+func (s *EventSink) Events() []json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]json.RawMessage(nil), s.last...)
+}
+
+// ServeHTTP answers GET EventsPath with {"events": [...]}.
+func (s *EventSink) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	body, _ := json.Marshal(map[string]any{"events": s.Events()})
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(append(body, '\n'))
+}
+
+// withEvents serves GET EventsPath beside the API's routes.
+func withEvents(sink *EventSink, api http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == EventsPath && r.Method == http.MethodGet {
+			sink.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
+}
+
+// startEvents enables the table's stream and drives the production events
+// handler (outbox.Publisher) from it, as the event source mapping does in
+// AWS, into sink. The returned stop waits for the poller to end.
+func startEvents(ctx context.Context, eng *ddblocal.Engine, db *dynamodb.Client, table string, sink *EventSink) (stop func(), err error) {
+	arn, err := ensureStream(ctx, db, table)
+	if err != nil {
+		return nil, err
+	}
+	pub := outbox.NewPublisher(sink, func(o *outbox.Options) { o.BusName = "local" })
+	poller := streampoll.New(eng.StreamsClient(), arn, pub.Handle, func(o *streampoll.Options) {
+		o.OnFailure = func(recs []events.DynamoDBEventRecord, reason error) {
+			fmt.Fprintf(sink.out, "{\"msg\":\"events given up\",\"records\":%d,\"reason\":%q}\n", len(recs), reason)
+		}
+	})
+	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() { defer close(done); _ = poller.Run(pctx) }()
+	return func() { cancel(); <-done }, nil
+}
+
+// ensureStream enables a NEW_AND_OLD_IMAGES stream on the table unless it
+// has one, and returns its ARN.
+func ensureStream(ctx context.Context, db *dynamodb.Client, table string) (string, error) {
+	desc, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	if err != nil {
+		return "", fmt.Errorf("localrun: describe %s: %w", table, err)
+	}
+	if spec := desc.Table.StreamSpecification; spec != nil && aws.ToBool(spec.StreamEnabled) {
+		return aws.ToString(desc.Table.LatestStreamArn), nil
+	}
+	out, err := db.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(table),
+		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages}})
+	if err != nil {
+		return "", fmt.Errorf("localrun: enable the stream of %s: %w", table, err)
+	}
+	return aws.ToString(out.TableDescription.LatestStreamArn), nil
+}
