@@ -487,3 +487,30 @@ func TestMultiKeyPartiQLSelect(t *testing.T) {
 		}
 	})
 }
+
+func TestMultiKeyLegacyKeyConditions(t *testing.T) {
+	doc(t, pageLegacyKeyConds, `KeyConditions select items by key as KeyConditionExpression does: on a multi-attribute GSI, EQ on every partition attribute and the sort attributes left to right, the last with any comparison.`)
+	cond := func(op types.ComparisonOperator, v ...types.AttributeValue) types.Condition {
+		return types.Condition{ComparisonOperator: op, AttributeValueList: v}
+	}
+	each(t, func(t *testing.T, tg *target) {
+		table := createTable(t, tg, tournamentTableInput())
+		waitIndexesActive(t, tg, table)
+		fillTournament(t, tg, table)
+		items, _ := queryAll(t, tg, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("PlayerMatchHistoryIndex"),
+			KeyConditions: map[string]types.Condition{
+				"player1Id": cond(types.ComparisonOperatorEq, s("101")),
+				"matchDate": cond(types.ComparisonOperatorEq, s("2024-01-18")),
+				"round":     cond(types.ComparisonOperatorBeginsWith, s("SEMI")),
+			}})
+		if got := sortKeys(items, "matchId"); !sameSet(got, []string{"match-1", "match-4"}) {
+			t.Errorf("KeyConditions: got %v, want match-1 and match-4", got)
+		}
+		_, err := tg.client.Query(ctx(t), &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("PlayerMatchHistoryIndex"),
+			KeyConditions: map[string]types.Condition{
+				"player1Id": cond(types.ComparisonOperatorEq, s("101")),
+				"round":     cond(types.ComparisonOperatorEq, s("FINALS")),
+			}})
+		wantValidation(t, err, "Query condition missed key schema element: matchDate")
+	})
+}
