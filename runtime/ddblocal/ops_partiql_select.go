@@ -30,11 +30,6 @@ func planSelect(st *partiql.Statement, keys keySchema, vals expr.Values) selectP
 	}
 	plan := selectPlan{keys: keys, keyNames: expr.Names{keyPH: keys.hash.name}}
 	rest := partiql.Conjuncts(st.Where)
-	if keys.nHash > 1 || len(keys.attrs)-keys.nHash > 1 {
-		// A multi-attribute index key: the WHERE clause filters a Scan.
-		plan.filter = partiql.Join(rest)
-		return plan
-	}
 	for i, c := range rest {
 		if refs, ok := partitionRefs(st, c, keys.hash.name); ok {
 			for _, ref := range distinctValues(refs, vals) {
