@@ -2,6 +2,7 @@ package localrun_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -11,8 +12,8 @@ import (
 )
 
 // TestLocalEvents drives the production events handler from the engine's
-// stream: a credit and a debit through the API become events in the log
-// and at GET /_local/events.
+// stream: a credit, a debit, an order charged, settled and processed
+// through the API become events in the log and at GET /_local/events.
 func TestLocalEvents(t *testing.T) {
 	s, out := start(t, t.TempDir())
 	defer s.Shutdown(t.Context())
@@ -20,18 +21,30 @@ func TestLocalEvents(t *testing.T) {
 		{"/users", `{"userId":"alice","name":"Alice","email":"alice@example.com"}`, ""},
 		{"/users/alice/credits", `{"amount":500,"currency":"EUR"}`, "k1"},
 		{"/users/alice/debits", `{"amount":200,"currency":"EUR"}`, "k2"},
+		{"/users/alice/orders", `{"orderId":"o1","currency":"EUR","items":[{"productId":"book","quantity":2,"unitPrice":100}]}`, "k3"},
+		{"/orders/o1/payments", `{"amount":200,"currency":"EUR"}`, "k4"},
+		{"/orders/o1/settle", ``, "k5"},
 	} {
 		var headers []string
 		if c.key != "" {
 			headers = []string{"Idempotency-Key", c.key}
 		}
-		if resp, body := call(t, "POST", s.APIURL+c.path, c.body, headers...); resp.StatusCode != 201 {
+		if resp, body := call(t, "POST", s.APIURL+c.path, c.body, headers...); resp.StatusCode/100 != 2 {
 			t.Fatalf("POST %s: %d %s", c.path, resp.StatusCode, body)
 		}
 	}
+	resp, body := call(t, "GET", s.APIURL+"/orders/o1", "")
+	var order struct{ Payments []struct{ PaymentID string } }
+	if json.Unmarshal([]byte(body), &order) != nil || len(order.Payments) != 1 {
+		t.Fatalf("GET /orders/o1: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := call(t, "POST", s.APIURL+"/orders/o1/payments/"+order.Payments[0].PaymentID+"/process", ""); resp.StatusCode/100 != 2 {
+		t.Fatalf("process payment: %d %s", resp.StatusCode, body)
+	}
+	want := []outbox.Type{outbox.CreditPosted, outbox.DebitPosted, outbox.PaymentCreated, outbox.OrderPaid, outbox.DebitPosted, outbox.PaymentProcessed}
 	var got []outbox.Event
 	deadline := time.Now().Add(10 * time.Second)
-	for len(got) < 2 && time.Now().Before(deadline) {
+	for len(got) < len(want) && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 		resp, body := call(t, "GET", s.APIURL+localrun.EventsPath, "")
 		var page struct{ Events []outbox.Event }
@@ -40,11 +53,17 @@ func TestLocalEvents(t *testing.T) {
 		}
 		got = page.Events
 	}
-	if len(got) != 2 || got[0].Type != outbox.CreditPosted || got[0].Amount != 500 || got[1].Type != outbox.DebitPosted ||
-		got[1].Amount != 200 || got[0].UserID != "alice" || got[0].Currency != "EUR" {
-		t.Fatalf("events %+v, want CreditPosted 500 EUR then DebitPosted 200 EUR for alice", got)
+	var types []outbox.Type
+	for _, ev := range got {
+		types = append(types, ev.Type)
 	}
-	if n := strings.Count(out.String(), `"msg":"event"`); n != 2 {
-		t.Errorf("event log lines = %d, want 2:\n%s", n, out.String())
+	if fmt.Sprint(types) != fmt.Sprint(want) {
+		t.Fatalf("event types %v, want %v", types, want)
+	}
+	if c := got[0]; c.Amount != 500 || c.UserID != "alice" || c.Currency != "EUR" || got[3].ID != "OrderPaid:o1" || got[4].Kind != "settle" {
+		t.Errorf("events %+v: want a 500 EUR credit for alice, OrderPaid:o1 and a settle debit", got)
+	}
+	if n := strings.Count(out.String(), `"msg":"event"`); n != len(want) {
+		t.Errorf("event log lines = %d, want %d:\n%s", n, len(want), out.String())
 	}
 }

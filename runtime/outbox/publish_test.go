@@ -146,3 +146,30 @@ func TestPublisherEnvelope(t *testing.T) {
 		}
 	}
 }
+
+// TestRedeliveryIsDeduplicatedByID delivers a batch twice, as an event
+// source mapping does after a failure, and shows a consumer keeping one
+// copy of each event by its id.
+func TestRedeliveryIsDeduplicatedByID(t *testing.T) {
+	fake, client := newFakeEventBridge(t)
+	pub := outbox.NewPublisher(client, quiet)
+	for range 2 {
+		if resp, err := pub.Handle(context.Background(), loadBatch(t)); err != nil || len(resp.BatchItemFailures) != 0 {
+			t.Fatalf("Handle: %v %v", resp, err)
+		}
+	}
+	if len(fake.published) != 12 {
+		t.Fatalf("published %d entries, want 12 (6 events twice)", len(fake.published))
+	}
+	seen := map[string]bool{}
+	var kept []string
+	for _, id := range fake.published {
+		if !seen[id] {
+			seen[id] = true
+			kept = append(kept, id)
+		}
+	}
+	if strings.Join(kept, " ") != strings.Join(fake.published[:6], " ") {
+		t.Errorf("deduplicated %v, want the first delivery %v", kept, fake.published[:6])
+	}
+}
