@@ -101,11 +101,40 @@ func (in *createTableInput) validate(c *checker) {
 	}
 }
 
+// requestItemKeys checks the table names that key a batch's RequestItems
+// and resolves those given as table ARNs. The map is rebuilt only when an
+// ARN is among its keys.
+func requestItemKeys[V any](c *checker, items map[string]V) map[string]V {
+	bad, arns := false, false
+	for name := range items {
+		if strings.HasPrefix(name, "arn:") {
+			_, ok := tableNameOfARN(name)
+			bad, arns = bad || !ok, true
+			continue
+		}
+		bad = bad || !validNameChars(name) || len(name) < 3 || len(name) > maxTableNameLen
+	}
+	if bad {
+		c.add(showValue, javaString(c.raw("RequestItems")), "requestItems",
+			"Map keys must satisfy constraint: [Member must have length less than or equal to 255, Member must have length greater than or equal to 3, Member must satisfy regular expression pattern: "+tableNamePattern+"]")
+	}
+	if !arns || bad {
+		return items
+	}
+	resolved := make(map[string]V, len(items))
+	for name, v := range items {
+		resolveTableARN(&name)
+		resolved[name] = v
+	}
+	return resolved
+}
+
 func (in *batchGetItemInput) validate(c *checker) {
 	if len(in.RequestItems) == 0 {
 		c.stop(validationf("The requestItems parameter is required for BatchGetItem"))
 		return
 	}
+	in.RequestItems = requestItemKeys(c, in.RequestItems)
 	for _, name := range sortedKeys(in.RequestItems) {
 		if ka := in.RequestItems[name]; ka != nil && len(ka.Keys) > maxBatchGet {
 			c.add(showNone, "", "RequestItems."+name+".member.Keys", "Member must have length less than or equal to "+strconv.Itoa(maxBatchGet))
@@ -119,6 +148,7 @@ func (in *batchWriteItemInput) validate(c *checker) {
 		c.stop(validationf("The requestItems parameter is required for BatchWriteItem"))
 		return
 	}
+	in.RequestItems = requestItemKeys(c, in.RequestItems)
 	for _, reqs := range in.RequestItems {
 		if len(reqs) == 0 || len(reqs) > maxBatchWrite {
 			c.add(showValue, javaString(c.raw("RequestItems")), "requestItems",

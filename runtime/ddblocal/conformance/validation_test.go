@@ -81,6 +81,9 @@ func validationCases() []validationCase {
 			body: `{"RequestItems":{}}`, want: "The requestItems parameter is required for BatchGetItem"},
 		{name: "batch write without items", op: "BatchWriteItem", page: pageBatchWrite, rule: "RequestItems: Required: Yes; Minimum number of 1 item",
 			body: `{}`, want: "The requestItems parameter is required for BatchWriteItem"},
+		{name: "batch get of a bad table name", op: "BatchGetItem", page: pageBatchGet, rule: "RequestItems: Key Length Constraints and Pattern: [a-zA-Z0-9_.-]+ (a table name or ARN)",
+			body: `{"RequestItems":{"bad name!":{"Keys":[{"pk":{"S":"a"}}]}}}`,
+			re: `^1 validation error detected: Value '\{bad name!=\{Keys=\[.+\]\}\}' at 'requestItems' failed to satisfy constraint: Map keys must satisfy constraint: \[Member must have length less than or equal to 255, Member must have length greater than or equal to 3, Member must satisfy regular expression pattern: \[a-zA-Z0-9_.-\]\+\]$`},
 		{name: "batch get of 101 keys", op: "BatchGetItem", page: pageBatchGet, rule: "Keys: Minimum number of 1 item. Maximum number of 100 items",
 			body: `{"RequestItems":{"{T}":{"Keys":[` + c(`{"pk":{"S":"k%d"}}`, 101) + `]}}}`,
 			want: "1 validation error detected: Value at 'RequestItems.{T}.member.Keys' failed to satisfy constraint: Member must have length less than or equal to 100"},
@@ -158,6 +161,21 @@ func TestValidationTableARNAsName(t *testing.T) {
 		noErr(t, err, "TransactGetItems by ARN")
 		if len(tx.Responses) != 1 || tx.Responses[0].Item == nil {
 			t.Errorf("TransactGetItems by ARN: %d responses, want the item", len(tx.Responses))
+		}
+		_, err = tg.client.BatchWriteItem(ctx(t), &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
+			*arn: {putReq(item{"pk": s("c")})},
+		}})
+		noErr(t, err, "BatchWriteItem by ARN")
+		bg, err := tg.client.BatchGetItem(ctx(t), &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
+			*arn: {Keys: []item{{"pk": s("c")}}},
+		}})
+		noErr(t, err, "BatchGetItem by ARN")
+		found := 0
+		for _, items := range bg.Responses {
+			found += len(items)
+		}
+		if found != 1 {
+			t.Errorf("BatchGetItem by ARN found %d items, want 1", found)
 		}
 		byARN, err := tg.client.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: arn})
 		noErr(t, err, "DescribeTable by ARN")
