@@ -288,7 +288,7 @@ func (e *Engine) streamRecordJSON(s *stream, r streamRecord) (map[string]any, er
 	}
 	body["SizeBytes"] = int64(size)
 	m := map[string]any{
-		"awsRegion":    e.opts.Region,
+		"awsRegion":    arnRegion(s.arn, e.opts.Region),
 		"dynamodb":     body,
 		"eventID":      eventID(s.arn, r.seq),
 		"eventName":    eventNames[r.event],
@@ -300,6 +300,16 @@ func (e *Engine) streamRecordJSON(s *stream, r streamRecord) (map[string]any, er
 		m["userIdentity"] = map[string]any{"PrincipalId": "dynamodb.amazonaws.com", "Type": "Service"}
 	}
 	return m, nil
+}
+
+// arnRegion is the region an ARN names (the table's, which follows the
+// request that created it), or def.
+func arnRegion(arn, def string) string {
+	parts := strings.SplitN(arn, ":", 5)
+	if len(parts) < 5 || parts[3] == "" {
+		return def
+	}
+	return parts[3]
 }
 
 func imageSize(raw []byte) int {
