@@ -83,7 +83,7 @@ func validationCases() []validationCase {
 			body: `{}`, want: "The requestItems parameter is required for BatchWriteItem"},
 		{name: "batch get of a bad table name", op: "BatchGetItem", page: pageBatchGet, rule: "RequestItems: Key Length Constraints and Pattern: [a-zA-Z0-9_.-]+ (a table name or ARN)",
 			body: `{"RequestItems":{"bad name!":{"Keys":[{"pk":{"S":"a"}}]}}}`,
-			re: `^1 validation error detected: Value '\{bad name!=\{Keys=\[.+\]\}\}' at 'requestItems' failed to satisfy constraint: Map keys must satisfy constraint: \[Member must have length less than or equal to 255, Member must have length greater than or equal to 3, Member must satisfy regular expression pattern: \[a-zA-Z0-9_.-\]\+\]$`},
+			re:   `^1 validation error detected: Value '\{bad name!=\{Keys=\[.+\]\}\}' at 'requestItems' failed to satisfy constraint: Map keys must satisfy constraint: \[Member must have length less than or equal to 255, Member must have length greater than or equal to 3, Member must satisfy regular expression pattern: \[a-zA-Z0-9_.-\]\+\]$`},
 		{name: "batch get of 101 keys", op: "BatchGetItem", page: pageBatchGet, rule: "Keys: Minimum number of 1 item. Maximum number of 100 items",
 			body: `{"RequestItems":{"{T}":{"Keys":[` + c(`{"pk":{"S":"k%d"}}`, 101) + `]}}}`,
 			want: "1 validation error detected: Value at 'RequestItems.{T}.member.Keys' failed to satisfy constraint: Member must have length less than or equal to 100"},
