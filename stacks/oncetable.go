@@ -11,6 +11,7 @@ import (
 	"github.com/oncetable/oncetable/constructs/alarms"
 	"github.com/oncetable/oncetable/constructs/backup"
 	"github.com/oncetable/oncetable/constructs/checks"
+	"github.com/oncetable/oncetable/constructs/paymentevents"
 	"github.com/oncetable/oncetable/constructs/paymentsapi"
 	"github.com/oncetable/oncetable/constructs/singletable"
 	"github.com/oncetable/oncetable/stacks/envconfig"
@@ -30,6 +31,8 @@ type OnceTableStack struct {
 	Operations *alarms.Operations
 	Backup     *backup.TableBackup
 	Payments   *paymentsapi.PaymentsAPI
+	// Events is the outbox: the table's stream to the payment events bus.
+	Events *paymentevents.PaymentEvents
 	// DR is the disaster-recovery stack in backup.dr.region, nil without it.
 	DR *DRStack
 	// Config is the environment the stack was built from.
@@ -80,6 +83,7 @@ func NewOnceTableStack(scope constructs.Construct, id string, props *OnceTableSt
 	s.Backup = backup.NewTableBackup(stack, "Backup", s.Table.Table, backupProps(cfg, s.Operations, stack))
 
 	s.Payments = paymentsapi.New(stack, "Payments", paymentsProps(cfg, s))
+	s.Events = paymentevents.New(stack, "Events", eventsProps(cfg, s))
 	awscdk.NewCfnOutput(stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{
 		Description: jsii.String("Invoke URL of the payments HTTP API"),
 		Value:       s.Payments.URL,
@@ -120,9 +124,11 @@ func tableProps(cfg envconfig.Config) *singletable.TableProps {
 		DisableDeletionProtection: !cfg.DeletionProtection,
 		CustomerManagedKey:        cfg.CustomerManagedKey,
 		ContributorInsights:       cfg.ContributorInsights,
-		Stream:                    cfg.Stream,
-		MaxReadRequestUnits:       cfg.Capacity.MaxReadRequestUnits,
-		MaxWriteRequestUnits:      cfg.Capacity.MaxWriteRequestUnits,
+		// Always on: the events function reads it (the setting remains for
+		// consumers of the construct).
+		Stream:               true,
+		MaxReadRequestUnits:  cfg.Capacity.MaxReadRequestUnits,
+		MaxWriteRequestUnits: cfg.Capacity.MaxWriteRequestUnits,
 	}
 	if c := cfg.Capacity; c.Mode == envconfig.Provisioned {
 		p.Provisioned = &singletable.ProvisionedCapacity{
@@ -222,6 +228,23 @@ func vaultLock(cfg envconfig.Config) *backup.VaultLock {
 		lock.Mode = backup.Compliance
 	}
 	return &lock
+}
+
+func eventsProps(cfg envconfig.Config, s *OnceTableStack) *paymentevents.Props {
+	e := cfg.Events
+	return &paymentevents.Props{
+		Table:                s.Table.Table,
+		TableKey:             s.Table.Key,
+		BatchSize:            e.BatchSize,
+		BatchingWindow:       time.Duration(e.BatchingWindowSeconds) * time.Second,
+		RetryAttempts:        e.RetryAttempts,
+		MaxRecordAge:         time.Duration(e.MaxRecordAgeSeconds) * time.Second,
+		ArchiveRetentionDays: e.ArchiveRetentionDays,
+		IteratorAge:          time.Duration(e.IteratorAgeAlarmSeconds) * time.Second,
+		LogRetentionDays:     cfg.API.LogRetentionDays,
+		DestroyLogs:          cfg.RemovalPolicy == envconfig.Destroy,
+		Monitor:              s.Operations,
+	}
 }
 
 // outputID names a function's stack output: ChargeFunctionName, ...

@@ -109,6 +109,25 @@ type Config struct {
 	Slack         Slack         `json:"slack"`
 	Notifications Notifications `json:"notifications"`
 	API           API           `json:"api"`
+	Events        Events        `json:"events"`
+}
+
+// Events configures the outbox: the table's stream mapping to the events
+// function and the payment events bus. Zero values are the defaults of
+// constructs/paymentevents.
+type Events struct {
+	// BatchSize (1..10000) and BatchingWindowSeconds (0..300) shape the
+	// stream mapping's batches.
+	BatchSize             int `json:"batchSize"`
+	BatchingWindowSeconds int `json:"batchingWindowSeconds"`
+	// RetryAttempts and MaxRecordAgeSeconds bound retries of a failing record.
+	RetryAttempts       int `json:"retryAttempts"`
+	MaxRecordAgeSeconds int `json:"maxRecordAgeSeconds"`
+	// ArchiveRetentionDays keeps the bus's events for replay.
+	ArchiveRetentionDays int `json:"archiveRetentionDays"`
+	// IteratorAgeAlarmSeconds alarms when the oldest unprocessed stream
+	// record is older: the outbox is stuck or behind.
+	IteratorAgeAlarmSeconds int `json:"iteratorAgeAlarmSeconds"`
 }
 
 // Notifications are further subscribers of the operations topic besides
@@ -431,7 +450,33 @@ func (c Config) validate() error {
 			return bad("notifications.httpsEndpoints", "%q is not an https URL", u)
 		}
 	}
+	if err := c.validateEvents(bad); err != nil {
+		return err
+	}
 	return c.validateAPI(bad)
+}
+
+func (c Config) validateEvents(bad func(field, format string, args ...any) error) error {
+	e := c.Events
+	for _, r := range []struct {
+		field  string
+		v, max int
+	}{
+		{"events.batchSize", e.BatchSize, 10000},
+		{"events.batchingWindowSeconds", e.BatchingWindowSeconds, 300},
+		{"events.retryAttempts", e.RetryAttempts, 10000},
+		{"events.maxRecordAgeSeconds", e.MaxRecordAgeSeconds, 7 * 24 * 3600},
+		{"events.archiveRetentionDays", e.ArchiveRetentionDays, 3650},
+		{"events.iteratorAgeAlarmSeconds", e.IteratorAgeAlarmSeconds, 7 * 24 * 3600},
+	} {
+		if r.v < 0 || r.v > r.max {
+			return bad(r.field, "%d is outside 0..%d", r.v, r.max)
+		}
+	}
+	if e.MaxRecordAgeSeconds != 0 && e.MaxRecordAgeSeconds < 60 {
+		return bad("events.maxRecordAgeSeconds", "%d is below 60", e.MaxRecordAgeSeconds)
+	}
+	return nil
 }
 
 func (c Config) validateAPI(bad func(field, format string, args ...any) error) error {

@@ -109,6 +109,8 @@ func TestParseRejectsBadEnvironments(t *testing.T) {
 		{"dr copy of a rule the plan lacks", with(t, "backup.dr", map[string]any{"region": "eu-central-1", "monthlyRetentionDays": 365}), "backup.dr.monthlyRetentionDays", "no such rule"},
 		{"dr retention outside the lock", with(t, "backup.dr", map[string]any{"region": "eu-central-1", "dailyRetentionDays": 3}), "backup.dr.dailyRetentionDays", "outside the vault lock's 7..400"},
 		{"dr and copy vault", with(t, "backup.dr", map[string]any{"region": "eu-central-1", "dailyRetentionDays": 35}, "backup.copyVaultArn", "arn:aws:backup:eu-central-1:111122223333:backup-vault:copy", "backup.copyRetentionDays", 35), "backup.dr", "not both"},
+		{"events batch size", with(t, "events.batchSize", 20000), "events.batchSize", "outside 0..10000"},
+		{"events record age under a minute", with(t, "events.maxRecordAgeSeconds", 30), "events.maxRecordAgeSeconds", "below 60"},
 		{"restore test schedule", with(t, "backup.restoreTest", map[string]any{"schedule": "daily"}), "backup.restoreTest.schedule", `"daily"`},
 		{"zero reserved concurrency", with(t, "api.reservedConcurrency", map[string]any{"charge": 0}), "api.reservedConcurrency.charge", "at least 1"},
 	}

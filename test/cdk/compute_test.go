@@ -32,13 +32,15 @@ type computeCase struct {
 	latencyMs      float64
 	// moneyRate and moneyBurst limit each money route (default: half the stage's).
 	moneyRate, moneyBurst float64
+	// iteratorAgeMs is the events function's IteratorAge alarm (no events function in defaults).
+	iteratorAgeMs float64
 }
 
 var computeCases = []computeCase{
-	{"dev", 50, 100, 7, "Delete", false, 5, 3000, 25, 50},
-	{"staging", 100, 200, 30, "Retain", false, 5, 3000, 50, 100},
-	{"prod", 500, 1000, 365, "Retain", true, 1, 1500, 200, 400},
-	{"defaults", 100, 200, 30, "Retain", false, 5, 3000, 50, 100},
+	{"dev", 50, 100, 7, "Delete", false, 5, 3000, 25, 50, 300000},
+	{"staging", 100, 200, 30, "Retain", false, 5, 3000, 50, 100, 120000},
+	{"prod", 500, 1000, 365, "Retain", true, 1, 1500, 200, 400, 60000},
+	{"defaults", 100, 200, 30, "Retain", false, 5, 3000, 50, 100, 0},
 }
 
 func stackOf(env string) *synthesized {
@@ -72,13 +74,16 @@ func TestComputeFunctions(t *testing.T) {
 			tableID := logicalID(s, s.table.Table)
 			names := functionNames(s)
 			fns := resources(s, "AWS::Lambda::Function")
-			if len(fns) != len(paymentsapi.Functions())+1 {
-				t.Fatalf("got %d functions, want %d and the cursor secret's rotation function", len(fns), len(paymentsapi.Functions()))
+			others := map[string]bool{logicalID(s, s.payments.RotationFunction.Function): true}
+			if s.events != nil {
+				others[logicalID(s, s.events.Function.Function)] = true
 			}
-			rotationID := logicalID(s, s.payments.RotationFunction.Function)
+			if len(fns) != len(paymentsapi.Functions())+len(others) {
+				t.Fatalf("got %d functions, want %d, the cursor secret's rotation function and the events function", len(fns), len(paymentsapi.Functions()))
+			}
 			for id, r := range fns {
 				f, name := props(r), names[id]
-				if id == rotationID {
+				if others[id] {
 					if got := f["Handler"]; got != "bootstrap" || f["Runtime"] != "provided.al2023" {
 						t.Errorf("rotation function: %v", f)
 					}
@@ -318,6 +323,9 @@ func TestComputeAlarms(t *testing.T) {
 				}
 			}
 			n := len(paymentsapi.Functions()) + 1 // and the rotation function
+			if s.events != nil {
+				n++ // and the events function
+			}
 			repeat := func(v float64) []float64 {
 				out := make([]float64, n)
 				for i := range out {
@@ -331,6 +339,9 @@ func TestComputeAlarms(t *testing.T) {
 				{"AWS/Lambda", "Errors", "Sum"}:      repeat(1),
 				{"AWS/Lambda", "Throttles", "Sum"}:   repeat(1),
 				{"AWS/Lambda", "Duration", "p99"}:    repeat(8000), // 80% of the 10 s timeout
+			}
+			if s.events != nil {
+				want[metric{"AWS/Lambda", "IteratorAge", "Maximum"}] = []float64{tc.iteratorAgeMs}
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("compute alarms (metric: thresholds) = %v, want %v", got, want)

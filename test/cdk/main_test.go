@@ -17,6 +17,7 @@ import (
 	"github.com/oncetable/oncetable/constructs/alarms"
 	"github.com/oncetable/oncetable/constructs/backup"
 	"github.com/oncetable/oncetable/constructs/checks"
+	"github.com/oncetable/oncetable/constructs/paymentevents"
 	"github.com/oncetable/oncetable/constructs/paymentsapi"
 	"github.com/oncetable/oncetable/constructs/singletable"
 	"github.com/oncetable/oncetable/stacks"
@@ -35,6 +36,7 @@ type synthesized struct {
 	table    *singletable.Table
 	ops      *alarms.Operations
 	payments *paymentsapi.PaymentsAPI
+	events   *paymentevents.PaymentEvents // nil in the defaults stack
 }
 
 var (
@@ -111,7 +113,7 @@ func synthAll() error {
 	}
 	var dr []*synthesized
 	for _, s := range built {
-		byEnv[*s.Stack.StackName()] = &synthesized{stack: s.Stack, table: s.Table, ops: s.Operations, payments: s.Payments}
+		byEnv[*s.Stack.StackName()] = &synthesized{stack: s.Stack, table: s.Table, ops: s.Operations, payments: s.Payments, events: s.Events}
 		if s.DR != nil {
 			d := &synthesized{stack: s.DR.Stack}
 			drStacks[s.Config.Name] = d

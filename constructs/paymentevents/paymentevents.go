@@ -1,0 +1,247 @@
+package paymentevents
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
+
+	"github.com/oncetable/oncetable/constructs/gofunction"
+	"github.com/oncetable/oncetable/runtime/outbox"
+)
+
+// Defaults of Props.
+const (
+	DefaultBatchSize            = 100
+	DefaultBatchingWindow       = time.Second
+	DefaultRetryAttempts        = 10
+	DefaultMaxRecordAge         = 24 * time.Hour
+	DefaultArchiveRetentionDays = 30
+	DefaultIteratorAge          = time.Minute
+)
+
+// EventEntityTypes are the entity types whose stream records can carry a
+// payment event (runtime/outbox.FromRecord); the filter admits only them.
+var EventEntityTypes = []string{"LedgerEntry", "Order", "Payment"}
+
+// Props configures the outbox. Only Table is required.
+type Props struct {
+	// Table is the single table; it must have a stream. Required.
+	Table awsdynamodb.ITableV2
+	// TableKey is the environment's customer-managed key; it encrypts the
+	// function's logs. Default: nil.
+	TableKey awskms.IKey
+	// ModuleDir is the Go module holding lambdas/events. Default: nearest go.mod.
+	ModuleDir string
+	// BatchSize and BatchingWindow shape the mapping's batches.
+	// Defaults: 100 records, 1 second.
+	BatchSize      int
+	BatchingWindow time.Duration
+	// RetryAttempts and MaxRecordAge bound retries of a failing record
+	// before it goes to the failure queue. Defaults: 10, 24 hours.
+	RetryAttempts int
+	MaxRecordAge  time.Duration
+	// ArchiveRetentionDays keeps the bus's events for replay. Default: 30.
+	ArchiveRetentionDays int
+	// IteratorAge alarms when the oldest unprocessed record is older (the
+	// outbox is stuck or behind). Default: 1 minute.
+	IteratorAge time.Duration
+	// LogRetentionDays and DestroyLogs apply to the function's logs.
+	LogRetentionDays int
+	DestroyLogs      bool
+	// Monitor receives the alarms and widgets (*alarms.Operations).
+	Monitor gofunction.Monitor
+}
+
+// PaymentEvents is the bus, the function, its mapping and its alarms.
+type PaymentEvents struct {
+	Construct    constructs.Construct
+	Bus          awsevents.EventBus
+	Archive      awsevents.Archive
+	Function     *gofunction.Function
+	Mapping      awslambda.EventSourceMapping
+	FailureQueue awssqs.Queue
+	Alarms       []awscloudwatch.Alarm
+}
+
+// New adds the outbox to scope.
+func New(scope constructs.Construct, id string, props *Props) *PaymentEvents {
+	if props == nil || props.Table == nil {
+		panic("paymentevents: Props.Table is required")
+	}
+	p := withDefaults(*props)
+	if p.Table.TableStreamArn() == nil {
+		panic("paymentevents: the table has no stream")
+	}
+	c := constructs.NewConstruct(scope, jsii.String(id))
+	e := &PaymentEvents{Construct: c}
+	stack := awscdk.Stack_Of(c)
+
+	e.Bus = awsevents.NewEventBus(c, jsii.String("Bus"), &awsevents.EventBusProps{
+		EventBusName: jsii.String(*stack.StackName() + "-payments"),
+		Description:  jsii.String("oncetable payment events (runtime/outbox), one per committed ledger entry and payment"),
+	})
+	e.Archive = e.Bus.Archive(jsii.String("Archive"), &awsevents.BaseArchiveProps{
+		Description:  jsii.String("Every payment event, for replays"),
+		EventPattern: &awsevents.EventPattern{Account: &[]*string{stack.Account()}},
+		Retention:    awscdk.Duration_Days(jsii.Number(float64(p.ArchiveRetentionDays))),
+	})
+
+	e.Function = gofunction.New(c, "Function", &gofunction.Props{
+		Entry:            "./lambdas/events",
+		ModuleDir:        p.ModuleDir,
+		Description:      "oncetable events function: the table's stream to the payment events bus",
+		LogRetentionDays: p.LogRetentionDays,
+		DestroyLogs:      p.DestroyLogs,
+		LogKey:           p.TableKey,
+		Environment:      map[string]string{outbox.BusNameEnv: *e.Bus.EventBusName()},
+	})
+	role := e.Function.Role
+	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid: jsii.String("PutPaymentEvents"), Actions: jsii.Strings("events:PutEvents"), Resources: &[]*string{e.Bus.EventBusArn()},
+	}))
+	// The mapping reads this stream only; Lambda needs no ListStreams for a
+	// mapping that names its stream's ARN.
+	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:       jsii.String("ReadTableStream"),
+		Actions:   jsii.Strings("dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"),
+		Resources: &[]*string{p.Table.TableStreamArn()},
+	}))
+	if p.TableKey != nil {
+		// Stream records of a table under a customer-managed key are
+		// decrypted with it when read.
+		role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid: jsii.String("TableKeyViaDynamoDB"), Actions: jsii.Strings("kms:Decrypt"), Resources: &[]*string{p.TableKey.KeyArn()},
+			Conditions: &map[string]any{"StringEquals": map[string]any{"kms:ViaService": "dynamodb." + *stack.Region() + ".amazonaws.com"}},
+		}))
+	}
+	e.mapping(c, p)
+	e.suppress(p.TableKey == nil)
+	e.monitor(c, p)
+	return e
+}
+
+func withDefaults(p Props) Props {
+	if p.BatchSize == 0 {
+		p.BatchSize = DefaultBatchSize
+	}
+	if p.BatchingWindow == 0 {
+		p.BatchingWindow = DefaultBatchingWindow
+	}
+	if p.RetryAttempts == 0 {
+		p.RetryAttempts = DefaultRetryAttempts
+	}
+	if p.MaxRecordAge == 0 {
+		p.MaxRecordAge = DefaultMaxRecordAge
+	}
+	if p.ArchiveRetentionDays == 0 {
+		p.ArchiveRetentionDays = DefaultArchiveRetentionDays
+	}
+	if p.IteratorAge == 0 {
+		p.IteratorAge = DefaultIteratorAge
+	}
+	if p.BatchSize < 1 || p.BatchSize > 10000 || p.BatchingWindow > 300*time.Second || p.RetryAttempts < 0 || p.RetryAttempts > 10000 ||
+		p.MaxRecordAge < time.Minute || p.MaxRecordAge > 7*24*time.Hour {
+		panic(fmt.Sprintf("paymentevents: batch size %d (1..10000), window %s (<= 5m), retries %d (0..10000), record age %s (1m..7d) out of range",
+			p.BatchSize, p.BatchingWindow, p.RetryAttempts, p.MaxRecordAge))
+	}
+	return p
+}
+
+// mapping connects the stream to the function. A batch fails record by
+// record: the function reports the first record it could not publish, the
+// mapping bisects and retries, then sends what still fails to the queue.
+func (e *PaymentEvents) mapping(c constructs.Construct, p Props) {
+	e.FailureQueue = awssqs.NewQueue(c, jsii.String("FailureQueue"), &awssqs.QueueProps{
+		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
+		EnforceSSL:      jsii.Bool(true),
+		RetentionPeriod: awscdk.Duration_Days(jsii.Number(14)),
+	})
+	const isDLQ = "This queue is itself the on-failure destination of the events function's stream mapping, read by people after its alarm."
+	cdknag.NagSuppressions_AddResourceSuppressions(e.FailureQueue, &[]*cdknag.NagPackSuppression{
+		{Id: jsii.String("AwsSolutions-SQS3"), Reason: jsii.String(isDLQ)},
+		{Id: jsii.String("Serverless-SQSRedrivePolicy"), Reason: jsii.String(isDLQ)},
+	}, jsii.Bool(false))
+	e.Mapping = e.Function.Function.AddEventSourceMapping(jsii.String("TableStream"), &awslambda.EventSourceMappingOptions{
+		EventSourceArn:          p.Table.TableStreamArn(),
+		StartingPosition:        awslambda.StartingPosition_TRIM_HORIZON,
+		BatchSize:               jsii.Number(float64(p.BatchSize)),
+		MaxBatchingWindow:       awscdk.Duration_Seconds(jsii.Number(p.BatchingWindow.Seconds())),
+		BisectBatchOnError:      jsii.Bool(true),
+		RetryAttempts:           jsii.Number(float64(p.RetryAttempts)),
+		MaxRecordAge:            awscdk.Duration_Seconds(jsii.Number(p.MaxRecordAge.Seconds())),
+		ReportBatchItemFailures: jsii.Bool(true),
+		OnFailure:               awslambdaeventsources.NewSqsDlq(e.FailureQueue),
+		Filters: &[]*map[string]any{awslambda.FilterCriteria_Filter(&map[string]any{
+			"eventName": []string{"INSERT", "MODIFY"},
+			"dynamodb":  map[string]any{"NewImage": map[string]any{"EntityType": map[string]any{"S": EventEntityTypes}}},
+		})},
+	})
+}
+
+func (e *PaymentEvents) suppress(noKey bool) {
+	s := []*cdknag.NagPackSuppression{
+		{Id: jsii.String("Serverless-LambdaDLQ"), Reason: jsii.String("Invoked only by its DynamoDB stream mapping, which has " +
+			"its own on-failure destination (FailureQueue); a function dead-letter queue applies to asynchronous invocations only.")},
+		{Id: jsii.String("PCI.DSS.321-LambdaInsideVPC"), Reason: jsii.String("The function calls only IAM-authenticated AWS " +
+			"endpoints (EventBridge, X-Ray; Lambda reads the stream for it) over TLS and no private resource; a VPC would add " +
+			"NAT or endpoint costs without narrowing what the role may reach.")},
+		{Id: jsii.String("PCI.DSS.321-IAMNoInlinePolicy"), Reason: jsii.String("The policy is the function's own role policy, " +
+			"attached to that one role and created and deleted with it; its statements are asserted in test/cdk.")},
+	}
+	if noKey {
+		s = append(s, &cdknag.NagPackSuppression{Id: jsii.String("PCI.DSS.321-CloudWatchLogGroupEncrypted"), Reason: jsii.String(
+			"This environment has no customer-managed key (customerManagedKey is off in cdk.json): CloudWatch Logs encrypts the " +
+				"group at rest with its own key. Environments with a key (prod) encrypt every log group with it.")})
+	}
+	cdknag.NagSuppressions_AddResourceSuppressions(e.Function.Construct, &s, jsii.Bool(true))
+}
+
+func (e *PaymentEvents) monitor(c constructs.Construct, p Props) {
+	period := awscdk.Duration_Minutes(jsii.Number(5))
+	iteratorAge := e.Function.Function.Metric(jsii.String("IteratorAge"), &awscloudwatch.MetricOptions{
+		Period: period, Statistic: jsii.String("Maximum"),
+	})
+	depth := e.FailureQueue.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
+		Period: period, Statistic: jsii.String("Maximum"),
+	})
+	e.Alarms = append(e.Alarms,
+		iteratorAge.CreateAlarm(c, jsii.String("IteratorAgeAlarm"), &awscloudwatch.CreateAlarmOptions{
+			AlarmDescription: jsii.String(fmt.Sprintf("events: the oldest stream record waited %s or more in 2 of 3 periods: the outbox is stuck or behind", p.IteratorAge)),
+			Threshold:        jsii.Number(float64(p.IteratorAge.Milliseconds())), EvaluationPeriods: jsii.Number(3), DatapointsToAlarm: jsii.Number(2),
+			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+		}),
+		depth.CreateAlarm(c, jsii.String("FailureQueueAlarm"), &awscloudwatch.CreateAlarmOptions{
+			AlarmDescription: jsii.String("events: stream records were given up on (retries or age exhausted); read FailureQueue and replay"),
+			Threshold:        jsii.Number(0), EvaluationPeriods: jsii.Number(1),
+			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD,
+			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+		}),
+	)
+	if p.Monitor != nil {
+		for _, a := range e.Alarms {
+			p.Monitor.AddAlarm(a)
+		}
+		p.Monitor.AddWidgets(awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String("events: stream iterator age (ms, max)"), Width: jsii.Number(12),
+			Left:            &[]awscloudwatch.IMetric{iteratorAge},
+			LeftAnnotations: &[]*awscloudwatch.HorizontalAnnotation{{Label: jsii.String("alarm"), Value: jsii.Number(float64(p.IteratorAge.Milliseconds()))}},
+		}), awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+			Title: jsii.String("events: failure queue depth"), Width: jsii.Number(12),
+			Left:  &[]awscloudwatch.IMetric{depth},
+		}))
+	}
+	e.Alarms = append(e.Alarms, e.Function.Monitor(p.Monitor, &gofunction.AlarmProps{Name: "events"})...)
+}

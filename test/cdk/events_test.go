@@ -1,0 +1,105 @@
+package cdk
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/oncetable/oncetable/constructs/paymentevents"
+	"github.com/oncetable/oncetable/runtime/outbox"
+)
+
+// TestPaymentEvents: every environment's table streams new and old images
+// into the events function through a filtered mapping with cdk.json's
+// batching, bisect, retries, record age and partial failures, and an
+// encrypted TLS-only failure queue; the function may PutEvents on its own
+// bus only and read that stream only; the bus archives for replays; the
+// iterator age, the function's errors and the queue's depth page the topic.
+func TestPaymentEvents(t *testing.T) {
+	tests := []struct {
+		env             string
+		archiveDays     float64
+		retries, ageSec float64
+	}{{"dev", 7, 10, 86400}, {"staging", 30, 10, 86400}, {"prod", 365, 10, 86400}}
+	for _, tt := range tests {
+		t.Run(tt.env, func(t *testing.T) {
+			s := byEnv[tt.env]
+			tableID := logicalID(s, s.table.Table)
+			_, table := only(t, s, "AWS::DynamoDB::GlobalTable")
+			if got := props(table)["StreamSpecification"]; !reflect.DeepEqual(got, map[string]any{"StreamViewType": "NEW_AND_OLD_IMAGES"}) {
+				t.Errorf("StreamSpecification %v, want NEW_AND_OLD_IMAGES", got)
+			}
+			streamArn := map[string]any{"Fn::GetAtt": []any{tableID, "StreamArn"}}
+			fnID := logicalID(s, s.events.Function.Function)
+			queueID := logicalID(s, s.events.FailureQueue)
+			entityTypes := []any{}
+			for _, e := range paymentevents.EventEntityTypes {
+				entityTypes = append(entityTypes, e)
+			}
+			check(t, "the stream mapping", func() {
+				s.template.HasResourceProperties(jsii.String("AWS::Lambda::EventSourceMapping"), map[string]any{
+					"FunctionName": ref(fnID), "EventSourceArn": streamArn, "StartingPosition": "TRIM_HORIZON",
+					"BatchSize": 100, "MaximumBatchingWindowInSeconds": 1, "BisectBatchOnFunctionError": true,
+					"MaximumRetryAttempts": tt.retries, "MaximumRecordAgeInSeconds": tt.ageSec,
+					"FunctionResponseTypes": []any{"ReportBatchItemFailures"},
+					"DestinationConfig":     map[string]any{"OnFailure": map[string]any{"Destination": getAtt(queueID)}},
+					"FilterCriteria": map[string]any{"Filters": []any{map[string]any{"Pattern": compact(map[string]any{
+						"eventName": []any{"INSERT", "MODIFY"},
+						"dynamodb":  map[string]any{"NewImage": map[string]any{"EntityType": map[string]any{"S": entityTypes}}},
+					})}}},
+				})
+			})
+			if p := props(s.json["Resources"].(map[string]any)[queueID].(map[string]any)); p["SqsManagedSseEnabled"] != true {
+				t.Errorf("failure queue %v, want SQS-managed encryption", p)
+			}
+			busID := logicalID(s, s.events.Bus)
+			check(t, "an archive of the bus with cdk.json's retention", func() {
+				s.template.HasResourceProperties(jsii.String("AWS::Events::Archive"), map[string]any{
+					"SourceArn": getAtt(busID), "RetentionDays": tt.archiveDays,
+				})
+			})
+			env := props(s.json["Resources"].(map[string]any)[fnID].(map[string]any))["Environment"].(map[string]any)["Variables"].(map[string]any)
+			if !reflect.DeepEqual(env[outbox.BusNameEnv], ref(busID)) {
+				t.Errorf("%s = %v, want the bus", outbox.BusNameEnv, env[outbox.BusNameEnv])
+			}
+			roleID := logicalID(s, s.events.Function.Role)
+			var stmts []any
+			for _, r := range resources(s, "AWS::IAM::Policy") {
+				if p := props(r); reflect.DeepEqual(p["Roles"], []any{ref(roleID)}) {
+					stmts = append(stmts, p["PolicyDocument"].(map[string]any)["Statement"].([]any)...)
+				}
+			}
+			want := []any{
+				map[string]any{"Sid": "WriteOwnLogs", "Effect": "Allow", "Action": []any{"logs:CreateLogStream", "logs:PutLogEvents"}, "Resource": getAtt(logicalID(s, s.events.Function.LogGroup))},
+				map[string]any{"Effect": "Allow", "Action": []any{"xray:PutTraceSegments", "xray:PutTelemetryRecords"}, "Resource": "*"},
+				map[string]any{"Sid": "PutPaymentEvents", "Effect": "Allow", "Action": "events:PutEvents", "Resource": getAtt(busID)},
+				map[string]any{"Sid": "ReadTableStream", "Effect": "Allow", "Action": []any{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"}, "Resource": streamArn},
+				map[string]any{"Effect": "Allow", "Action": []any{"sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage"}, "Resource": getAtt(queueID)},
+			}
+			if s.table.Key != nil {
+				want = append(want, map[string]any{"Sid": "TableKeyViaDynamoDB", "Effect": "Allow", "Action": "kms:Decrypt",
+					"Resource":  getAtt(logicalID(s, s.table.Key)),
+					"Condition": map[string]any{"StringEquals": map[string]any{"kms:ViaService": "dynamodb.eu-west-1.amazonaws.com"}}})
+			}
+			if !reflect.DeepEqual(canonical(stmts), canonical(want)) {
+				t.Errorf("events role statements\n got  %v\n want %v", canonical(stmts), canonical(want))
+			}
+			topic := []any{ref(logicalID(s, s.ops.Topic))}
+			check(t, "failure queue depth pages the topic", func() {
+				s.template.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), map[string]any{
+					"Namespace": "AWS/SQS", "MetricName": "ApproximateNumberOfMessagesVisible",
+					"Dimensions":   []any{map[string]any{"Name": "QueueName", "Value": map[string]any{"Fn::GetAtt": []any{queueID, "QueueName"}}}},
+					"AlarmActions": topic, "OKActions": topic,
+				})
+			})
+			check(t, "the events function's errors page the topic", func() {
+				s.template.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), map[string]any{
+					"Namespace": "AWS/Lambda", "MetricName": "Errors",
+					"Dimensions":   []any{map[string]any{"Name": "FunctionName", "Value": ref(fnID)}},
+					"AlarmActions": topic,
+				})
+			})
+		})
+	}
+}
