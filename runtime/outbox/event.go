@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/oncetable/oncetable/runtime/schema"
+	"github.com/oncetable/oncetable/runtime/store"
 )
 
 // Type is the kind of an event; it is also the EventBridge DetailType.
@@ -79,16 +82,25 @@ func (im image) int(name string) (int64, bool) {
 // FromRecord returns the event a stream record carries, or ok false when
 // it carries none. A record that should carry one but lacks what the event
 // needs is a *RecordError.
+// The entity type is read from schema.EntityType; see FromRecordOf for a
+// table whose schema names it otherwise.
 func FromRecord(r events.DynamoDBEventRecord) (ev Event, ok bool, err error) {
+	return FromRecordOf(r, schema.EntityType)
+}
+
+// FromRecordOf is FromRecord for a table whose entity type attribute is
+// entityTypeAttr (schema.Schema.EntityType).
+func FromRecordOf(r events.DynamoDBEventRecord, entityTypeAttr string) (ev Event, ok bool, err error) {
 	next, old := image(r.Change.NewImage), image(r.Change.OldImage)
+	entity := next.str(entityTypeAttr)
 	switch {
-	case r.EventName == "INSERT" && next.str("EntityType") == "LedgerEntry":
+	case r.EventName == "INSERT" && entity == store.TypeLedgerEntry:
 		ev, err = ledgerEvent(next)
-	case r.EventName == "INSERT" && next.str("EntityType") == "Payment":
+	case r.EventName == "INSERT" && entity == store.TypePayment:
 		ev, err = paymentEvent(next, PaymentCreated, "createdAt")
-	case r.EventName == "MODIFY" && next.str("EntityType") == "Payment" && becomes(old, next, "processed"):
+	case r.EventName == "MODIFY" && entity == store.TypePayment && becomes(old, next, store.PaymentProcessed):
 		ev, err = paymentEvent(next, PaymentProcessed, "processedAt")
-	case r.EventName == "MODIFY" && next.str("EntityType") == "Order" && becomes(old, next, "paid"):
+	case r.EventName == "MODIFY" && entity == store.TypeOrder && becomes(old, next, store.OrderPaid):
 		ev, err = orderPaidEvent(next)
 	default:
 		return Event{}, false, nil
@@ -113,9 +125,9 @@ func ledgerEvent(im image) (Event, error) {
 	ev := Event{Type: DebitPosted, UserID: im.str("userId"), OrderID: im.str("orderId"),
 		EntryID: im.str("entryId"), Kind: im.str("kind")}
 	switch ev.Kind {
-	case "credit":
+	case store.LedgerCredit:
 		ev.Type = CreditPosted
-	case "debit", "settle":
+	case store.LedgerDebit, store.LedgerSettle:
 	default:
 		return Event{}, fmt.Errorf("ledger entry kind %q is not credit, debit or settle", ev.Kind)
 	}

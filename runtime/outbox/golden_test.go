@@ -201,3 +201,21 @@ func TestFromRecordRejectsUnreadableEventRecords(t *testing.T) {
 		})
 	}
 }
+
+func TestFromRecordOfAnotherSchema(t *testing.T) {
+	r := loadBatch(t).Records[1] // the credit's ledger entry
+	img := map[string]events.DynamoDBAttributeValue{}
+	for k, v := range r.Change.NewImage {
+		img[k] = v
+	}
+	img["type"] = img["EntityType"]
+	delete(img, "EntityType")
+	r.Change.NewImage = img
+	if _, ok, err := outbox.FromRecord(r); ok || err != nil {
+		t.Errorf("FromRecord on a renamed entity type: ok %v, err %v; want no event", ok, err)
+	}
+	ev, ok, err := outbox.FromRecordOf(r, "type")
+	if !ok || err != nil || ev.ID != "CreditPosted:e1" {
+		t.Errorf("FromRecordOf(type) = %+v, %v, %v; want CreditPosted:e1", ev, ok, err)
+	}
+}

@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
+
+	"github.com/oncetable/oncetable/runtime/schema"
 )
 
 // MaxEntries is how many entries one PutEvents call takes.
@@ -36,6 +38,9 @@ type Options struct {
 	Backoff func(attempt int) time.Duration
 	// Logger receives a line per failed attempt. Default: slog.Default().
 	Logger *slog.Logger
+	// EntityTypeAttribute is the table's entity type attribute
+	// (schema.Schema.EntityType). Default: schema.EntityType.
+	EntityTypeAttribute string
 }
 
 // Publisher publishes the events of stream records to EventBridge.
@@ -46,7 +51,7 @@ type Publisher struct {
 
 // NewPublisher returns a Publisher sending through api.
 func NewPublisher(api PutEventsAPI, opts ...func(*Options)) *Publisher {
-	o := Options{BusName: "default", Source: "oncetable.payments", MaxAttempts: 4, Logger: slog.Default()}
+	o := Options{BusName: "default", Source: "oncetable.payments", MaxAttempts: 4, Logger: slog.Default(), EntityTypeAttribute: schema.EntityType}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -76,7 +81,7 @@ func (p *Publisher) Handle(ctx context.Context, batch events.DynamoDBEvent) (eve
 	var todo []pending
 	failAt := -1
 	for i, r := range batch.Records {
-		ev, ok, err := FromRecord(r)
+		ev, ok, err := FromRecordOf(r, p.opts.EntityTypeAttribute)
 		if err != nil {
 			p.opts.Logger.Error("outbox: unreadable stream record", "err", err)
 			failAt = i
