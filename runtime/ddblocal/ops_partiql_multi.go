@@ -164,18 +164,19 @@ func runBatchExecuteStatement(ctx context.Context, e *Engine, opName string, bod
 	if err := e.faults.before(ctx, faultBatch, opName, tables); err != nil {
 		return nil, tables, err
 	}
-	usage := map[string]*consumed{}
+	usage := batchUsage{}
 	responses := make([]map[string]any, len(reqs))
 	for i, req := range reqs {
 		if errs[i] != nil {
 			responses[i] = map[string]any{"Error": batchError(errs[i])}
 			continue
 		}
+		req.capacity = in.ReturnConsumedCapacity
 		responses[i] = e.batchStatement(ctx, req, usage)
 	}
 	out := map[string]any{"Responses": responses}
-	if r := reportAll(usage, in.ReturnConsumedCapacity); r != nil {
-		out["ConsumedCapacity"] = r
+	if reportsCapacity(in.ReturnConsumedCapacity) {
+		out["ConsumedCapacity"] = usage.list()
 	}
 	if writes == 0 {
 		tables = nil // only writes lose their responses
@@ -184,24 +185,20 @@ func runBatchExecuteStatement(ctx context.Context, e *Engine, opName string, bod
 }
 
 // batchStatement runs one statement of a batch and counts its capacity.
-func (e *Engine) batchStatement(ctx context.Context, req *pqRequest, usage map[string]*consumed) map[string]any {
+func (e *Engine) batchStatement(ctx context.Context, req *pqRequest, usage batchUsage) map[string]any {
 	resp := map[string]any{"TableName": req.st.Table}
-	cc := usage[req.st.Table]
-	if cc == nil {
-		cc = &consumed{table: req.st.Table}
-	}
 	var it attr.Item
 	var err error
 	if req.st.Kind == partiql.Select {
-		it, err = e.pqGet(ctx, req, "BatchExecuteStatement", cc)
+		cc := &consumed{table: req.st.Table}
+		if it, err = e.pqGet(ctx, req, "BatchExecuteStatement", cc); err == nil {
+			usage.add(cc.report(req.capacity))
+		}
 	} else {
-		req.capacity = "TOTAL"
 		var res *pqResult
 		if res, err = e.runStatement(ctx, req); err == nil {
 			it = res.item
-			if units, ok := res.cc["CapacityUnits"].(float64); ok {
-				cc.write += units
-			}
+			usage.add(res.cc)
 		}
 	}
 	if err != nil {
@@ -211,11 +208,55 @@ func (e *Engine) batchStatement(ctx context.Context, req *pqRequest, usage map[s
 		}
 		resp["Error"] = batchError(err)
 	}
-	usage[req.st.Table] = cc
 	if it != nil {
 		resp["Item"] = it
 	}
 	return resp
+}
+
+// batchUsage sums the ConsumedCapacity reports of a batch's statements,
+// per table.
+type batchUsage map[string]map[string]any
+
+func (u batchUsage) add(report map[string]any) {
+	if report == nil {
+		return
+	}
+	name, _ := report["TableName"].(string)
+	if cur := u[name]; cur != nil {
+		sumReport(cur, report)
+	} else {
+		u[name] = report
+	}
+}
+
+// sumReport adds src's units to dst's, index by index.
+func sumReport(dst, src map[string]any) {
+	for k, v := range src {
+		switch v := v.(type) {
+		case float64:
+			d, _ := dst[k].(float64)
+			dst[k] = d + v
+		case map[string]any:
+			if d, ok := dst[k].(map[string]any); ok {
+				sumReport(d, v)
+			} else {
+				dst[k] = v
+			}
+		default:
+			if _, ok := dst[k]; !ok {
+				dst[k] = v
+			}
+		}
+	}
+}
+
+func (u batchUsage) list() []map[string]any {
+	out := []map[string]any{}
+	for _, name := range sortedKeys(u) {
+		out = append(out, u[name])
+	}
+	return out
 }
 
 // pqGet runs a SELECT that must name one item by its full primary key, as

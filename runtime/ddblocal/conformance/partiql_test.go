@@ -391,3 +391,31 @@ func TestPartiQLSelectMultiAttributeIndex(t *testing.T) {
 		}
 	})
 }
+
+func TestPartiQLBatchCapacityByIndex(t *testing.T) {
+	doc(t, pageQLBatch, `ReturnConsumedCapacity INDEXES returns, per table, the capacity consumed by the table and by each of its indexes, summed over the batch's statements.`)
+	each(t, func(t *testing.T, tg *target) {
+		in := tableInput(keyDef{"pk", types.ScalarAttributeTypeS}, nil)
+		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS})
+		in.GlobalSecondaryIndexes = []types.GlobalSecondaryIndex{{IndexName: aws.String("by-g"), KeySchema: keyElems([]string{"g"}), Projection: projectAll}}
+		tbl := createTable(t, tg, in)
+		waitIndexesActive(t, tg, tbl)
+		out, err := tg.client.BatchExecuteStatement(ctx(t), &dynamodb.BatchExecuteStatementInput{
+			Statements:             batchQL(`INSERT INTO "`+tbl+`" VALUE {'pk': 'a', 'g': 'x'}`, `INSERT INTO "`+tbl+`" VALUE {'pk': 'b', 'g': 'y'}`),
+			ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
+		})
+		noErr(t, err, "BatchExecuteStatement")
+		if len(out.ConsumedCapacity) != 1 {
+			t.Fatalf("got %d ConsumedCapacity entries, want 1", len(out.ConsumedCapacity))
+		}
+		cc := out.ConsumedCapacity[0]
+		gsi, ok := cc.GlobalSecondaryIndexes["by-g"]
+		if !ok || cc.Table == nil {
+			t.Fatalf("got %+v, want the table's and the index's units", cc)
+		}
+		table, index, total := aws.ToFloat64(cc.Table.CapacityUnits), aws.ToFloat64(gsi.CapacityUnits), aws.ToFloat64(cc.CapacityUnits)
+		if table != 2 || index != 2 || total != 4 {
+			t.Errorf("got table %v, index %v, total %v units; want 2, 2 and 4 for two small items", table, index, total)
+		}
+	})
+}
