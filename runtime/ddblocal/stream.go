@@ -201,7 +201,10 @@ func (s *stream) trimLocked(now time.Time) {
 		return
 	}
 	s.trimmed = s.records[n-1].seq
-	s.records = append(s.records[:0:0], s.records[n:]...)
+	// Reslicing costs nothing per write; the next growth of the slice
+	// copies only the live records, and the cleared ones free their images.
+	clear(s.records[:n])
+	s.records = s.records[n:]
 }
 
 // expired reports whether a disabled stream has outlived its records.
