@@ -21,6 +21,13 @@ const (
 // validate checks ExecuteStatement's model constraints.
 func (in *executeStatementInput) validate(c *checker) {
 	statementConstraints(c, "statement", in.Statement, in.Parameters)
+	if in.NextToken != nil && (len(*in.NextToken) < 1 || len(*in.NextToken) > 32768) {
+		bound := "greater than or equal to 1"
+		if len(*in.NextToken) > 0 {
+			bound = "less than or equal to 32768"
+		}
+		c.add(showValue, *in.NextToken, "nextToken", "Member must have length "+bound)
+	}
 	c.minValue("limit", in.Limit, 1, showValue)
 	c.enum("returnConsumedCapacity", in.ReturnConsumedCapacity, enumReturnConsumedCapacity...)
 	c.enum("returnValuesOnConditionCheckFailure", in.ReturnValuesOnConditionCheckFailure, enumOnConditionFailure...)

@@ -204,6 +204,8 @@ func TestPartiQLErrors(t *testing.T) {
 		wantValidation(t, err, "Statement wasn't well formed, can't be processed: ")
 		_, err = execQL(t, tg, `SELECT * FROM "`+tbl+`" WHERE pk = ?`)
 		wantValidation(t, err, "Number of parameters in request and statement don't match.")
+		_, err = tg.client.ExecuteStatement(ctx(t), &dynamodb.ExecuteStatementInput{Statement: aws.String(`SELECT * FROM "` + tbl + `"`), NextToken: aws.String("")})
+		wantValidation(t, err, "nextToken", "Member must have length greater than or equal to 1")
 		_, err = execQL(t, tg, `SELECT * FROM "conf-no-such-table" WHERE pk = 'x'`)
 		wantErr(t, err, "ResourceNotFoundException")
 		_, err = execQL(t, tg, `DELETE FROM "conf-no-such-table" WHERE pk = 'x'`)

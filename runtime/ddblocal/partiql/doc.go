@@ -15,7 +15,7 @@
 //
 // Names are bare or "double-quoted"; strings are 'single-quoted'; values
 // are strings, numbers, TRUE, FALSE, NULL, maps {...}, lists [...], sets
-// <<...>> and ? parameters. Conditions use = <> != < <= > >=, BETWEEN, IN
+// <<...>> and ? parameters; comments (-- and /* */) are skipped. Conditions use = <> != < <= > >=, BETWEEN, IN
 // [...], AND, OR, NOT, IS [NOT] MISSING, IS [NOT] type, begins_with,
 // contains, attribute_type, attribute_exists, attribute_not_exists and
 // size. SET values may add or subtract, call list_append or

@@ -54,6 +54,15 @@ func lex(src string) []token {
 				i++
 			}
 			continue
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			end := strings.Index(src[i+2:], "*/")
+			if end < 0 {
+				toks = append(toks, token{tBad, src[start:], start})
+				i = len(src)
+				continue
+			}
+			i += end + 4
+			continue
 		case isLetter(c) || c == '_' || c == '$':
 			for i < len(src) && isIdentPart(src[i]) {
 				i++

@@ -56,6 +56,7 @@ func TestParse(t *testing.T) {
 			update: `ADD ss {"SS":["x"]} DELETE ns {"NS":["1","2"]}`, where: `pk = {"S":"k"}`},
 		{name: "delete returning", src: `DELETE FROM t WHERE pk = 'k' AND v = TRUE RETURNING ALL OLD *;`, kind: partiql.Delete, table: "t", where: `pk = {"S":"k"} AND v = {"BOOL":true}`, returning: "ALL_OLD"},
 		{name: "exists", src: `EXISTS(SELECT * FROM "t" WHERE pk = 'k' AND n > 1)`, kind: partiql.Exists, table: "t", where: `pk = {"S":"k"} AND n > {"N":"1"}`},
+		{name: "comments", src: "SELECT * /* all */ FROM t -- the table\nWHERE a = 1", kind: partiql.Select, table: "t", where: `a = {"N":"1"}`},
 		{name: "quoted strings", src: `SELECT * FROM t WHERE a = 'it''s'`, kind: partiql.Select, table: "t", where: `a = {"S":"it's"}`},
 	}
 	for _, tc := range tests {
@@ -121,6 +122,7 @@ func TestParseErrors(t *testing.T) {
 		{`SELECT * FROM`, 0, "Statement wasn't well formed, can't be processed: Unexpected end of statement"},
 		{`SELECT * FROM t WHERE`, 0, "Statement wasn't well formed, can't be processed: Unexpected end of statement"},
 		{`SELECT * FROM t WHERE a = 'x`, 0, "Statement wasn't well formed, can't be processed: Unexpected character: 'x"},
+		{`SELECT * FROM t /* unclosed`, 0, "Statement wasn't well formed, can't be processed: Unexpected character: /* unclosed"},
 		{`SELECT * FROM t extra`, 0, "Statement wasn't well formed, can't be processed: Unexpected token: extra"},
 		{`SELECT *, a FROM t`, 0, "Other attributes should not be present in the projection when '*' is used."},
 		{`SELECT * FROM t WHERE a`, 0, "WHERE clause must contain an expression that resolves to a boolean"},
