@@ -73,7 +73,7 @@ func NewOnceTableStack(scope constructs.Construct, id string, props *OnceTableSt
 	s := &OnceTableStack{Stack: stack, Config: cfg}
 	if dr := cfg.Backup.DR; dr != nil {
 		s.DR = newDRStack(scope, cfg, sp.Env)
-		stack.AddDependency(s.DR.Stack, jsii.String("the backup plan copies into the DR vault, which must exist first"))
+		stack.AddStackDependency(s.DR.Stack, jsii.String("the backup plan copies into the DR vault, which must exist first"))
 	}
 	awscdk.Aspects_Of(stack).Add(checks.New(&checks.Props{Production: cfg.Production}), nil)
 

@@ -83,7 +83,7 @@ func newRestoreTesting(c constructs.Construct, vault awsbackup.BackupVault, tabl
 		IamRoleArn:                  r.Role.RoleArn(),
 		ValidationWindowHours:       jsii.Number(float64(window)),
 	})
-	r.Selection.AddDependency(r.Plan)
+	r.Selection.AddResourceDependency(r.Plan, jsii.String("the selection names the plan by its name"))
 	return r
 }
 

@@ -240,7 +240,7 @@ func (e *PaymentEvents) monitor(c constructs.Construct, p Props) {
 			LeftAnnotations: &[]*awscloudwatch.HorizontalAnnotation{{Label: jsii.String("alarm"), Value: jsii.Number(float64(p.IteratorAge.Milliseconds()))}},
 		}), awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
 			Title: jsii.String("events: failure queue depth"), Width: jsii.Number(12),
-			Left:  &[]awscloudwatch.IMetric{depth},
+			Left: &[]awscloudwatch.IMetric{depth},
 		}))
 	}
 	e.Alarms = append(e.Alarms, e.Function.Monitor(p.Monitor, &gofunction.AlarmProps{Name: "events"})...)

@@ -72,7 +72,7 @@ func (a *PaymentsAPI) cursorSecret(c constructs.Construct, p Props) {
 			ScheduleExpression: jsii.String(fmt.Sprintf("rate(%d days)", int(p.SecretRotation.Hours()/24))),
 		},
 	})
-	schedule.AddDependency(permission)
+	schedule.AddResourceDependency(permission, jsii.String("Secrets Manager must be allowed to invoke the rotation function first"))
 	cdknag.NagSuppressions_AddResourceSuppressions(fn.Function, &[]*cdknag.NagPackSuppression{{
 		Id: jsii.String("Serverless-LambdaDLQ"),
 		Reason: jsii.String("Secrets Manager invokes the rotation function synchronously, step by step, and retries a failed " +
