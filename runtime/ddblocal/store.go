@@ -9,6 +9,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
 )
@@ -68,7 +69,7 @@ func (e *Engine) openStore(dir string) error {
 	// process (make run restarts) though not a machine crash; local state
 	// is not worth a disk flush per write.
 	db, err := bolt.Open(filepath.Join(dir, DataFile), 0o644, &bolt.Options{Timeout: dirLockWait, NoSync: true, NoFreelistSync: true})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, bolterrors.ErrTimeout) {
 		return ErrDirInUse
 	}
 	if err != nil {

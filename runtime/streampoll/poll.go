@@ -134,7 +134,9 @@ func (p *Poller) read(ctx context.Context) error {
 			out, err := p.client.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: s.iterator})
 			var expired *st.ExpiredIteratorException
 			if errors.As(err, &expired) && s.last != "" {
-				err = p.resume(ctx, s)
+				if err := p.resume(ctx, s); err != nil {
+					return err
+				}
 				continue
 			}
 			if err != nil {
