@@ -118,7 +118,7 @@ func TestFunctionAccessMatchesRuntime(t *testing.T) {
 	steps := []struct{ method, path, body, key string }{
 		{"POST", "/users", `{"userId":"alice","name":"Alice","email":"alice@example.com"}`, ""},
 		{"GET", "/users/alice", "", ""},
-		{"POST", "/users/alice/addresses", `{"line1":"1 Main St","city":"Berlin","postalCode":"10115","country":"DE"}`, ""},
+		{"POST", "/users/alice/addresses", `{"addressId":"home","line1":"1 Main St","city":"Berlin","postalCode":"10115","country":"DE"}`, ""},
 		{"POST", "/users/alice/credits", `{"amount":10000,"currency":"EUR"}`, "cr-1"},
 		{"POST", "/users/alice/credits", `{"amount":10000,"currency":"EUR"}`, "cr-1"},
 		{"POST", "/users/alice/debits", `{"amount":500,"currency":"EUR"}`, "db-1"},

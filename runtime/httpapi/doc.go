@@ -4,7 +4,7 @@
 //
 // Routes:
 //
-//	POST /users                                      201 user; 409 if the id exists
+//	POST /users                                      201 user; userId required; 409 if the id exists
 //	GET  /users/{userId}                             200 profile, addresses, recent orders (one Query)
 //	POST /users/{userId}/addresses                   201
 //	POST /users/{userId}/credits        (Idempotency-Key)  201 {"entryId","amount","currency"}

@@ -59,7 +59,7 @@ var problems = []mapping{
 	{payments.ErrInsufficientFunds, http.StatusPaymentRequired, "insufficient-funds", "Insufficient funds", "insufficient_funds"},
 	{payments.ErrAlreadyPaid, http.StatusConflict, "already-paid", "Order already paid", "already_paid"},
 	{payments.ErrAmountMismatch, http.StatusUnprocessableEntity, "amount-mismatch", "Amount does not match the order", "amount_mismatch"},
-	{payments.ErrCurrencyMismatch, http.StatusUnprocessableEntity, "currency-mismatch", "Currency does not match the balance", "currency_mismatch"},
+	{payments.ErrCurrencyMismatch, http.StatusUnprocessableEntity, "currency-mismatch", "Currency does not match the balance or the order", "currency_mismatch"},
 	{payments.ErrBalanceLimit, http.StatusUnprocessableEntity, "balance-limit", "Balance would exceed the maximum", "balance_limit"},
 	{payments.ErrInvalidOrder, http.StatusBadRequest, "invalid-order", "Invalid order", "invalid"},
 	{store.ErrAlreadyExists, http.StatusConflict, "already-exists", "Already exists", "conflict"},

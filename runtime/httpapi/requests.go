@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/oncetable/oncetable/runtime/keys"
@@ -57,7 +58,7 @@ type CreateUserRequest struct {
 // Limits implements Limited.
 func (CreateUserRequest) Limits() map[string]Limit {
 	return map[string]Limit{
-		"userId": {ID: true},
+		"userId": {Required: true, ID: true},
 		"name":   {Required: true, MaxBytes: MaxNameBytes},
 		"email":  {Required: true, MaxBytes: MaxEmailBytes, Format: "email"},
 	}
@@ -76,7 +77,7 @@ type AddAddressRequest struct {
 // Limits implements Limited.
 func (AddAddressRequest) Limits() map[string]Limit {
 	return map[string]Limit{
-		"addressId":  {ID: true},
+		"addressId":  {Required: true, ID: true},
 		"line1":      {Required: true, MaxBytes: MaxLineBytes},
 		"line2":      {MaxBytes: MaxLineBytes},
 		"city":       {Required: true, MaxBytes: MaxCityBytes},
@@ -141,7 +142,7 @@ type CreateProductRequest struct {
 // Limits implements Limited.
 func (CreateProductRequest) Limits() map[string]Limit {
 	return map[string]Limit{
-		"productId": {ID: true},
+		"productId": {Required: true, ID: true},
 		"name":      {Required: true, MaxBytes: MaxNameBytes},
 		"price":     {Required: true, Amount: true},
 		"currency":  {Required: true, Currency: true},
@@ -178,10 +179,13 @@ func checkFields(t Limited, pairs ...string) error {
 	return nil
 }
 
-// optionalID validates a client-chosen id, or generates one.
-func optionalID(kind, v, prefix string) (string, error) {
+// requiredID validates the id a creating POST must carry. The client
+// chooses it, so a retry of the same request names the same entity and
+// gets 409 already-exists instead of creating a second one (these routes
+// take no Idempotency-Key; orders, which do, may leave orderId out).
+func requiredID(kind, v string) (string, error) {
 	if v == "" {
-		return keys.NewID(prefix), nil
+		return "", fmt.Errorf("%w: %q is required: choose the id, so that a retry cannot create a second %s", keys.ErrInvalidID, kind, strings.TrimSuffix(kind, "Id"))
 	}
 	return v, keys.ValidateID(kind, v)
 }

@@ -149,7 +149,7 @@ func (a *API) createUser(ctx context.Context, c *call) (reply, error) {
 	if _, err := c.decode(&in); err != nil {
 		return reply{}, err
 	}
-	id, err := optionalID("userId", in.UserID, "usr")
+	id, err := requiredID("userId", in.UserID)
 	if err != nil {
 		return reply{}, err
 	}
@@ -173,7 +173,7 @@ func (a *API) addAddress(ctx context.Context, c *call) (reply, error) {
 	if _, err := c.decode(&in); err != nil {
 		return reply{}, err
 	}
-	id, err := optionalID("addressId", in.AddressID, "adr")
+	id, err := requiredID("addressId", in.AddressID)
 	if err != nil {
 		return reply{}, err
 	}
@@ -222,14 +222,31 @@ func (a *API) balance(ctx context.Context, c *call) (reply, error) {
 func (a *API) ledger(ctx context.Context, c *call) (reply, error) {
 	id := c.params["userId"]
 	return listPage(c, func(limit int, cur string) (any, error) {
-		return a.st.Ledger(ctx, id, limit, cur)
+		p, err := a.st.Ledger(ctx, id, limit, cur)
+		if err == nil && len(p.Items) == 0 && cur == "" {
+			err = a.userExists(ctx, id)
+		}
+		return p, err
 	})
+}
+
+// userExists answers ErrNotFound for an unknown user: every
+// /users/{userId}/... route is 404 for a user that does not exist. A list
+// reads the profile only when its first page is empty, so a user with
+// entries pays nothing for the rule.
+func (a *API) userExists(ctx context.Context, id string) error {
+	_, err := a.st.User(ctx, id)
+	return err
 }
 
 func (a *API) userOrders(ctx context.Context, c *call) (reply, error) {
 	id := c.params["userId"]
 	return listPage(c, func(limit int, cur string) (any, error) {
-		return a.st.UserOrders(ctx, id, limit, cur)
+		p, err := a.st.UserOrders(ctx, id, limit, cur)
+		if err == nil && len(p.Items) == 0 && cur == "" {
+			err = a.userExists(ctx, id)
+		}
+		return p, err
 	})
 }
 
@@ -354,7 +371,7 @@ func (a *API) createProduct(ctx context.Context, c *call) (reply, error) {
 	if _, err := c.decode(&in); err != nil {
 		return reply{}, err
 	}
-	id, err := optionalID("productId", in.ProductID, "prd")
+	id, err := requiredID("productId", in.ProductID)
 	if err != nil {
 		return reply{}, err
 	}

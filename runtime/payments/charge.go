@@ -115,5 +115,14 @@ func orderFailure(orderID string, old map[string]types.AttributeValue, amt *mone
 	if amt != nil {
 		got = *amt
 	}
+	return mismatch(orderID, expected, got)
+}
+
+// mismatch says how a request's amount differs from the order's total:
+// the currency first, since amounts of two currencies do not compare.
+func mismatch(orderID string, expected, got money.Amount) error {
+	if got.Currency != expected.Currency {
+		return fmt.Errorf("order %q is in %s, the request in %s: %w", orderID, expected.Currency, got.Currency, ErrCurrencyMismatch)
+	}
 	return &AmountMismatchError{Expected: expected, Got: got}
 }

@@ -18,7 +18,7 @@ var (
 	ErrInsufficientFunds    = errors.New("insufficient funds")
 	ErrAlreadyPaid          = errors.New("order already paid")
 	ErrAmountMismatch       = errors.New("amount does not match the order")
-	ErrCurrencyMismatch     = errors.New("currency does not match the balance")
+	ErrCurrencyMismatch     = errors.New("currency does not match the balance or the order")
 	ErrBalanceLimit         = errors.New("balance would exceed the maximum")
 	ErrIdempotencyKeyReused = idempotency.ErrKeyReused
 	ErrInvalidOrder         = errors.New("invalid order")

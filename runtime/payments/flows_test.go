@@ -123,3 +123,39 @@ func TestFlowsEndToEnd(t *testing.T) {
 		t.Errorf("debit unknown user: %v", err)
 	}
 }
+
+// A request in another currency than the order's is a currency mismatch,
+// whatever its amount: amounts of two currencies do not compare.
+func TestOrderCurrencyMismatch(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.user(t, "u1", 10_000)
+	f.order(t, "u1", "o1", 2500, 1)
+	usd := func(m int64) *money.Amount { return &money.Amount{Minor: m, Currency: "USD"} }
+	for _, tt := range []struct {
+		name string
+		run  func() error
+		want error
+	}{
+		{"charge, same number", func() error {
+			_, err := f.svc.Charge(ctx, idem(payments.FlowCharge, "c1", "/orders/o1/payments", 1), "o1", *usd(2500))
+			return err
+		}, payments.ErrCurrencyMismatch},
+		{"charge, other number", func() error {
+			_, err := f.svc.Charge(ctx, idem(payments.FlowCharge, "c2", "/orders/o1/payments", 2), "o1", *usd(1))
+			return err
+		}, payments.ErrCurrencyMismatch},
+		{"settle with an expected amount", func() error {
+			_, err := f.svc.Settle(ctx, idem(payments.FlowSettle, "s1", "/orders/o1/settle", 3), "o1", usd(2500))
+			return err
+		}, payments.ErrCurrencyMismatch},
+		{"charge in the currency, other amount", func() error {
+			_, err := f.svc.Charge(ctx, idem(payments.FlowCharge, "c3", "/orders/o1/payments", 4), "o1", eur(1))
+			return err
+		}, payments.ErrAmountMismatch},
+	} {
+		if err := tt.run(); !errors.Is(err, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, err, tt.want)
+		}
+	}
+}

@@ -52,7 +52,7 @@ func (s *Service) Settle(ctx context.Context, idem Idem, orderID string, expecte
 	}
 	total := money.Amount{Minor: order.Total, Currency: money.Currency(order.Currency)}
 	if expected != nil && *expected != total {
-		return Response{}, &AmountMismatchError{Expected: total, Got: *expected}
+		return Response{}, mismatch(orderID, total, *expected)
 	}
 	f, err := s.settleFlow(idem, *order, total)
 	if err != nil {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/retry"
+	"github.com/oncetable/oncetable/runtime/schema"
 )
 
 // KeyAV is [Builder.Key] under schema.Default.
@@ -63,24 +63,12 @@ func (s *Store) User(ctx context.Context, userID string) (User, error) {
 	return u, nil
 }
 
-// Balance is a user's balance.
+// Balance is a user's balance. Currency is absent until the first credit
+// fixes it, as in the profile (User.Currency).
 type Balance struct {
 	UserID   string `json:"userId"`
 	Balance  int64  `json:"balance"`
-	Currency string `json:"currency"`
-}
-
-// MarshalJSON writes currency: null until the first credit fixes it.
-func (b Balance) MarshalJSON() ([]byte, error) {
-	var cur *string
-	if b.Currency != "" {
-		cur = &b.Currency
-	}
-	return json.Marshal(struct {
-		UserID   string  `json:"userId"`
-		Balance  int64   `json:"balance"`
-		Currency *string `json:"currency"`
-	}{b.UserID, b.Balance, cur})
+	Currency string `json:"currency,omitempty"`
 }
 
 // Balance reads a user's balance with a strongly consistent, projected
@@ -214,7 +202,7 @@ func runPage[T any](ctx context.Context, s *Store, q pageQuery, limit int, cur s
 		ExpressionAttributeNames:  expr.Names(),
 		ExpressionAttributeValues: expr.Values(),
 		ScanIndexForward:          aws.Bool(q.forward),
-		Limit:                     aws.Int32(int32(limit)),
+		Limit:                     aws.Int32(int32(limit + 1)), // one more: is there a next page?
 		ExclusiveStartKey:         start,
 	}
 	if q.index != "" {
@@ -226,18 +214,42 @@ func runPage[T any](ctx context.Context, s *Store, q pageQuery, limit int, cur s
 	if err != nil {
 		return Page[T]{}, err
 	}
-	p := Page[T]{Items: make([]T, 0, len(out.Items))}
-	for _, item := range out.Items {
+	items, last := out.Items, out.LastEvaluatedKey
+	if len(items) > limit {
+		// The extra item proves a next page; it starts after the last one
+		// returned. A page that ends the results has no cursor.
+		items, last = items[:limit], pageKey(s.sch, items[limit-1], q.index)
+	}
+	p := Page[T]{Items: make([]T, 0, len(items))}
+	for _, item := range items {
 		var v T
 		if err := s.items.Unmarshal(item, &v); err != nil {
 			return Page[T]{}, err
 		}
 		p.Items = append(p.Items, v)
 	}
-	if p.NextCursor, err = s.cursor.Encode(q.binding, out.LastEvaluatedKey); err != nil {
+	if p.NextCursor, err = s.cursor.Encode(q.binding, last); err != nil {
 		return Page[T]{}, err
 	}
 	return p, nil
+}
+
+// pageKey is the ExclusiveStartKey that resumes a Query after item: the
+// table's key, plus the index's key on an index.
+func pageKey(sch schema.Schema, item map[string]types.AttributeValue, index string) map[string]types.AttributeValue {
+	names := []string{sch.PartitionKey, sch.SortKey}
+	for _, ix := range sch.Indexes() {
+		if ix.Name == index {
+			names = append(names, ix.PartitionKey, ix.SortKey)
+		}
+	}
+	key := map[string]types.AttributeValue{}
+	for _, n := range names {
+		if v, ok := item[n]; ok {
+			key[n] = v
+		}
+	}
+	return key
 }
 
 // Ledger pages a user's ledger newest first: Query PK = USER#<id> AND

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,17 +134,54 @@ func TestProductsAndFeatured(t *testing.T) {
 	}
 }
 
+// The balance and the profile agree: no currency before the first credit.
 func TestBalanceJSON(t *testing.T) {
+	profile, _ := json.Marshal(store.User{UserID: "u"})
+	if strings.Contains(string(profile), "currency") {
+		t.Errorf("profile without a currency = %s", profile)
+	}
 	for _, tt := range []struct {
 		b    store.Balance
 		want string
 	}{
-		{store.Balance{UserID: "u", Balance: 0}, `{"userId":"u","balance":0,"currency":null}`},
+		{store.Balance{UserID: "u", Balance: 0}, `{"userId":"u","balance":0}`},
 		{store.Balance{UserID: "u", Balance: 250, Currency: "EUR"}, `{"userId":"u","balance":250,"currency":"EUR"}`},
 	} {
 		got, err := json.Marshal(tt.b)
 		if err != nil || string(got) != tt.want {
 			t.Errorf("json = %s, %v; want %s", got, err, tt.want)
+		}
+	}
+}
+
+// A page that ends the results has no cursor, also when it holds exactly
+// limit items (the query reads one item more to know), on the table and on
+// an index; a cursor always leads to a non-empty page.
+func TestPageEndsWithoutCursor(t *testing.T) {
+	st, _ := newStore(t)
+	ctx := context.Background()
+	for i := range 4 {
+		if _, err := st.CreateProduct(ctx, store.NewProduct{ProductID: fmt.Sprintf("f%d", i), Name: fmt.Sprintf("F%d", i), Price: 100, Currency: "EUR", Featured: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		limit int
+		pages []int // items per page, the last one without a cursor
+	}{{4, []int{4}}, {5, []int{4}}, {2, []int{2, 2}}, {3, []int{3, 1}}, {1, []int{1, 1, 1, 1}}} {
+		cur, got := "", []int{}
+		for {
+			p, err := st.FeaturedProducts(ctx, tt.limit, cur)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, len(p.Items))
+			if cur = p.NextCursor; cur == "" || len(got) > 5 {
+				break
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tt.pages) {
+			t.Errorf("limit %d: pages of %v items, want %v", tt.limit, got, tt.pages)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package badinput_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"net/http"
@@ -179,12 +180,22 @@ func catalogue(aliceCursor, bobCursor string) []badInput {
 			status: 402, problem: "insufficient-funds"},
 		{group: "business rule", name: "charge with a different amount", method: "POST", path: "/orders/o-open/payments", header: key("cat-charge-amount"),
 			body: []byte(`{"amount":1,"currency":"EUR"}`), status: 422, problem: "amount-mismatch"},
+		{group: "business rule", name: "charge in another currency than the order's", method: "POST", path: "/orders/o-open/payments", header: key("cat-charge-usd"),
+			body: []byte(`{"amount":2500,"currency":"USD"}`), status: 422, problem: "currency-mismatch", detail: "is in EUR, the request in USD"},
 		{group: "business rule", name: "debit beyond the balance", method: "POST", path: "/users/bob/debits", header: key("cat-debit-funds"),
 			body: []byte(`{"amount":571,"currency":"EUR"}`), status: 402, problem: "insufficient-funds"},
 		{group: "business rule", name: "debit of an unknown user", method: "POST", path: "/users/nobody/debits", header: key("cat-debit-nobody"),
 			body: []byte(`{"amount":1,"currency":"EUR"}`), status: 404, problem: "not-found"},
 		{group: "business rule", name: "credit of an unknown user", method: "POST", path: "/users/nobody/credits", header: key("cat-credit-nobody"),
 			body: []byte(`{"amount":1,"currency":"EUR"}`), status: 404, problem: "not-found"},
+		{group: "business rule", name: "ledger of an unknown user", method: "GET", path: "/users/nobody/ledger", status: 404, problem: "not-found"},
+		{group: "business rule", name: "orders of an unknown user", method: "GET", path: "/users/nobody/orders", status: 404, problem: "not-found"},
+		{group: "id", name: "new user without an id (a retry would create a second user)", method: "POST", path: "/users", header: hdr(),
+			body: []byte(`{"name":"Eve","email":"eve@example.com"}`), status: 400, problem: "invalid-id", detail: "\"userId\" is required"},
+		{group: "id", name: "new product without an id", method: "POST", path: "/products", header: hdr(),
+			body: []byte(`{"name":"Mug","price":1250,"currency":"EUR"}`), status: 400, problem: "invalid-id", detail: "\"productId\" is required"},
+		{group: "id", name: "new address without an id", method: "POST", path: "/users/alice/addresses", header: hdr(),
+			body: []byte(`{"line1":"1 Main St","city":"Berlin","postalCode":"10115","country":"DE"}`), status: 400, problem: "invalid-id", detail: "\"addressId\" is required"},
 		{group: "business rule", name: "user that exists already", method: "POST", path: "/users", header: hdr(),
 			body: []byte(`{"userId":"alice","name":"Alice 2","email":"alice2@example.com"}`), status: 409, problem: "already-exists"},
 
@@ -215,7 +226,7 @@ func TestCatalogue(t *testing.T) {
 				r = e.do(c.method, c.path, c.header, c.body)
 			}
 			typ := strings.TrimPrefix(r.typ, httpapi.ProblemTypeBase)
-			if r.status != c.status || typ != c.problem || !strings.Contains(r.body, c.detail) {
+			if r.status != c.status || typ != c.problem || !strings.Contains(problemDetail(r.body), c.detail) {
 				t.Errorf("%s %s: got %d %q, want %d %q (detail %q); body %s", c.method, c.path, r.status, typ, c.status, c.problem, c.detail, truncate(r.body, 400))
 			}
 			if after := e.snapshot(t); after != before {
@@ -268,6 +279,13 @@ Fuzz targets cover the same ground with generated input. Their seed corpora (tes
 | FuzzDecode | runtime/cursor | only a cursor the codec issued for this query verifies; round trip; a cursor of another query is refused |
 
 `
+
+// problemDetail is the detail member of a problem+json body.
+func problemDetail(body string) string {
+	var p struct{ Detail string }
+	json.Unmarshal([]byte(body), &p)
+	return p.Detail
+}
 
 func withDetail(c badInput, detail string) badInput {
 	c.detail = detail
