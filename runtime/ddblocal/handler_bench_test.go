@@ -110,3 +110,33 @@ func BenchmarkHandlerHotUpdateHarness(b *testing.B) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.ReadAll(r.Body); w.WriteHeader(http.StatusOK) })
 	hotUpdate(b, h, `{"TableName":"bench","Key":{"PK":{"S":"HOT"},"SK":{"S":"X"}},"UpdateExpression":"SET n = n + :one","ConditionExpression":"n >= :zero","ExpressionAttributeValues":{":one":{"N":"1"},":zero":{"N":"0"}}}`)
 }
+
+// BenchmarkHandlerTransact4 is the engine benchmark's transaction without a
+// client: four distinct items of a table of 1,000, each a conditional
+// counter update, with a fresh ClientRequestToken as the SDK sends.
+func BenchmarkHandlerTransact4(b *testing.B) {
+	eng, db := benchTable(b)
+	const items = 1000
+	for i := range items {
+		if _, err := db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String("bench"), Item: map[string]av{
+			"PK": s("USER#" + strconv.Itoa(i)), "SK": s("ORDER#" + strconv.Itoa(i)), "cnt": n("0"),
+			"status": s("OPEN"), "amount": n("1234.56"), "note": s(strings.Repeat("n", 120))}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	h := eng.Handler()
+	b.ReportAllocs()
+	for seq := 0; b.Loop(); seq++ {
+		body := make([]byte, 0, 1024)
+		body = append(body, `{"TransactItems":[`...)
+		for k := range 4 {
+			i := (seq*4 + k*251) % items
+			if k > 0 {
+				body = append(body, ',')
+			}
+			body = append(body, `{"Update":{"TableName":"bench","Key":{"PK":{"S":"USER#`+strconv.Itoa(i)+`"},"SK":{"S":"ORDER#`+strconv.Itoa(i)+`"}},"UpdateExpression":"SET cnt = cnt + :one","ConditionExpression":"attribute_exists(PK)","ExpressionAttributeValues":{":one":{"N":"1"}}}}`...)
+		}
+		body = append(body, `],"ClientRequestToken":"tok-`+strconv.Itoa(seq)+`"}`...)
+		serve(b, h, "TransactWriteItems", string(body))
+	}
+}

@@ -3,7 +3,7 @@ package ddblocal
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -60,7 +60,8 @@ type txOp struct {
 	t     *table
 	key   []byte
 	x     *compiled
-	old   attr.Item
+	old   attr.Item // nil when absent, or when an update was made to it in place
+	prior prior     // what the write replaces
 	next  attr.Item
 	row   *entry // next's row when evaluate encoded it
 	write bool
@@ -136,11 +137,7 @@ func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInp
 	if in.ClientRequestToken != nil {
 		// The SDK writes maps in random order, so the digest is taken over
 		// a canonical encoding (sorted keys), not over the body.
-		raw, err := json.Marshal(in.TransactItems)
-		if err != nil {
-			return nil, newError(CodeInternalServerError, "%v", err)
-		}
-		digest = sha256.Sum256(raw)
+		digest = txDigest(in.TransactItems)
 	}
 
 	tables := lockTables(ops, true)
@@ -206,11 +203,11 @@ func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInp
 			usage[op.t.name] = cc
 		}
 		if !op.write {
-			cc.write += 2 * writeUnits(attr.ItemSize(op.old))
+			cc.write += 2 * writeUnits(op.prior.size)
 			continue
 		}
 		delay := e.faults.gsiDelay(op.t.name)
-		cc.addWrite(op.t, op.t.writeEntry(op.key, op.t.priorOf(op.old, -1), op.next, op.row, delay, now), 2)
+		cc.addWrite(op.t, op.t.writeEntry(op.key, op.prior, op.next, op.row, delay, now), 2)
 		if op.next != nil {
 			collections.add(op.t, op.next)
 		} else {
@@ -222,6 +219,7 @@ func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInp
 			return nil, err
 		}
 	}
+	releaseTxItems(ops)
 	out := map[string]any{}
 	if r := reportAll(usage, in.ReturnConsumedCapacity); r != nil {
 		out["ConsumedCapacity"] = r
@@ -231,6 +229,29 @@ func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInp
 		e.tokens.store(*in.ClientRequestToken, digest, now, e.opts.IdempotencyWindow, out)
 	}
 	return out, nil
+}
+
+// releaseTxItems gives the maps of a committed transaction back for reuse:
+// the items written are encoded, the items read are returned to no one,
+// and the request's keys and values were copied from.
+func releaseTxItems(ops []*txOp) {
+	for _, op := range ops {
+		if op.old != nil && !sameMap(op.old, op.next) {
+			releaseItem(op.old)
+		}
+		releaseItem(op.next)
+		releaseItem(op.act.Key)
+		releaseItem(attr.Item(op.act.ExpressionAttributeValues))
+		op.old, op.next, op.act.Key, op.act.Item, op.act.ExpressionAttributeValues = nil, nil, nil, nil, nil
+	}
+}
+
+// sameMap reports whether a and b are one map.
+func sameMap(a, b attr.Item) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // replayed is the response to a transaction replayed with its
@@ -356,19 +377,21 @@ func (e *Engine) prepareTxOp(ti transactWriteItem) (*txOp, error) {
 func (op *txOp) evaluate(e *Engine) error {
 	switch op.kind {
 	case "Update":
-		u, err := e.applyUpdate(op.t, op.key, op.act.Key, op.x, true)
-		op.old, op.next, op.write = u.old, u.next, true
+		// The item read is a decoded copy: updated in place when in no
+		// index, it costs nothing should the transaction be cancelled.
+		u, err := e.applyUpdate(op.t, op.key, op.act.Key, op.x, false)
+		op.old, op.prior, op.next, op.write = u.old, u.prior, u.next, true
 		if err == nil {
 			op.row = &u.row
 			err = e.checkItemCollection(op.t, op.t.collectionBytes(op.old), op.next)
 		}
 		return err
 	default:
-		old, err := op.t.get(op.key)
+		old, size, err := op.t.getSized(op.key)
 		if err != nil {
 			return err
 		}
-		op.old = old
+		op.old, op.prior = old, op.t.priorOf(old, size)
 		if err := op.x.check(old); err != nil {
 			return err
 		}
