@@ -50,6 +50,16 @@ var fastDecodeSeeds = []string{
 	`{"TableName":"t","KeySchema":[{"attributename":"PK"}]}`,
 	`{"TableName":"t","KeySchema":[null]}`,
 	`{"TableName":"t","ProvisionedThroughput":{"ReadCapacityUnits":1.5}}`,
+	`{"TableName":"t","Expected":{"a":{"ComparisonOperator":"IN","AttributeValueList":[{"N":"1"},{"S":"x\u0041"}]}},"ConditionalOperator":"OR"}`,
+	`{"TableName":"t","KeyConditions":{"a":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"x"}]}},"QueryFilter":{"b":{"ComparisonOperator":"NULL"}},"ScanFilter":null}`,
+	`{"TableName":"t","Expected":{"a":tru}}`,
+	`{"TableName":"t","AttributeUpdates":{"a":{"Action":"ADD","Value":{"N":"1"}}},"Expected":[1,]}`,
+	`{"TransactItems":[{"Update":{"TableName":"t","Key":{"PK":{"S":"a"}},"UpdateExpression":"SET n = n + :one","ConditionExpression":"attribute_exists(PK)","ExpressionAttributeValues":{":one":{"N":"1"}},"ExpressionAttributeNames":{"#n":"n"},"ReturnValuesOnConditionCheckFailure":"ALL_OLD"}},{"Put":{"TableName":"t","Item":{"PK":{"S":"b"}}}},{"Delete":{"TableName":"t","Key":{"PK":{"S":"c"}}}},{"ConditionCheck":{"TableName":"t","Key":{"PK":{"S":"d"}},"ConditionExpression":"attribute_not_exists(PK)"}}],"ClientRequestToken":"tok","ReturnConsumedCapacity":"TOTAL","ReturnItemCollectionMetrics":"NONE"}`,
+	`{"TransactItems":[{"Put":{"TableName":"t"},"Put":{"TableName":"u"}}]}`,
+	`{"TransactItems":[{"Put":{"TableName":"t","TableName":"u"}}]}`,
+	`{"TransactItems":[{"Put":{"TableName":"t","Item":{"a":{"SS":["x"]}}}}]}`,
+	`{"TransactItems":[]}`,
+	`{"TransactItems":[{}]}`,
 }
 
 // decodeBoth decodes body with the fast path and with encoding/json into
@@ -81,6 +91,7 @@ func FuzzFastDecode(f *testing.F) {
 		decodeBoth[queryInput](t, body)
 		decodeBoth[scanInput](t, body)
 		decodeBoth[createTableInput](t, body)
+		decodeBoth[transactWriteItemsInput](t, body)
 	})
 }
 
@@ -103,6 +114,41 @@ func TestFastDecodeAcceptsCreateTable(t *testing.T) {
 		}
 		if !decodeFast([]byte(body), new(createTableInput)) {
 			t.Errorf("fast path refused plain CreateTable request %s", body)
+		}
+	}
+}
+
+func TestFastDecodeAcceptsTransactWriteItems(t *testing.T) {
+	for _, body := range fastDecodeSeeds {
+		if strings.HasPrefix(body, `{"TransactItems":[{"Update"`) && !decodeFast([]byte(body), new(transactWriteItemsInput)) {
+			t.Errorf("fast path refused plain TransactWriteItems request %s", body)
+		}
+	}
+}
+
+// The ClientRequestToken digest ignores the order of map members, which
+// the SDK writes at random, and nothing else.
+func TestTxDigest(t *testing.T) {
+	digest := func(body string) [32]byte {
+		var in transactWriteItemsInput
+		if err := decodeRequest([]byte(body), &in); err != nil {
+			t.Fatal(err)
+		}
+		return txDigest(in.TransactItems)
+	}
+	a := digest(`{"TransactItems":[{"Update":{"TableName":"t","Key":{"PK":{"S":"a"},"SK":{"S":"b"}},"UpdateExpression":"SET n = :v","ExpressionAttributeValues":{":v":{"M":{"x":{"N":"1"},"y":{"L":[{"S":"z"}]}}}}}}]}`)
+	b := digest(`{"TransactItems":[{"Update":{"ExpressionAttributeValues":{":v":{"M":{"y":{"L":[{"S":"z"}]},"x":{"N":"1.0"}}}},"UpdateExpression":"SET n = :v","Key":{"SK":{"S":"b"},"PK":{"S":"a"}},"TableName":"t"}}]}`)
+	if a != b {
+		t.Error("the same request in another member order has another digest")
+	}
+	for _, other := range []string{
+		`{"TransactItems":[{"Update":{"TableName":"t","Key":{"PK":{"S":"a"},"SK":{"S":"c"}},"UpdateExpression":"SET n = :v","ExpressionAttributeValues":{":v":{"M":{"x":{"N":"1"},"y":{"L":[{"S":"z"}]}}}}}}]}`,
+		`{"TransactItems":[{"Update":{"TableName":"t","Key":{"PK":{"S":"a"},"SK":{"S":"b"}},"UpdateExpression":"SET n = :v","ExpressionAttributeValues":{":v":{"M":{"x":{"N":"2"},"y":{"L":[{"S":"z"}]}}}}}}]}`,
+		`{"TransactItems":[{"Update":{"TableName":"t","Key":{"PK":{"S":"a"},"SK":{"S":"b"}},"UpdateExpression":"SET n = :v","ConditionExpression":"","ExpressionAttributeValues":{":v":{"M":{"x":{"N":"1"},"y":{"L":[{"S":"z"}]}}}}}}]}`,
+		`{"TransactItems":[{"Put":{"TableName":"t","Item":{"PK":{"S":"a"},"SK":{"S":"b"}}}}]}`,
+	} {
+		if digest(other) == a {
+			t.Errorf("a different request has the same digest: %s", other)
 		}
 	}
 }

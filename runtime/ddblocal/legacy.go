@@ -173,7 +173,7 @@ func (x *compiled) checkQueryFilterKeys(keys []string) error {
 func (r *jsonReader) rawValue() (json.RawMessage, bool) {
 	r.ws()
 	start := r.pos
-	if !r.skipValue(0) {
+	if !r.skipValue(0) || !json.Valid(r.src[start:r.pos]) {
 		return nil, false
 	}
 	return append(json.RawMessage(nil), r.src[start:r.pos]...), true
