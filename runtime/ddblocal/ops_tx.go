@@ -301,9 +301,12 @@ func reportAll(usage map[string]*consumed, mode string) []map[string]any {
 func (e *Engine) prepareTxOp(ti transactWriteItem) (*txOp, error) {
 	op := &txOp{}
 	count := 0
-	for kind, a := range map[string]*txAction{"ConditionCheck": ti.ConditionCheck, "Put": ti.Put, "Delete": ti.Delete, "Update": ti.Update} {
-		if a != nil {
-			op.kind, op.act = kind, a
+	for _, k := range [...]struct {
+		kind string
+		a    *txAction
+	}{{"ConditionCheck", ti.ConditionCheck}, {"Put", ti.Put}, {"Delete", ti.Delete}, {"Update", ti.Update}} {
+		if k.a != nil {
+			op.kind, op.act = k.kind, k.a
 			count++
 		}
 	}
