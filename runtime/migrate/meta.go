@@ -26,6 +26,7 @@ const (
 	attrHolder   = "holder"
 	attrVerified = "verifiedEpoch"
 	attrUntil    = "until"
+	attrPending  = "pending"
 )
 
 func strAV(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
@@ -72,6 +73,7 @@ func readState(ctx context.Context, c API, table string, s schema.Schema, name s
 		return State{}, fmt.Errorf("migrate: META item of %s: %w", name, err)
 	}
 	st.Phase, st.Epoch, st.Holder, st.VerifiedEpoch = p, getN(out.Item, attrEpoch), getS(out.Item, attrHolder), getN(out.Item, attrVerified)
+	st.Pending = getS(out.Item, attrPending)
 	st.Entered, _ = time.Parse(time.RFC3339Nano, getS(out.Item, attrEntered))
 	return st, nil
 }
@@ -85,8 +87,9 @@ func epochCondition(e int64) expression.ConditionBuilder {
 }
 
 // transition moves the META item from st to phase to, in one transaction
-// with a check that this migrator still holds the lease.
-func (mg *Migrator) transition(ctx context.Context, st State, to Phase, verified int64) (State, error) {
+// with a check that this migrator still holds the lease. pending names the
+// rollback sweep the new phase still owes ("" for none).
+func (mg *Migrator) transition(ctx context.Context, st State, to Phase, verified int64, pending string) (State, error) {
 	now := mg.opts.Clock().UTC()
 	upd := expression.Set(expression.Name(attrPhase), expression.Value(string(to))).
 		Set(expression.Name(attrEpoch), expression.Value(st.Epoch+1)).
@@ -94,11 +97,12 @@ func (mg *Migrator) transition(ctx context.Context, st State, to Phase, verified
 		Set(expression.Name(attrHolder), expression.Value(mg.opts.Holder)).
 		Set(expression.Name(attrVerified), expression.Value(verified)).
 		Set(expression.Name("from"), expression.Value(mg.m.From)).
-		Set(expression.Name("to"), expression.Value(mg.m.To))
+		Set(expression.Name("to"), expression.Value(mg.m.To)).
+		Set(expression.Name(attrPending), expression.Value(pending))
 	if err := mg.updateMeta(ctx, st, upd, "move to "+string(to)); err != nil {
 		return State{}, err
 	}
-	return State{Migration: mg.m.Name, Phase: to, Epoch: st.Epoch + 1, Entered: now, Holder: mg.opts.Holder, VerifiedEpoch: verified}, nil
+	return State{Migration: mg.m.Name, Phase: to, Epoch: st.Epoch + 1, Entered: now, Holder: mg.opts.Holder, VerifiedEpoch: verified, Pending: pending}, nil
 }
 
 // markVerified records the epoch in which verify last passed (0 after a

@@ -476,3 +476,44 @@ func TestBackfillBudgetAndThrottling(t *testing.T) {
 		t.Fatalf("consumed %.1f units in %s, faster than a budget of 40/s allows (%s)", rep.Consumed, elapsed, min)
 	}
 }
+
+func TestKilledRollbackResumes(t *testing.T) {
+	const n = 30
+	f := newFixture(t, n)
+	mg := f.migrator(ordersShard())
+	mustRun(t, mg, Verify)
+	for _, p := range []Phase{Backfill, Mirror} {
+		if st, err := mg.Rollback(f.ctx); err != nil || st.Phase != p {
+			t.Fatalf("Rollback = %+v, %v", st, err)
+		}
+	}
+	ctx, kill := context.WithCancel(f.ctx)
+	killer := f.migrator(ordersShard(), func(o *Options) {
+		o.Progress = func(p Progress) {
+			if p.Job == "rollback-mirror" && p.Report.Written > 0 {
+				kill()
+			}
+		}
+	})
+	if _, err := killer.Rollback(ctx); err == nil {
+		t.Fatal("the killed rollback reported success")
+	}
+	st, _ := mg.Status(f.ctx)
+	if st.Phase != None || st.Pending != "rollback-mirror" {
+		t.Fatalf("after the kill: %+v, want none with the strip pending", st)
+	}
+	// Writers are already back on the old shape; the next Rollback (or Run)
+	// finishes the strip before anything else.
+	if st, err := mg.Rollback(f.ctx); err != nil || st.Phase != None || st.Pending != "" {
+		t.Fatalf("resumed Rollback = %+v, %v", st, err)
+	}
+	for i := 0; i < n; i++ {
+		if it := f.order(orderID(i)); it["shard"] != nil || it["schemaVersion"] != nil {
+			t.Fatalf("order %d still in the new shape: %v", i, it)
+		}
+	}
+	var pe *PhaseError
+	if _, err := mg.Rollback(f.ctx); !errors.As(err, &pe) {
+		t.Fatalf("Rollback from a finished none = %v, want a PhaseError", err)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 )
 
 // Migrator moves one migration through its phases on one table. Its
@@ -87,7 +89,7 @@ func (mg *Migrator) advance(ctx context.Context, st State, to Phase) (State, err
 	if reason != "" {
 		return State{}, mg.phaseError(st, to, reason)
 	}
-	return mg.transition(ctx, st, to, st.VerifiedEpoch)
+	return mg.transition(ctx, st, to, st.VerifiedEpoch, "")
 }
 
 func (mg *Migrator) phaseError(st State, to Phase, reason string) *PhaseError {
@@ -122,6 +124,9 @@ func (mg *Migrator) Rollback(ctx context.Context) (State, error) {
 }
 
 func (mg *Migrator) rollback(ctx context.Context, st State) (State, error) {
+	if st.Pending != "" {
+		return mg.finishPending(ctx, st)
+	}
 	prev, ok := st.Phase.previous()
 	if !ok {
 		return State{}, mg.phaseError(st, prev, "there is no rollback from "+string(st.Phase))
@@ -131,17 +136,33 @@ func (mg *Migrator) rollback(ctx context.Context, st State) (State, error) {
 	}
 	// Writers must switch to the earlier shapes before the sweep, so that
 	// none of them recreates what it removes.
-	to, err := mg.transition(ctx, st, prev, 0)
-	if err != nil {
-		return State{}, err
+	pending := map[Phase]string{Mirror: mg.stripJob().name, Cleanup: mg.restoreJob().name}[st.Phase]
+	to, err := mg.transition(ctx, st, prev, 0, pending)
+	if err != nil || pending == "" {
+		return to, err
 	}
-	switch st.Phase {
-	case Mirror:
-		_, err = mg.sweep(ctx, to, mg.stripJob())
-	case Cleanup:
-		_, err = mg.sweep(ctx, to, mg.restoreJob())
+	return mg.finishPending(ctx, to)
+}
+
+// finishPending runs (or resumes) the rollback sweep st owes, then clears it.
+func (mg *Migrator) finishPending(ctx context.Context, st State) (State, error) {
+	var j job
+	switch st.Pending {
+	case mg.stripJob().name:
+		j = mg.stripJob()
+	case mg.restoreJob().name:
+		j = mg.restoreJob()
+	default:
+		return st, fmt.Errorf("migrate: META item of %s owes an unknown sweep %q", mg.m.Name, st.Pending)
 	}
-	return to, err
+	if _, err := mg.sweep(ctx, st, j); err != nil {
+		return st, err
+	}
+	if err := mg.updateMeta(ctx, st, expression.Set(expression.Name(attrPending), expression.Value("")), "finish "+j.name); err != nil {
+		return st, err
+	}
+	st.Pending = ""
+	return st, nil
 }
 
 // Run moves the migration forward to phase target, doing each phase's work
@@ -156,6 +177,11 @@ func (mg *Migrator) Run(ctx context.Context, target Phase) (State, error) {
 		var err error
 		if st, err = mg.Status(ctx); err != nil {
 			return err
+		}
+		if st.Pending != "" {
+			if st, err = mg.finishPending(ctx, st); err != nil {
+				return err
+			}
 		}
 		if st.Phase.index() > target.index() {
 			return mg.phaseError(st, target, "it is past that phase (use rollback)")

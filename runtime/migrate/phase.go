@@ -72,4 +72,8 @@ type State struct {
 	Holder string
 	// VerifiedEpoch is the epoch in which verify last passed.
 	VerifiedEpoch int64
+	// Pending names a rollback sweep that has not finished in this phase
+	// (removing the new shape, or restoring the old); the next Rollback or
+	// Run finishes it first.
+	Pending string
 }

@@ -133,7 +133,7 @@ func (c Command) run(ctx context.Context, args []string) error {
 		return err
 	}
 	c.emit(map[string]any{"event": "state", "migration": st.Migration, "phase": st.Phase, "epoch": st.Epoch,
-		"enteredAt": st.Entered, "holder": st.Holder, "verifiedEpoch": st.VerifiedEpoch})
+		"enteredAt": st.Entered, "holder": st.Holder, "verifiedEpoch": st.VerifiedEpoch, "pending": st.Pending})
 	return nil
 }
 
