@@ -28,6 +28,28 @@
 //   - a key reused with a different body never applied anything;
 //   - money is conserved: credits - debits - settles = sum of balances.
 //
+// Beside the clients, the table's stream (NEW_AND_OLD_IMAGES) is read by
+// runtime/streampoll, as an event source mapping would, into the
+// production runtime/outbox Publisher, which publishes through the real
+// aws-sdk-go-v2 eventbridge client to a fake EventBridge endpoint on
+// loopback. In every window but calm, that endpoint refuses a seeded share
+// of PutEvents entries and the consumer crashes in a seeded share of
+// invocations after publishing part of its batch; the engine's StreamDelay
+// holds records back in the delay windows. After the run the poller
+// drains the stream and [CheckEvents] compares what arrived with the table:
+//
+//   - every committed ledger entry, payment (created and processed) and
+//     paid order yields exactly one event id, delivered at least once;
+//   - no event appears for anything not committed, and its amount and user
+//     are the table's;
+//   - a redelivery carries the same id and the same detail;
+//   - the events of one item arrive in commit order (stream order).
+//
+// Order across the items of one user is not promised (docs/events.md:
+// EventBridge keeps no order across entries, and refused entries are
+// retried alone); the run counts how often it breaks, by arrival and by
+// committedAt, without calling it a violation.
+//
 // The client choices are drawn from a random source seeded by Config.Seed,
 // and so are the engine's faults; thread scheduling is not, so two runs with
 // one seed make the same kinds of requests in a similar mix, not the same

@@ -16,7 +16,7 @@ const (
 	Conflicts   FaultKind = "transaction-conflict"
 	Latency     FaultKind = "latency-spike"
 	LostReplies FaultKind = "lost-response"
-	GSIDelay    FaultKind = "gsi-delay"
+	GSIDelay    FaultKind = "gsi-and-stream-delay"
 	AllFaults   FaultKind = "all-faults"
 )
 
@@ -65,13 +65,13 @@ func faultsFor(k FaultKind, seed uint64, i int) ddblocal.Faults {
 	case LostReplies:
 		f.LoseResponseRate, f.LoseResponseMode = 0.15, mode
 	case GSIDelay:
-		f.GSIDelay = time.Second
+		f.GSIDelay, f.StreamDelay = time.Second, time.Second
 	case AllFaults:
 		f.ThrottleRate, f.ThrottleCode, f.UnprocessedRate = 0.08, code, 0.1
 		f.TransactionConflictRate, f.WriteConflictRate = 0.1, 0.1
 		f.Latency = 10 * time.Millisecond
 		f.LoseResponseRate, f.LoseResponseMode = 0.06, mode
-		f.GSIDelay = 500 * time.Millisecond
+		f.GSIDelay, f.StreamDelay = 500*time.Millisecond, 500*time.Millisecond
 	}
 	return f
 }

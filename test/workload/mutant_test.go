@@ -2,15 +2,18 @@ package workload_test
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/oncetable/oncetable/runtime/idempotency"
+	"github.com/oncetable/oncetable/runtime/streampoll"
 	"github.com/oncetable/oncetable/test/workload"
 )
 
@@ -103,4 +106,102 @@ func contains(s, sub string) bool {
 
 func isWord(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// TestEventMutantsAreCaught breaks the outbox on purpose, between the
+// stream and the production publisher, and requires the events checker to
+// report it.
+func TestEventMutantsAreCaught(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		wrap func(streampoll.Handler) streampoll.Handler
+		want string
+	}{
+		{"debit records dropped", func(h streampoll.Handler) streampoll.Handler {
+			return func(ctx context.Context, b events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+				var kept []events.DynamoDBEventRecord
+				for _, r := range b.Records {
+					if r.Change.NewImage["kind"].DataType() == events.DataTypeString && r.Change.NewImage["kind"].String() == "debit" {
+						continue
+					}
+					kept = append(kept, r)
+				}
+				return h(ctx, events.DynamoDBEvent{Records: kept})
+			}
+		}, workload.InvEventDelivered},
+		{"a redelivery with another amount", func(h streampoll.Handler) streampoll.Handler {
+			return func(ctx context.Context, b events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+				if resp, err := h(ctx, b); err != nil || len(resp.BatchItemFailures) > 0 {
+					return resp, err
+				}
+				changed := make([]events.DynamoDBEventRecord, len(b.Records))
+				for i, r := range b.Records {
+					im := maps.Clone(r.Change.NewImage)
+					if _, ok := im["amount"]; ok {
+						im["amount"] = events.NewNumberAttribute("1")
+					}
+					r.Change.NewImage = im
+					changed[i] = r
+				}
+				return h(ctx, events.DynamoDBEvent{Records: changed})
+			}
+		}, workload.InvEventRedeliver},
+		{"a credit published that was never committed", func(h streampoll.Handler) streampoll.Handler {
+			return func(ctx context.Context, b events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+				recs := b.Records
+				for _, r := range b.Records {
+					if r.EventName == "INSERT" && r.Change.NewImage["kind"].DataType() == events.DataTypeString && r.Change.NewImage["kind"].String() == "credit" {
+						im := maps.Clone(r.Change.NewImage)
+						im["entryId"] = events.NewStringAttribute(im["entryId"].String() + "-phantom")
+						r.Change.NewImage = im
+						recs = append(append([]events.DynamoDBEventRecord(nil), b.Records...), r)
+						break
+					}
+				}
+				return h(ctx, events.DynamoDBEvent{Records: recs})
+			}
+		}, workload.InvEventCommitted},
+		{"a payment's creation published after its processing", func(h streampoll.Handler) streampoll.Handler {
+			held := map[string]events.DynamoDBEventRecord{}
+			return func(ctx context.Context, b events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+				var recs []events.DynamoDBEventRecord
+				for _, r := range b.Records {
+					im := r.Change.NewImage
+					if im["EntityType"].DataType() != events.DataTypeString || im["EntityType"].String() != "Payment" {
+						recs = append(recs, r)
+						continue
+					}
+					id := im["paymentId"].String()
+					if r.EventName == "INSERT" {
+						held[id] = r
+						continue
+					}
+					recs = append(recs, r)
+					if c, ok := held[id]; ok {
+						recs = append(recs, c)
+						delete(held, id)
+					}
+				}
+				if len(recs) == 0 {
+					return events.DynamoDBEventResponse{}, nil
+				}
+				return h(ctx, events.DynamoDBEvent{Records: recs})
+			}
+		}, workload.InvEventOrder},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := workload.Run(context.Background(), workload.Config{Duration: 2 * time.Second, Clients: 4, Users: 4,
+				Seed: 3, NoFaults: true, Consumer: tc.wrap})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]int{}
+			for _, v := range res.Violations {
+				got[v.Invariant]++
+			}
+			if got[tc.want] == 0 {
+				t.Errorf("mutant %q: violations %v, want some of %q (events %+v)", tc.name, got, tc.want, res.EventStats)
+			}
+		})
+	}
 }

@@ -113,6 +113,8 @@ func (r *Result) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "| responses lost after commit | %d |\n| GSI writes delayed | %d |\n| latency added (total) | %s |\n",
 		f.LostResponses, f.DelayedIndexWrites, f.Latency.Round(time.Millisecond))
 
+	r.writeEvents(w)
+
 	fmt.Fprintf(w, "\n| client side | count |\n|---|---:|\n")
 	fmt.Fprintf(w, "| requests (intents) | %d |\n| HTTP attempts | %d |\n| retries (same key, same body) | %d |\n", c.Intents, c.Attempts, c.Retries)
 	fmt.Fprintf(w, "| responses marked Idempotent-Replayed | %d |\n| old keys resubmitted | %d |\n| keys reused with a different body | %d |\n",
@@ -133,6 +135,26 @@ func (r *Result) WriteSummary(w io.Writer) {
 			fmt.Fprintf(w, "| %s | %d | %.0f |\n", k, count[k], secs[k].Seconds())
 		}
 	}
+}
+
+// writeEvents writes the counts of the outbox: the table's stream read by
+// streampoll into outbox.Publisher into a fake EventBridge.
+func (r *Result) writeEvents(w io.Writer) {
+	e, n := r.EventStats, 0
+	for _, v := range r.Violations {
+		switch v.Invariant {
+		case InvEventDelivered, InvEventCommitted, InvEventRedeliver, InvEventOrder:
+			n++
+		}
+	}
+	fmt.Fprintf(w, "\n| events (stream -> outbox.Publisher -> fake EventBridge) | count |\n|---|---:|\n")
+	fmt.Fprintf(w, "| stream records | %d |\n| events delivered (entries accepted) | %d |\n| distinct event ids | %d |\n| redeliveries (same id again) | %d |\n",
+		e.Records, e.Delivered, e.Distinct, e.Redeliveries)
+	fmt.Fprintf(w, "| PutEvents calls | %d |\n| entries refused (injected partial failures) | %d |\n| consumer crashes mid-batch | %d |\n| records given up by the poller | %d |\n",
+		e.Calls, e.Refused, e.Crashes, e.GivenUp)
+	fmt.Fprintf(w, "| per user, not promised: events that arrived after a later commit of the same user | %d |\n", e.Inversions)
+	fmt.Fprintf(w, "| per user, not promised: events adjacent in commit order whose committedAt is reversed | %d |\n", e.CommittedAtInversions)
+	fmt.Fprintf(w, "| **event violations** | **%d** |\n", n)
 }
 
 // WriteObservations writes every observation with its history.

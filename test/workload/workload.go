@@ -19,6 +19,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/localrun"
 	"github.com/oncetable/oncetable/runtime/schema/provision"
+	"github.com/oncetable/oncetable/runtime/streampoll"
 )
 
 // Config is a workload run. Every field has a default.
@@ -54,6 +55,10 @@ type Config struct {
 	// to break the system on purpose and prove the checker notices.
 	// Default: none.
 	ClientOptions []func(*dynamodb.Options)
+	// Consumer, if set, wraps the stream handler the events pipeline
+	// drives (the production outbox.Publisher behind the consumer-crash
+	// fault). Tests use it to break the outbox on purpose. Default: none.
+	Consumer func(streampoll.Handler) streampoll.Handler
 }
 
 func (c Config) withDefaults() Config {
@@ -102,6 +107,10 @@ type Result struct {
 	Observations []Violation
 	// State is the table as the checker read it.
 	State *State
+	// Events are the outbox's deliveries to the fake EventBridge, and
+	// EventStats their counts. Event violations are in Violations.
+	Events     *EventLog
+	EventStats EventStats
 }
 
 // Second is what completed in one second of the run.
@@ -150,15 +159,19 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := provision.EnsureTable(ctx, db, Table); err != nil {
 		return nil, fmt.Errorf("workload: create table: %w", err)
 	}
+	r := &runner{cfg: cfg, world: &world{}, windows: schedule(cfg.Duration, cfg.Phase, !cfg.NoFaults)}
+	r.window.Store(-1)
+	pipe, err := startEvents(ctx, eng, db, cfg, r.eventFaults)
+	if err != nil {
+		return nil, err
+	}
 	api := httpapi.New(db, httpapi.Config{Table: Table, Log: io.Discard, Metrics: io.Discard,
 		CursorSecret: []byte("oncetable workload cursor secret, 32+ bytes")})
 	srv := httptest.NewServer(localrun.Handler(api.Handle, nil))
 	defer srv.Close()
 
-	r := &runner{cfg: cfg, url: srv.URL, world: &world{},
-		http:    &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * cfg.Clients, MaxConnsPerHost: 0}},
-		windows: schedule(cfg.Duration, cfg.Phase, !cfg.NoFaults)}
-	r.window.Store(-1)
+	r.url = srv.URL
+	r.http = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * cfg.Clients, MaxConnsPerHost: 0}}
 	r.start = time.Now()
 	r.history = newHistory(r.start, cfg.History)
 
@@ -200,10 +213,25 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The outbox catches up with the stream (the faults are cleared, so no
+	// record is held back) before its deliveries are checked.
+	evlog, evstats, err := pipe.drain(context.Background())
+	if err != nil {
+		return nil, err
+	}
 	res := &Result{Config: cfg, Elapsed: elapsed, History: r.history, Windows: r.windows, Faults: faults,
-		Seconds: r.seconds(), State: state}
+		Seconds: r.seconds(), State: state, Events: evlog, EventStats: evstats}
 	res.Violations, res.Observations = check(r.history, r.reads, state)
+	res.Violations = append(res.Violations, CheckEvents(state, evlog)...)
 	return res, nil
+}
+
+// eventFaults reports whether the outbox's faults (PutEvents partial
+// failures, consumer crashes) are on: in every fault window but calm, and
+// until the run is checked.
+func (r *runner) eventFaults() bool {
+	i := r.window.Load()
+	return i >= 0 && r.windows[i].Kind != Calm
 }
 
 // injectFaults moves the engine through the fault windows.

@@ -50,6 +50,10 @@ func TestShortSoak(t *testing.T) {
 		{"reused keys", int64(c.Reuses)},
 		{"ledger entries", int64(len(res.State.Ledger))},
 		{"paid orders", int64(paid(res.State))},
+		{"events delivered", int64(res.EventStats.Delivered)},
+		{"events redelivered", int64(res.EventStats.Redeliveries)},
+		{"PutEvents entries refused", int64(res.EventStats.Refused)},
+		{"consumer crashes mid-batch", int64(res.EventStats.Crashes)},
 	} {
 		if x.got == 0 {
 			t.Errorf("%s = 0: the run did not exercise what it claims to", x.what)

@@ -88,8 +88,12 @@ request +100 ms; one client attempt in ten gives up after 60 ms), responses lost
 (HTTP 500 or connection reset, alternately), GSI propagation delay (1 s), and all of them at
 once. Clients retry every ambiguous outcome (timeout, 5xx, connection error, a response they
 drop on purpose) with the same Idempotency-Key and body, resubmit old keys, and reuse keys with a
-different body. After the run the checker compares the full history with the table; see the
-package documentation of test/workload for the invariants and how each is checked.
+different body. The table's stream feeds the production outbox (runtime/streampoll driving
+runtime/outbox's Publisher, through the real EventBridge SDK client, into a fake EventBridge on
+loopback that refuses 10 % of entries outside calm windows, while the consumer crashes mid-batch in
+5 % of invocations and the engine delays stream records in the delay windows). After the run the
+checker compares the full history, and every event delivered, with the table; see the package
+documentation of test/workload for the invariants and how each is checked.
 
 `)
 	b.WriteString("![throughput and p99 latency over the run, fault windows shaded](" + name + ".svg)\n\n")

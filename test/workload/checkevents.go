@@ -1,0 +1,220 @@
+package workload
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/oncetable/oncetable/runtime/outbox"
+	"github.com/oncetable/oncetable/runtime/store"
+)
+
+// Event invariants, as named in violation reports.
+const (
+	InvEventDelivered = "every committed ledger entry and payment yields exactly one event id, delivered at least once"
+	InvEventCommitted = "no event appears for anything that was not committed"
+	InvEventRedeliver = "a redelivery carries the same id and the same detail"
+	InvEventOrder     = "per item, events arrive in commit order"
+)
+
+// expectedEvent is an event the final table says must have been
+// published, with the user it belongs to and its amount.
+type expectedEvent struct {
+	user   string
+	amount int64
+	object string // "ledger:<id>", "payment:<id>" or "order:<id>"
+}
+
+// expectedEvents derives, from the table alone, the id of every event the
+// outbox owes.
+func expectedEvents(st *State) map[string]expectedEvent {
+	want := map[string]expectedEvent{}
+	for _, e := range st.Ledger {
+		typ := outbox.DebitPosted
+		if e.Kind == store.LedgerCredit {
+			typ = outbox.CreditPosted
+		}
+		want[string(typ)+":"+e.EntryID] = expectedEvent{user: e.UserID, amount: e.Amount, object: "ledger:" + e.EntryID}
+	}
+	for _, p := range st.Payments {
+		user := st.Orders[p.OrderID].UserID
+		want[string(outbox.PaymentCreated)+":"+p.PaymentID] = expectedEvent{user: user, amount: p.Amount, object: "payment:" + p.PaymentID}
+		if p.Status == store.PaymentProcessed {
+			want[string(outbox.PaymentProcessed)+":"+p.PaymentID] = expectedEvent{user: user, amount: p.Amount, object: "payment-processed:" + p.PaymentID}
+		}
+	}
+	for id, o := range st.Orders {
+		if o.Status == store.OrderPaid {
+			want[string(outbox.OrderPaid)+":"+id] = expectedEvent{user: o.UserID, amount: o.Total, object: "order:" + id}
+		}
+	}
+	return want
+}
+
+// objectOf names what an event is about, from its detail.
+func objectOf(ev outbox.Event) string {
+	switch ev.Type {
+	case outbox.CreditPosted, outbox.DebitPosted:
+		return "ledger:" + ev.EntryID
+	case outbox.PaymentCreated:
+		return "payment:" + ev.PaymentID
+	case outbox.PaymentProcessed:
+		return "payment-processed:" + ev.PaymentID
+	case outbox.OrderPaid:
+		return "order:" + ev.OrderID
+	}
+	return "unknown:" + ev.ID
+}
+
+// CheckEvents compares the events delivered with the final table.
+func CheckEvents(st *State, log *EventLog) []Violation {
+	var out []Violation
+	fail := func(inv, format string, a ...any) {
+		out = append(out, Violation{Invariant: inv, Detail: fmt.Sprintf(format, a...)})
+	}
+	want := expectedEvents(st)
+	first := map[string]Arrival{}
+	idsOf := map[string]map[string]bool{} // object -> event ids delivered for it
+	perUser := map[string][]string{}      // user -> event ids in first-arrival order
+	for _, a := range log.Arrivals {
+		var ev outbox.Event
+		if err := json.Unmarshal([]byte(a.Detail), &ev); err != nil || ev.ID != a.ID || string(ev.Type) != a.Type {
+			fail(InvEventCommitted, "delivered entry %s (%s) has an unreadable or inconsistent detail %s", a.ID, a.Type, a.Detail)
+			continue
+		}
+		obj := objectOf(ev)
+		if idsOf[obj] == nil {
+			idsOf[obj] = map[string]bool{}
+		}
+		idsOf[obj][ev.ID] = true
+		if f, again := first[a.ID]; again {
+			if f.Detail != a.Detail {
+				fail(InvEventRedeliver, "event %s delivered as %s, redelivered as %s", a.ID, f.Detail, a.Detail)
+			}
+			continue
+		}
+		first[a.ID] = a
+		w, ok := want[a.ID]
+		switch {
+		case !ok:
+			fail(InvEventCommitted, "event %s delivered, but the table holds no such committed change: %s", a.ID, a.Detail)
+			continue
+		case ev.Amount != w.amount || (ev.UserID != "" && ev.UserID != w.user):
+			fail(InvEventCommitted, "event %s says user %q amount %d, the table says user %q amount %d", a.ID, ev.UserID, ev.Amount, w.user, w.amount)
+		}
+		perUser[w.user] = append(perUser[w.user], a.ID)
+	}
+	ids := make([]string, 0, len(want))
+	for id := range want {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		w := want[id]
+		if _, ok := first[id]; !ok {
+			fail(InvEventDelivered, "event %s of %s (user %s) was never delivered", id, w.object, w.user)
+		}
+		if n := len(idsOf[w.object]); n > 1 {
+			fail(InvEventDelivered, "%s was delivered under %d event ids %v", w.object, n, sortedKeys(idsOf[w.object]))
+		}
+	}
+	out = append(out, checkOrder(log, first, perUser)...)
+	return out
+}
+
+// checkOrder checks the order docs/events.md promises: the events of one
+// item arrive in the order of its stream records. Order across the items
+// of one user is not promised (EventBridge keeps no order across entries,
+// and PutEvents retries only the refused entries); the run counts how
+// often it breaks (ArrivalInversions, CommittedAtInversions).
+func checkOrder(log *EventLog, first map[string]Arrival, perUser map[string][]string) []Violation {
+	var out []Violation
+	lastOfItem := map[string]string{}
+	for _, u := range sortedUsers(perUser) {
+		for _, id := range perUser[u] {
+			item := itemOf(detailOf(first[id]))
+			if prev, ok := lastOfItem[item]; ok && log.Commit[prev] > log.Commit[id] {
+				out = append(out, Violation{Invariant: InvEventOrder, Detail: fmt.Sprintf("item %s: %s (stream record %d) arrived before %s (stream record %d)",
+					item, prev, log.Commit[prev], id, log.Commit[id])})
+			}
+			lastOfItem[item] = id
+		}
+	}
+	return out
+}
+
+// CommittedAtInversions counts pairs of events of one user, adjacent in
+// commit (stream) order, whose committedAt says the opposite: a consumer
+// sorting a user's events by committedAt gets those wrong. The items'
+// timestamps are taken before the transaction commits, so concurrent
+// requests of one user can commit in the other order.
+func CommittedAtInversions(log *EventLog) int {
+	first := map[string]outbox.Event{}
+	byUser := map[string][]string{}
+	for _, a := range log.Arrivals {
+		if _, ok := first[a.ID]; ok {
+			continue
+		}
+		ev := detailOf(a)
+		first[a.ID] = ev
+		if ev.UserID != "" {
+			byUser[ev.UserID] = append(byUser[ev.UserID], a.ID)
+		}
+	}
+	n := 0
+	for _, ids := range byUser {
+		sort.Slice(ids, func(i, j int) bool { return log.Commit[ids[i]] < log.Commit[ids[j]] })
+		for i := 1; i < len(ids); i++ {
+			if first[ids[i-1]].CommittedAt.After(first[ids[i]].CommittedAt) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// ArrivalInversions counts, per user, the events that arrived (first
+// delivery) after an event of the same user that committed later: what a
+// consumer ordering by arrival alone would get wrong.
+func ArrivalInversions(log *EventLog) int {
+	seen, maxCommit, n := map[string]bool{}, map[string]int{}, 0
+	for _, a := range log.Arrivals {
+		if seen[a.ID] {
+			continue
+		}
+		seen[a.ID] = true
+		u, c := detailOf(a).UserID, log.Commit[a.ID]
+		if u == "" {
+			continue
+		}
+		if c < maxCommit[u] {
+			n++
+		}
+		maxCommit[u] = max(maxCommit[u], c)
+	}
+	return n
+}
+
+func detailOf(a Arrival) outbox.Event {
+	var ev outbox.Event
+	_ = json.Unmarshal([]byte(a.Detail), &ev)
+	return ev
+}
+
+// itemOf names the table item an event comes from.
+func itemOf(ev outbox.Event) string {
+	switch ev.Type {
+	case outbox.PaymentCreated, outbox.PaymentProcessed:
+		return "payment:" + ev.PaymentID
+	}
+	return objectOf(ev)
+}
+
+func sortedUsers(m map[string][]string) []string {
+	out := make([]string, 0, len(m))
+	for u := range m {
+		out = append(out, u)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,114 @@
+package workload
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
+
+	"github.com/oncetable/oncetable/runtime/outbox"
+	"github.com/oncetable/oncetable/runtime/streampoll"
+)
+
+// Arrival is one event the fake EventBridge endpoint accepted, in order.
+type Arrival struct {
+	ID     string // the event's id, read from its Detail
+	Type   string // DetailType
+	Detail string
+}
+
+// fakeBus is a PutEvents endpoint on loopback, reached through the real
+// aws-sdk-go-v2 eventbridge client. It refuses a seeded share of entries
+// (PutEvents partial failures) and records the ones it accepts.
+type fakeBus struct {
+	mu       sync.Mutex
+	rng      *rand.Rand
+	failRate func() float64
+	arrivals []Arrival
+	refused  int
+	calls    int
+}
+
+type putEventsBody struct {
+	Entries []struct{ Detail, DetailType, Source, EventBusName string }
+}
+
+func (b *fakeBus) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+	var in putEventsBody
+	if r.Header.Get("X-Amz-Target") != "AWSEvents.PutEvents" || json.Unmarshal(body, &in) != nil || len(in.Entries) == 0 || len(in.Entries) > outbox.MaxEntries {
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = fmt.Fprintf(w, `{"__type":"ValidationException","message":"%d entries"}`, len(in.Entries))
+		return
+	}
+	rate := b.failRate()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.calls++
+	results := make([]map[string]string, 0, len(in.Entries))
+	failed := 0
+	for _, e := range in.Entries {
+		if rate > 0 && b.rng.Float64() < rate {
+			failed++
+			b.refused++
+			results = append(results, map[string]string{"ErrorCode": "InternalFailure", "ErrorMessage": "injected partial failure"})
+			continue
+		}
+		var d struct{ ID string }
+		_ = json.Unmarshal([]byte(e.Detail), &d)
+		b.arrivals = append(b.arrivals, Arrival{ID: d.ID, Type: e.DetailType, Detail: e.Detail})
+		results = append(results, map[string]string{"EventId": fmt.Sprintf("fake-%d", len(b.arrivals))})
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"FailedEntryCount": failed, "Entries": results})
+}
+
+func (b *fakeBus) snapshot() (arrivals []Arrival, refused, calls int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]Arrival(nil), b.arrivals...), b.refused, b.calls
+}
+
+// eventBridgeClient is the real SDK client for the fake endpoint, without
+// the SDK's retries: the publisher's own are what the soak exercises.
+func eventBridgeClient(url string) *eventbridge.Client {
+	return eventbridge.New(eventbridge.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(url),
+		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{AccessKeyID: "workload", SecretAccessKey: "workload"}, nil
+		}),
+		Retryer: aws.NopRetryer{},
+	})
+}
+
+// errCrash is the error of a consumer that crashed in the middle of a batch.
+var errCrash = errors.New("workload: consumer crashed in the middle of a batch")
+
+// crashingConsumer publishes a batch with the production handler, but in a
+// seeded share of invocations publishes only a prefix of the batch and then
+// fails, as a function that dies mid-batch: the mapping retries the whole
+// batch, so the prefix is delivered again.
+type crashingConsumer struct {
+	h       streampoll.Handler
+	rng     *rand.Rand
+	rate    func() float64
+	crashes int
+}
+
+func (c *crashingConsumer) handle(ctx context.Context, batch events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+	if n := len(batch.Records); n > 1 && c.rng.Float64() < c.rate() {
+		c.crashes++
+		_, _ = c.h(ctx, events.DynamoDBEvent{Records: batch.Records[:1+c.rng.IntN(n-1)]})
+		return events.DynamoDBEventResponse{}, errCrash
+	}
+	return c.h(ctx, batch)
+}
