@@ -16,6 +16,8 @@ const (
 	ActionUpdateItem   = "dynamodb:UpdateItem"
 	ActionQuery        = "dynamodb:Query"
 	ActionBatchGetItem = "dynamodb:BatchGetItem"
+	// ActionConditionCheckItem authorizes create order's catalogue price checks.
+	ActionConditionCheckItem = "dynamodb:ConditionCheckItem"
 )
 
 // Access is the DynamoDB access of one function: actions on the table ARN,
@@ -39,7 +41,7 @@ type Access struct {
 //	settle  BatchGetItem(order, record); TransactWriteItems{Update order, Update balance,
 //	        Update order summary, Put ledger entry, Put record}; GetItem on replay
 //	api     GetItem, PutItem, UpdateItem (process payment), Query on the table,
-//	        TransactWriteItems{Update, Put} (credit, create order, add address),
+//	        TransactWriteItems{Update, Put, ConditionCheck} (credit, create order, add address),
 //	        Query on GSI1 (orders by status), Unprocessed and Featured
 //
 // A test runs every route against the embedded engine and checks that each
@@ -60,7 +62,7 @@ func FunctionAccess() map[string]Access {
 			FallbackActions: replay,
 		},
 		httpapi.FunctionAPI: {
-			TableActions: []string{ActionGetItem, ActionPutItem, ActionQuery, ActionUpdateItem},
+			TableActions: []string{ActionConditionCheckItem, ActionGetItem, ActionPutItem, ActionQuery, ActionUpdateItem},
 			IndexActions: []string{ActionQuery},
 			Indexes:      indexNames(),
 		},

@@ -16,7 +16,7 @@ func ExampleFunctionAccess() {
 	}
 	fmt.Println(len(httpapi.Routes()), "routes")
 	// Output:
-	// api [dynamodb:GetItem dynamodb:PutItem dynamodb:Query dynamodb:UpdateItem] [Featured GSI1 Unprocessed]
+	// api [dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:Query dynamodb:UpdateItem] [Featured GSI1 Unprocessed]
 	// charge [dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] []
 	// debit [dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] []
 	// settle [dynamodb:BatchGetItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] []

@@ -62,6 +62,7 @@ var problems = []mapping{
 	{payments.ErrCurrencyMismatch, http.StatusUnprocessableEntity, "currency-mismatch", "Currency does not match the balance or the order", "currency_mismatch"},
 	{payments.ErrBalanceLimit, http.StatusUnprocessableEntity, "balance-limit", "Balance would exceed the maximum", "balance_limit"},
 	{payments.ErrInvalidOrder, http.StatusBadRequest, "invalid-order", "Invalid order", "invalid"},
+	{payments.ErrPriceMismatch, http.StatusUnprocessableEntity, "price-mismatch", "Unit price differs from the catalogue", "price_mismatch"},
 	{store.ErrAlreadyExists, http.StatusConflict, "already-exists", "Already exists", "conflict"},
 	{store.ErrLimitReached, http.StatusConflict, "limit-reached", "Limit reached", "conflict"},
 	{store.ErrNotFound, http.StatusNotFound, "not-found", "Not found", "not_found"},

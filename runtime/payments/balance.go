@@ -41,6 +41,7 @@ const (
 	itemCounter = "orderCount"
 	itemPayment = "payment"
 	itemLine    = "line-%03d"
+	itemPrice   = "price-%03d" // the catalogue check of the product first named by that line
 )
 
 var (

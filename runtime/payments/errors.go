@@ -22,7 +22,23 @@ var (
 	ErrBalanceLimit         = errors.New("balance would exceed the maximum")
 	ErrIdempotencyKeyReused = idempotency.ErrKeyReused
 	ErrInvalidOrder         = errors.New("invalid order")
+	ErrPriceMismatch        = errors.New("unit price differs from the catalogue")
 )
+
+// PriceMismatchError is an order line whose unit price is not its catalogue
+// product's. Nothing was written.
+type PriceMismatchError struct {
+	Line      int // 1-based
+	ProductID string
+	Catalogue money.Amount
+	Got       money.Amount
+}
+
+func (e *PriceMismatchError) Error() string {
+	return fmt.Sprintf("%v: items[%d] (product %q) has unit price %s, the catalogue %s", ErrPriceMismatch, e.Line-1, e.ProductID, e.Got, e.Catalogue)
+}
+
+func (e *PriceMismatchError) Unwrap() error { return ErrPriceMismatch }
 
 // InsufficientFundsError is a debit or settle that the balance does not
 // cover. Nothing was written.

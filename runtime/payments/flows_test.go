@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -156,6 +157,50 @@ func TestOrderCurrencyMismatch(t *testing.T) {
 	} {
 		if err := tt.run(); !errors.Is(err, tt.want) {
 			t.Errorf("%s: %v, want %v", tt.name, err, tt.want)
+		}
+	}
+}
+
+// A line that names a catalogue product carries the product's price; the
+// check is part of the order's transaction, so a mismatch writes nothing.
+func TestOrderPricesFromCatalogue(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.user(t, "u1", 0)
+	if _, err := f.st.CreateProduct(ctx, store.NewProduct{ProductID: "mug", Name: "Mug", Price: 1250, Currency: "EUR"}); err != nil {
+		t.Fatal(err)
+	}
+	line := func(p string, unit int64) payments.NewItem {
+		return payments.NewItem{ProductID: p, Quantity: 1, UnitPrice: eur(unit)}
+	}
+	for i, tt := range []struct {
+		name  string
+		items []payments.NewItem
+		line  int // 0: accepted
+	}{
+		{"catalogue price", []payments.NewItem{line("mug", 1250)}, 0},
+		{"product outside the catalogue, any price", []payments.NewItem{line("custom", 7)}, 0},
+		{"catalogue product, other price", []payments.NewItem{line("custom", 7), line("mug", 1000)}, 2},
+		{"two lines of one product, the second differs", []payments.NewItem{line("mug", 1250), line("mug", 1)}, 2},
+		{"catalogue product, other currency", []payments.NewItem{{ProductID: "mug", Quantity: 1, UnitPrice: money.Amount{Minor: 1250, Currency: "USD"}}}, 1},
+	} {
+		cur := money.Currency("EUR")
+		if tt.items[0].UnitPrice.Currency == "USD" {
+			cur = "USD"
+		}
+		id := fmt.Sprintf("o%d", i)
+		_, err := f.svc.CreateOrder(ctx, idem(payments.FlowCreateOrder, id, "/users/u1/orders", id), "u1",
+			payments.NewOrder{OrderID: id, Currency: cur, Items: tt.items})
+		var pme *payments.PriceMismatchError
+		switch {
+		case tt.line == 0 && err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case tt.line != 0 && (!errors.As(err, &pme) || pme.Line != tt.line || pme.Catalogue != eur(1250)):
+			t.Errorf("%s: %v, want a price mismatch on line %d", tt.name, err, tt.line)
+		case tt.line != 0:
+			if _, err := f.st.Order(ctx, id); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("%s: the refused order was written: %v", tt.name, err)
+			}
 		}
 	}
 }

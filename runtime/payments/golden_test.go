@@ -63,6 +63,10 @@ func render(t *testing.T, in *dynamodb.TransactWriteItemsInput) []byte {
 		case it.Update != nil:
 			row = map[string]any{"Update": plain(it.Update.Key), "Expression": it.Update.UpdateExpression, "Condition": it.Update.ConditionExpression,
 				"Names": it.Update.ExpressionAttributeNames, "Values": plain(it.Update.ExpressionAttributeValues), "OnConditionFailure": it.Update.ReturnValuesOnConditionCheckFailure}
+		case it.ConditionCheck != nil:
+			row = map[string]any{"ConditionCheck": plain(it.ConditionCheck.Key), "Condition": it.ConditionCheck.ConditionExpression,
+				"Names": it.ConditionCheck.ExpressionAttributeNames, "Values": plain(it.ConditionCheck.ExpressionAttributeValues),
+				"OnConditionFailure": it.ConditionCheck.ReturnValuesOnConditionCheckFailure}
 		default:
 			t.Fatalf("unexpected transaction item %+v", it)
 		}

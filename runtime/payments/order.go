@@ -16,9 +16,10 @@ import (
 
 // Order limits.
 const (
-	// MaxOrderItems keeps an order's transaction (items + order + summary +
-	// counter + record) well inside DynamoDB's 100 actions.
-	MaxOrderItems = 50
+	// MaxOrderItems keeps an order's transaction inside DynamoDB's 100
+	// actions: one Put per line, at most one catalogue ConditionCheck per
+	// line, the order, its summary, the counter and the record (2*48+4).
+	MaxOrderItems = 48
 	MaxQuantity   = 10_000
 )
 
@@ -85,7 +86,7 @@ func (s *Service) createOrderFlow(idem Idem, userID string, in NewOrder) (flow, 
 		case c.Failed(itemOrder):
 			return fmt.Errorf("order %q: %w", in.OrderID, ErrAlreadyExists)
 		}
-		return nil
+		return s.priceFailure(d, c)
 	}
 	return flow{name: FlowCreateOrder, idem: idem, partition: uk.PK, invocation: []string{in.OrderID}, build: build, fail: fail}, nil
 }
@@ -161,7 +162,75 @@ func (s *Service) orderEffect(d draft, now time.Time) (*idempotency.Effect, erro
 		}
 		eff.Items.Add(fmt.Sprintf(itemLine, i+1), put)
 	}
-	return eff, nil
+	return eff, s.addPriceChecks(eff, d)
+}
+
+// catalogueLines maps each product to the first line that names it; lines
+// of one product must agree on the unit price.
+func catalogueLines(in NewOrder) (first map[string]int, agree map[string]bool) {
+	first, agree = map[string]int{}, map[string]bool{}
+	for i, it := range in.Items {
+		j, seen := first[it.ProductID]
+		if !seen {
+			first[it.ProductID], agree[it.ProductID] = i, true
+		} else if in.Items[j].UnitPrice != it.UnitPrice {
+			agree[it.ProductID] = false
+		}
+	}
+	return first, agree
+}
+
+// addPriceChecks adds one ConditionCheck per product the order names: the
+// product is not in the catalogue, or its price and currency are the
+// line's. Two lines of one product at different prices pass only for a
+// product outside the catalogue. A shop prices from its catalogue, so this
+// is checked in the order's transaction, never read before it.
+func (s *Service) addPriceChecks(eff *idempotency.Effect, d draft) error {
+	first, agree := catalogueLines(d.in)
+	for i, it := range d.in.Items {
+		if first[it.ProductID] != i {
+			continue
+		}
+		k, err := s.keys.Product(it.ProductID)
+		if err != nil {
+			return err
+		}
+		cond := s.items.NotExists()
+		if agree[it.ProductID] {
+			cond = cond.Or(expression.Name("price").Equal(expression.Value(it.UnitPrice.Minor)).
+				And(currencyName.Equal(expression.Value(string(it.UnitPrice.Currency)))))
+		}
+		check, err := s.items.ConditionCheck(k, cond)
+		if err != nil {
+			return err
+		}
+		eff.Items.Add(fmt.Sprintf(itemPrice, i+1), check)
+	}
+	return nil
+}
+
+// priceFailure names the first line whose catalogue check failed.
+func (s *Service) priceFailure(d draft, c *txn.CancelledError) error {
+	first, _ := catalogueLines(d.in)
+	for i, it := range d.in.Items {
+		if first[it.ProductID] != i || !c.Failed(fmt.Sprintf(itemPrice, i+1)) {
+			continue
+		}
+		var p store.Product
+		if err := s.items.Unmarshal(c.Item(fmt.Sprintf(itemPrice, i+1)), &p); err != nil {
+			return err
+		}
+		line := i + 1
+		for j, other := range d.in.Items { // the first line that differs
+			if other.ProductID == it.ProductID && (other.UnitPrice.Minor != p.Price || string(other.UnitPrice.Currency) != p.Currency) {
+				line = j + 1
+				break
+			}
+		}
+		return &PriceMismatchError{Line: line, ProductID: it.ProductID,
+			Catalogue: money.Amount{Minor: p.Price, Currency: money.Currency(p.Currency)}, Got: d.in.Items[line-1].UnitPrice}
+	}
+	return nil
 }
 
 // view is the order as created at now, with its items.

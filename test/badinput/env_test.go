@@ -51,6 +51,7 @@ func newEnv(t testing.TB) *env {
 	}{
 		{201, "POST", "/users", "", `{"userId":"alice","name":"Alice","email":"alice@example.com"}`},
 		{201, "POST", "/users", "", `{"userId":"bob","name":"Bob","email":"bob@example.com"}`},
+		{201, "POST", "/products", "", `{"productId":"mug","name":"Mug","price":1250,"currency":"EUR"}`},
 		{201, "POST", "/users/alice/credits", "seed-a1", `{"amount":10000,"currency":"EUR"}`},
 		{201, "POST", "/users/alice/credits", "replay-key", `{"amount":300,"currency":"EUR"}`},
 		{201, "POST", "/users/bob/credits", "seed-b1", `{"amount":500,"currency":"EUR"}`},
