@@ -49,6 +49,12 @@ type Options struct {
 	// IdempotencyWindow is how long a ClientRequestToken is remembered.
 	// Default: 10 minutes, as in DynamoDB.
 	IdempotencyWindow time.Duration
+
+	// PartitionThroughput limits the reads and writes each partition-key
+	// value of a table or global secondary index serves per second, and
+	// throttles the excess with ThrottlingReasons as DynamoDB does.
+	// Default: off (unlimited).
+	PartitionThroughput PartitionThroughput
 }
 
 // Engine is an embedded DynamoDB-compatible database. It is safe for
@@ -64,6 +70,7 @@ type Engine struct {
 
 	tokens *tokenCache
 	faults *faultInjector
+	parts  *partitionLimiter // nil unless PartitionThroughput is enabled
 	db     *bolt.DB
 	// lifeMu orders starting the sweeper with Close; both are rare.
 	lifeMu sync.Mutex
@@ -121,6 +128,7 @@ func Open(opts ...func(*Options)) (*Engine, error) {
 		streams: map[string]*stream{},
 		tokens:  newTokenCache(),
 		faults:  newFaultInjector(o.Faults),
+		parts:   newPartitionLimiter(o.PartitionThroughput, o.Clock),
 	}
 	if o.Dir != "" {
 		if err := e.openStore(o.Dir); err != nil {

@@ -79,6 +79,7 @@ func (e *Engine) batchGetItem(_ context.Context, in *batchGetItemInput) (any, er
 	unprocessed := map[string]*keysAndAttributes{}
 	usage := map[string]*consumed{}
 	requested, throttled := 0, 0
+	var partErr error // the last item a partition limit throttled
 	respBytes := 0
 	for _, name := range sortedKeys(plans) {
 		p := plans[name]
@@ -91,6 +92,11 @@ func (e *Engine) batchGetItem(_ context.Context, in *batchGetItemInput) (any, er
 			for i, key := range p.keys {
 				requested++
 				skip, thr := e.faults.batchItem("BatchGetItem", name)
+				if !skip && e.parts != nil {
+					if perr := e.chargeBatchGet(p.t, ka.Keys[i], key, ka.ConsistentRead); perr != nil {
+						skip, thr, partErr = true, true, perr
+					}
+				}
 				if thr {
 					throttled++
 				}
@@ -122,6 +128,9 @@ func (e *Engine) batchGetItem(_ context.Context, in *batchGetItemInput) (any, er
 		responses[name] = items
 	}
 	if throttled == requested {
+		if partErr != nil {
+			return nil, partErr
+		}
 		return nil, e.faults.throttleErrorFor(sortedKeys(plans)[0])
 	}
 	out := map[string]any{"Responses": responses, "UnprocessedKeys": unprocessed}
@@ -225,6 +234,7 @@ func (e *Engine) batchWriteItem(_ context.Context, in *batchWriteItemInput) (any
 	usage := map[string]*consumed{}
 	collections := newCollectionReport(in.ReturnItemCollectionMetrics)
 	throttled := 0
+	var partErr error // the last item a partition limit throttled
 	now := e.now()
 	for _, name := range sortedKeys(plans) {
 		t := tables[name]
@@ -244,6 +254,14 @@ func (e *Engine) batchWriteItem(_ context.Context, in *batchWriteItemInput) (any
 				if err != nil {
 					return err
 				}
+				if e.parts != nil {
+					if perr := e.chargeBatchWrite(t, w.req, old, w.item); perr != nil {
+						throttled++
+						partErr = perr
+						unprocessed[name] = append(unprocessed[name], w.req)
+						continue
+					}
+				}
 				if w.item == nil && old == nil {
 					cc.write++
 					continue
@@ -262,6 +280,9 @@ func (e *Engine) batchWriteItem(_ context.Context, in *batchWriteItemInput) (any
 		}
 	}
 	if throttled == total {
+		if partErr != nil {
+			return nil, partErr
+		}
 		return nil, e.faults.throttleErrorFor(sortedKeys(plans)[0])
 	}
 	out := map[string]any{"UnprocessedItems": unprocessed}

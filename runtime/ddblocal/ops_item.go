@@ -125,6 +125,11 @@ func (e *Engine) putItem(_ context.Context, in *putItemInput) (any, error) {
 		if err := e.checkItemCollection(t, t.collectionBytes(old), in.Item); err != nil {
 			return err
 		}
+		if e.parts != nil {
+			if err := e.chargeWrite(t, rowChange{old: old, oldSize: size, next: in.Item, nextSize: int(row.size)}); err != nil {
+				return err
+			}
+		}
 		res := t.writeEntry(key, t.priorOf(old, size), in.Item, &row, delay, now)
 		icm = t.itemCollectionMetrics(in.ReturnItemCollectionMetrics, in.Item)
 		if reportsCapacity(in.ReturnConsumedCapacity) {
@@ -222,6 +227,11 @@ func (e *Engine) getItem(_ context.Context, in *getItemInput) (any, error) {
 		}
 	}
 	cc := consumed{table: t.name, read: readUnits(size, in.ConsistentRead)}
+	if e.parts != nil {
+		if err := e.chargeRead(t.readCharge(nil, in.Key, cc.read)); err != nil {
+			return nil, err
+		}
+	}
 	out.ConsumedCapacity = cc.report(in.ReturnConsumedCapacity)
 	return out, nil
 }
@@ -260,6 +270,11 @@ func (e *Engine) deleteItem(_ context.Context, in *deleteItemInput) (any, error)
 		}
 		if err != nil {
 			return withFailureItem(err, in.ReturnValuesOnConditionCheckFailure, old)
+		}
+		if e.parts != nil {
+			if err := e.chargeWrite(t, rowChange{key: in.Key, old: old, oldSize: attr.ItemSize(old)}); err != nil {
+				return err
+			}
 		}
 		if old == nil {
 			cc.write = 1
@@ -322,6 +337,11 @@ func (e *Engine) updateItem(_ context.Context, in *updateItemInput) (any, error)
 		}
 		if err := e.checkItemCollection(t, u.prior.collectionBytes(t), next); err != nil {
 			return err
+		}
+		if e.parts != nil {
+			if err := e.chargeWrite(t, rowChange{key: in.Key, old: old, oldSize: u.prior.size, next: next, nextSize: int(u.row.size)}); err != nil {
+				return err
+			}
 		}
 		res := t.writeEntry(key, u.prior, next, &u.row, delay, now)
 		icm = t.itemCollectionMetrics(in.ReturnItemCollectionMetrics, next)

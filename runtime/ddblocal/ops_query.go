@@ -401,6 +401,11 @@ func (e *Engine) query(_ context.Context, in *queryInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e.parts != nil {
+		if err := e.chargeQuery(r, q, p); err != nil {
+			return nil, err
+		}
+	}
 	return r.response(p), nil
 }
 

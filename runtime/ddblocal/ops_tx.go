@@ -193,6 +193,11 @@ func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInp
 	if failed {
 		return nil, transactionCanceled(reasons)
 	}
+	if e.parts != nil {
+		if err := e.chargeTxWrite(ops); err != nil {
+			return nil, err
+		}
+	}
 
 	usage := map[string]*consumed{}
 	collections := newCollectionReport(in.ReturnItemCollectionMetrics)
