@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/oncetable/oncetable/runtime/localrun"
 )
@@ -24,6 +25,10 @@ func main() {
 	flag.StringVar(&o.DataDir, "data-dir", "", "directory that keeps the embedded engine's data (default: in memory)")
 	flag.StringVar(&o.Table, "table", "", "table name (default: $TABLE_NAME or oncetable)")
 	flag.DurationVar(&o.IdempotencyExpiry, "idempotency-expiry", 0, "how long an Idempotency-Key blocks (default 24h)")
+	flag.BoolVar(&o.PartitionThroughput.Enabled, "partition-throughput", false, "throttle each partition-key value of the embedded engine's tables and indexes as DynamoDB does")
+	flag.Float64Var(&o.PartitionThroughput.ReadUnits, "partition-read-units", 3000, "read units per second of each partition-key value, with -partition-throughput")
+	flag.Float64Var(&o.PartitionThroughput.WriteUnits, "partition-write-units", 1000, "write units per second of each partition-key value, with -partition-throughput")
+	flag.DurationVar(&o.PartitionThroughput.Burst, "partition-burst", time.Second, "unused capacity a partition keeps, with -partition-throughput")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -77,6 +77,48 @@
 // TransactWriteItems; LoseResponseMode chooses between an HTTP 500 and a
 // reset connection.
 //
+// # Partition throughput
+//
+// Options.PartitionThroughput, off by default, throttles hot keys as
+// DynamoDB's partitions do ("Best practices for designing and using
+// partition keys effectively", "Diagnosing throttling"). Each
+// partition-key value of a table, and of each global secondary index (the
+// tuple of its partition attributes for a multi-attribute key), has a token
+// bucket for reads and one for writes, refilled at ReadUnits (default
+// 3,000) and WriteUnits (default 1,000) per second and holding Burst
+// (default one second) of unused capacity:
+//
+//	eng := ddblocal.New(func(o *ddblocal.Options) {
+//		o.PartitionThroughput = ddblocal.PartitionThroughput{Enabled: true, WriteUnits: 100}
+//	})
+//	counts := eng.ThrottleCounts() // by reason
+//
+// A request takes the capacity units the engine reports for it
+// (ReturnConsumedCapacity): a read's units from its partition, a write's
+// units from the table partition and, per index row written or removed,
+// from the index partition; local index rows count on the table's
+// partition, which they share. Units are taken, all or none, after the
+// condition is checked and before anything is written, so a throttled
+// request changes nothing: a write throttled on an index fails the table
+// write too. The error is ProvisionedThroughputExceededException with
+// ThrottlingReasons [{reason, resource}]: reason
+// TableReadKeyRangeThroughputExceeded, TableWriteKeyRangeThroughputExceeded,
+// IndexReadKeyRangeThroughputExceeded or
+// IndexWriteKeyRangeThroughputExceeded, resource the table or index ARN. In
+// TransactWriteItems the throttled item's CancellationReason is
+// ThrottlingError; in BatchWriteItem and BatchGetItem throttled items come
+// back unprocessed, and the batch fails only when every item is throttled.
+// A full bucket admits any one request, which may leave it owing.
+//
+// This is a simplified model. DynamoDB groups many partition-key values
+// into one partition, splits hot partitions (split for heat) and lets a
+// table bank up to 300 seconds of unused capacity; here every value is its
+// own partition, nothing splits, and the burst is short. PartiQL statements
+// are limited as the operations they run (a SELECT as GetItem, not as a
+// Query). Scans, which span partitions, TransactGetItems and PartiQL
+// SELECTs that query are not limited, and tables' provisioned or on-demand
+// maximum throughput is not modelled.
+//
 // # Concurrency
 //
 // Every operation runs under the locks of the tables it touches (a

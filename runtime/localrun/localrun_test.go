@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/httpapi/openapi"
 	"github.com/oncetable/oncetable/runtime/localrun"
@@ -278,5 +279,33 @@ func TestWireErrorsAreProblems(t *testing.T) {
 				t.Errorf("got %d %s %q, want %d %s detail containing %q", resp.StatusCode, resp.Header.Get("Content-Type"), body, tt.status, tt.typ, tt.detail)
 			}
 		})
+	}
+}
+
+// Options.PartitionThroughput reaches the embedded engine: a partition-key
+// value over its write units is throttled with ThrottlingReasons.
+func TestPartitionThroughput(t *testing.T) {
+	s, err := localrun.Start(context.Background(), localrun.Options{APIAddr: "127.0.0.1:0", DynamoDBAddr: "127.0.0.1:0", Out: io.Discard,
+		PartitionThroughput: ddblocal.PartitionThroughput{Enabled: true, WriteUnits: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown(context.Background())
+	ddb := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(s.DynamoDBURL),
+		Credentials: aws.AnonymousCredentials{}, RetryMaxAttempts: 1})
+	put := func(sk string) error {
+		_, err := ddb.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String("oncetable"),
+			Item: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "HOT"}, "SK": &types.AttributeValueMemberS{Value: sk}}})
+		return err
+	}
+	// The bucket holds one unit (one second of one unit): the first put
+	// takes it, and the next one within the second is throttled.
+	if err := put("first"); err != nil {
+		t.Fatalf("first put: %v", err)
+	}
+	var pe *types.ProvisionedThroughputExceededException
+	if err := put("over"); !errors.As(err, &pe) || len(pe.ThrottlingReasons) != 1 ||
+		aws.ToString(pe.ThrottlingReasons[0].Reason) != ddblocal.ReasonTableWriteKeyRange {
+		t.Fatalf("put over the limit: %v, want ProvisionedThroughputExceededException with %s", err, ddblocal.ReasonTableWriteKeyRange)
 	}
 }

@@ -35,6 +35,10 @@ type Options struct {
 	// DataDir keeps the embedded engine's data across restarts.
 	// Default: "" (in memory).
 	DataDir string
+	// PartitionThroughput limits each partition-key value of the embedded
+	// engine's tables and indexes, so that hot keys are throttled as in
+	// DynamoDB (see ddblocal.PartitionThroughput). Default: off.
+	PartitionThroughput ddblocal.PartitionThroughput
 	// Table is the table name. Default: $TABLE_NAME, else "oncetable".
 	Table string
 	// IdempotencyExpiry is how long keys block. Default: 24h.
@@ -137,7 +141,10 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		})
 		s.DynamoDBURL = o.DynamoDBEndpoint
 	} else {
-		eng, err := ddblocal.Open(func(eo *ddblocal.Options) { eo.Dir = o.DataDir })
+		eng, err := ddblocal.Open(func(eo *ddblocal.Options) {
+			eo.Dir = o.DataDir
+			eo.PartitionThroughput = o.PartitionThroughput
+		})
 		if errors.Is(err, ddblocal.ErrDirInUse) {
 			return nil, &DataDirInUseError{Dir: o.DataDir}
 		}
