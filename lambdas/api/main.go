@@ -10,13 +10,12 @@ import (
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
 	"github.com/oncetable/oncetable/runtime/cursorsecret"
 	"github.com/oncetable/oncetable/runtime/httpapi"
+	"github.com/oncetable/oncetable/runtime/lambdaenv"
 )
 
 func main() {
@@ -26,7 +25,10 @@ func main() {
 	if err != nil {
 		log.Fatalf("api: %v", err)
 	}
-	awsCfg := lambdaConfig()
+	awsCfg, err := lambdaenv.Config()
+	if err != nil {
+		log.Fatalf("api: %v", err)
+	}
 	api := httpapi.New(dynamodb.NewFromConfig(awsCfg), cfg)
 	if arn := os.Getenv(cursorsecret.ARNEnv); arn != "" {
 		secret := cursorsecret.New(secretsmanager.NewFromConfig(awsCfg), arn)
@@ -36,22 +38,4 @@ func main() {
 		api.Store().Cursors().UseKeySource(secret)
 	}
 	lambda.Start(api.Except(httpapi.RouteCharge, httpapi.RouteDebit, httpapi.RouteSettle))
-}
-
-// lambdaConfig is the AWS configuration Lambda gives a function: its
-// region and its role's credentials in the environment. It replaces
-// config.LoadDefaultConfig, whose other sources (shared files, SSO, STS,
-// IMDS, processes) never apply in Lambda but add 1.5 MB to the bootstrap
-// (docs/compute.md). AWS_ENDPOINT_URL points every client elsewhere, as
-// the SDK's own loader does; the cold-start benchmark uses it.
-func lambdaConfig() aws.Config {
-	c := aws.Config{
-		Region: os.Getenv("AWS_REGION"),
-		Credentials: aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider(
-			os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY"), os.Getenv("AWS_SESSION_TOKEN"))),
-	}
-	if u := os.Getenv("AWS_ENDPOINT_URL"); u != "" {
-		c.BaseEndpoint = aws.String(u)
-	}
-	return c
 }

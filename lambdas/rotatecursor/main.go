@@ -5,23 +5,19 @@
 package main
 
 import (
-	"os"
+	"log"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
 	"github.com/oncetable/oncetable/runtime/cursorsecret"
+	"github.com/oncetable/oncetable/runtime/lambdaenv"
 )
 
 func main() {
-	// Lambda's region and role credentials, as in lambdas/api: the default
-	// loader's other sources never apply in Lambda.
-	cfg := aws.Config{
-		Region: os.Getenv("AWS_REGION"),
-		Credentials: aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider(
-			os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY"), os.Getenv("AWS_SESSION_TOKEN"))),
+	cfg, err := lambdaenv.Config()
+	if err != nil {
+		log.Fatalf("rotatecursor: %v", err)
 	}
 	lambda.Start(cursorsecret.NewRotator(secretsmanager.NewFromConfig(cfg)).Handle)
 }

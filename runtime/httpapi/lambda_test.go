@@ -23,6 +23,8 @@ func TestFromEnvironment(t *testing.T) {
 			t.Setenv("TABLE_NAME", tt.table)
 			t.Setenv("IDEMPOTENCY_EXPIRY", tt.expiry)
 			t.Setenv("AWS_REGION", "eu-west-1")
+			t.Setenv("AWS_ACCESS_KEY_ID", "ASIAEXAMPLE")
+			t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
 			api, err := httpapi.FromEnvironment(context.Background())
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
+
+	"github.com/oncetable/oncetable/runtime/lambdaenv"
 )
 
 // Environment variables of the events function.
@@ -19,13 +20,13 @@ const (
 )
 
 // FromEnvironment builds the Publisher of the events Lambda function from
-// its environment and the default AWS configuration.
+// its environment and the function's role and region (runtime/lambdaenv).
 func FromEnvironment(ctx context.Context) (*Publisher, error) {
 	bus := os.Getenv(BusNameEnv)
 	if bus == "" {
 		return nil, errors.New("outbox: " + BusNameEnv + " must be set")
 	}
-	cfg, err := config.LoadDefaultConfig(ctx)
+	cfg, err := lambdaenv.Config()
 	if err != nil {
 		return nil, fmt.Errorf("outbox: aws config: %w", err)
 	}
