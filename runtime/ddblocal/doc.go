@@ -105,9 +105,10 @@
 // TableReadKeyRangeThroughputExceeded, TableWriteKeyRangeThroughputExceeded,
 // IndexReadKeyRangeThroughputExceeded or
 // IndexWriteKeyRangeThroughputExceeded, resource the table or index ARN. In
-// TransactWriteItems the throttled item's CancellationReason is
-// ThrottlingError; in BatchWriteItem and BatchGetItem throttled items come
-// back unprocessed, and the batch fails only when every item is throttled.
+// TransactWriteItems and TransactGetItems the throttled item's
+// CancellationReason is ThrottlingError; in BatchWriteItem and
+// BatchGetItem throttled items come back unprocessed, and the batch fails
+// only when every item is throttled.
 // A full bucket admits any one request, which may leave it owing.
 //
 // This is a simplified model. DynamoDB groups many partition-key values
@@ -115,9 +116,9 @@
 // table bank up to 300 seconds of unused capacity; here every value is its
 // own partition, nothing splits, and the burst is short. PartiQL statements
 // are limited as the operations they run (a SELECT as GetItem, not as a
-// Query). Scans, which span partitions, TransactGetItems and PartiQL
-// SELECTs that query are not limited, and tables' provisioned or on-demand
-// maximum throughput is not modelled.
+// Query). Scans, which span partitions, and PartiQL SELECTs that query are
+// not limited, and tables' provisioned or on-demand maximum throughput is
+// not modelled.
 //
 // # Concurrency
 //

@@ -526,6 +526,7 @@ func (e *Engine) transactGetItems(_ context.Context, in *transactGetItemsInput) 
 	defer unlockTables(tables, false)
 	responses := make([]map[string]any, n)
 	usage := map[string]*consumed{}
+	var reads []charge // one per item, when partitions are limited
 	var err error
 	for i, op := range ops {
 		var it attr.Item
@@ -544,9 +545,17 @@ func (e *Engine) transactGetItems(_ context.Context, in *transactGetItemsInput) 
 			responses[i]["Item"] = op.x.project(it)
 		}
 		cc.read += 2 * readUnits(size, true)
+		if e.parts != nil {
+			reads = append(reads, op.t.readCharge(nil, in.TransactItems[i].Get.Key, 2*readUnits(size, true)))
+		}
 	}
 	if err != nil {
 		return nil, err
+	}
+	if e.parts != nil {
+		if err := e.chargeTxRead(reads); err != nil {
+			return nil, err
+		}
 	}
 	out := map[string]any{"Responses": responses}
 	if r := reportAll(usage, in.ReturnConsumedCapacity); r != nil {

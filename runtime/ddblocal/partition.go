@@ -372,12 +372,7 @@ func (e *Engine) chargeTxWrite(ops []*txOp) error {
 	if i < 0 {
 		return nil
 	}
-	reasons := make([]cancellationReason, len(ops))
-	for j := range reasons {
-		reasons[j] = cancellationReason{Code: "None"}
-	}
-	reasons[owner[i]] = cancellationReason{Code: "ThrottlingError", Message: throttledMessage}
-	return transactionCanceled(reasons)
+	return throttledTx(len(ops), owner[i])
 }
 
 func (op *txOp) keyItem() attr.Item {
@@ -425,4 +420,33 @@ func (e *Engine) chargeBatchWrite(t *table, req writeRequest, old, next attr.Ite
 		c.nextSize = attr.ItemSize(next)
 	}
 	return e.chargeWrite(t, c)
+}
+
+// chargeTxRead takes the units of a TransactGetItems, one charge per item
+// in order, or cancels it with a ThrottlingError reason on the item whose
+// partition has not enough.
+func (e *Engine) chargeTxRead(reads []charge) error {
+	var cs []charge
+	owner := make([]int, 0, len(reads))
+	for i, c := range reads {
+		cs = addCharge(cs, c.key, c.units, c.resource)
+		for len(owner) < len(cs) {
+			owner = append(owner, i)
+		}
+	}
+	i := e.parts.take(cs)
+	if i < 0 {
+		return nil
+	}
+	return throttledTx(len(reads), owner[i])
+}
+
+// throttledTx cancels a transaction of n items whose item i is throttled.
+func throttledTx(n, i int) error {
+	reasons := make([]cancellationReason, n)
+	for j := range reasons {
+		reasons[j] = cancellationReason{Code: "None"}
+	}
+	reasons[i] = cancellationReason{Code: "ThrottlingError", Message: throttledMessage}
+	return transactionCanceled(reasons)
 }

@@ -182,6 +182,36 @@ func TestPartitionThrottleTransaction(t *testing.T) {
 	})
 }
 
+func TestPartitionThrottleTransactGet(t *testing.T) {
+	doc(t, "TransactGetItems (API Reference)", `A read transaction is cancelled with TransactionCanceledException, CancellationReason ThrottlingError on the throttled item, when an item's partition has not enough read capacity; a transactional read takes two read units per 4 KB.`)
+	partitionEngine(t, 4, 1000, func(t *testing.T, tg *target, clock *fakeClock) {
+		table := compositeTable(t, tg, types.ScalarAttributeTypeS)
+		put(t, tg, table, item{"pk": s("hot"), "sk": s("0")})
+		tx := &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{
+			{Get: &types.Get{TableName: aws.String(table), Key: item{"pk": s("cold"), "sk": s("0")}}},
+			{Get: &types.Get{TableName: aws.String(table), Key: item{"pk": s("hot"), "sk": s("0")}}},
+		}}
+		get(t, tg, table, item{"pk": s("hot"), "sk": s("0")}) // hot: 3 units left
+		_, err := tg.client.TransactGetItems(ctx(t), tx)      // cold: 2 left, hot: 1
+		noErr(t, err, "TransactGetItems")
+		_, err = tg.client.TransactGetItems(ctx(t), tx)
+		var tc *types.TransactionCanceledException
+		if !errors.As(err, &tc) {
+			t.Fatalf("got %v, want TransactionCanceledException", err)
+		}
+		var codes []string
+		for _, r := range tc.CancellationReasons {
+			codes = append(codes, aws.ToString(r.Code))
+		}
+		if fmt.Sprint(codes) != "[None ThrottlingError]" {
+			t.Errorf("got cancellation reasons %v, want [None ThrottlingError]", codes)
+		}
+		clock.Advance(time.Second)
+		_, err = tg.client.TransactGetItems(ctx(t), tx)
+		noErr(t, err, "TransactGetItems after a second")
+	})
+}
+
 func TestPartitionThrottleBatchWrite(t *testing.T) {
 	doc(t, "BatchWriteItem (API Reference)", `If DynamoDB returns any unprocessed items, you should retry the batch operation on those items; throttled items are returned in UnprocessedItems, and the request fails with ProvisionedThroughputExceededException only when none of the items can be processed.`)
 	partitionEngine(t, 3000, 2, func(t *testing.T, tg *target, clock *fakeClock) {
