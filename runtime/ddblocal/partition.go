@@ -104,6 +104,11 @@ func (l *partitionLimiter) take(cs []charge) int {
 	now := l.clock()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.added >= 4096 {
+		// Before the charges are looked at, so that none of their
+		// buckets is dropped between the check and the taking.
+		l.prune(now)
+	}
 	for i, c := range cs {
 		b := l.refill(c.key, now)
 		if b.tokens < c.units && b.tokens < l.capacity(c.key.write) {
@@ -130,9 +135,6 @@ func (l *partitionLimiter) refill(k partKey, now time.Time) *bucket {
 	b, ok := l.buckets[k]
 	if !ok {
 		l.added++
-		if l.added >= 4096 {
-			l.prune(now)
-		}
 		b = &bucket{tokens: l.capacity(k.write), at: now}
 		l.buckets[k] = b
 		return b

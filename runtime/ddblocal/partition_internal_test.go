@@ -1,6 +1,7 @@
 package ddblocal
 
 import (
+	"strconv"
 	"testing"
 	"time"
 )
@@ -93,5 +94,19 @@ func TestPartitionPrune(t *testing.T) {
 	}
 	if n := len(l.buckets); n >= 5000 {
 		t.Errorf("%d buckets kept, want the refilled ones dropped", n)
+	}
+}
+
+// A request of several charges (a table row and its index rows) that
+// crosses the pruning threshold keeps every bucket it takes from.
+func TestPartitionPruneDuringTake(t *testing.T) {
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	l := newPartitionLimiter(PartitionThroughput{Enabled: true, WriteUnits: 1e12}, func() time.Time { return now })
+	for i := range 10000 {
+		p := strconv.Itoa(i)
+		cs := []charge{{key: partKey{part: p, write: true}, units: 1}, {key: partKey{index: "gsi", part: p, write: true}, units: 1}}
+		if l.take(cs) >= 0 {
+			t.Fatalf("take %d throttled", i)
+		}
 	}
 }
