@@ -34,6 +34,11 @@ func TestWriteMarkdown(t *testing.T) {
 		}
 		cell(OpTx1k, peer, 500, time.Duration(f)*70*time.Millisecond, us(20*f), us(80*f))
 	}
+	// Engine goals missed: a transaction over 5× a PutItem, and under 0.6×
+	// of the SDK client alone.
+	cell(OpTx100k, PeerEngineRaw, 100, 10*time.Millisecond, us(60), us(200))
+	cell(OpTx100k, PeerEngineInproc, 100, 200*time.Millisecond, us(150), us(900))
+	cell(OpTx100k, PeerSDKAlone, 100, 100*time.Millisecond, us(80), us(300))
 	env := Environment{When: time.Date(2026, 11, 29, 23, 0, 0, 0, time.UTC), GoVersion: "go1.26", CPU: "test CPU", CPUs: 2,
 		Load: "0.50 0.40 0.30", BenchTime: "2s", Node: "v22"}
 	var got bytes.Buffer
