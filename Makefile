@@ -120,6 +120,15 @@ test: deps lint
 bench-engine: deps
 	cd test/enginebench && go test -run '^$$' -bench . -benchtime 2s -timeout 60m . -args -report $(CURDIR)/docs/engine-benchmark.md
 
+## bench-engine-regression: the engine rows and runtime/ddblocal benchmarks of commit BASE (default 9f303ac, the engine
+##                          before issue 10) and of the working tree, side by side in one run, ROUNDS rounds alternating;
+##                          writes docs/engine-regression.md
+.PHONY: bench-engine-regression
+BASE ?= 9f303ac
+ROUNDS ?= 5
+bench-engine-regression: $(GO_STAMP)
+	test/enginebench/regression.sh $(BASE) $(ROUNDS) $(CURDIR)/docs/engine-regression.md
+
 clean:
 	rm -rf $(CDK_OUT) $(TOOLS)
 

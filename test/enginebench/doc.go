@@ -27,6 +27,13 @@
 //
 //	go test -run '^$' -bench . -benchtime 2s ./test/enginebench/ -args -report ../../docs/engine-benchmark.md
 //
+// `make bench-engine-regression` (regression.sh, rendered by cmd/benchab)
+// measures the engine rows and the runtime/ddblocal benchmarks of an older
+// commit (BASE, by default 9f303ac) and of the working tree side by side in
+// one run, alternating them row by row, and writes
+// docs/engine-regression.md: the medians, after ÷ before, and the engine
+// goals of issue 10 for each version.
+//
 // cmd/rssload is the separate process that loads one million items of about
 // 200 bytes into an engine and reports its own resident set size.
 //
