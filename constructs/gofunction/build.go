@@ -46,9 +46,16 @@ func (e *BuildError) Unwrap() error { return ErrBuild }
 // without cgo, so the binary runs on the OS-only provided.al2023 runtime.
 var buildEnv = []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm64"}
 
+// buildTags select what the bootstrap leaves out. lambda.norpc drops the
+// legacy net/rpc path that provided runtimes never use; nethttpomithttp2
+// drops net/http's HTTP/2 client (about 330 kB): the Runtime API and the
+// JSON endpoints of DynamoDB, Secrets Manager and EventBridge all speak
+// HTTP/1.1, and only event-stream operations, which no function calls,
+// need HTTP/2.
+const buildTags = "lambda.norpc,nethttpomithttp2"
+
 // buildFlags are part of the asset hash: changing them must change the asset.
-// lambda.norpc drops the legacy net/rpc path that provided runtimes never use.
-var buildFlags = []string{"-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-tags", "lambda.norpc"}
+var buildFlags = []string{"-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-tags", buildTags}
 
 // ModuleRoot returns the directory of the nearest go.mod at or above dir.
 func ModuleRoot(dir string) (string, error) {
@@ -91,7 +98,7 @@ func SourceHash(moduleDir, entry string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	args := []string{"list", "-deps", "-tags", "lambda.norpc", "-f", listTemplate, entry}
+	args := []string{"list", "-deps", "-tags", buildTags, "-f", listTemplate, entry}
 	cmd := exec.Command(goBin, args...)
 	cmd.Dir = moduleDir
 	cmd.Env = append(os.Environ(), buildEnv...)

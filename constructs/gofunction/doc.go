@@ -10,7 +10,8 @@
 //	fn.Monitor(ops, nil) // Errors, Throttles and Duration p99 alarms + widgets
 //
 // The build runs `go build` with CGO_ENABLED=0, GOOS=linux, GOARCH=arm64,
-// -trimpath, -ldflags="-s -w", -buildvcs=false and -tags lambda.norpc through
+// -trimpath, -ldflags="-s -w", -buildvcs=false and -tags
+// lambda.norpc,nethttpomithttp2 (no net/rpc, no HTTP/2 client) through
 // CDK's local bundling hook; Docker is never used. The asset hash is the
 // SHA-256 of the Go files of every package of the main module the entry
 // depends on, plus go.mod and go.sum, so synthesis is reproducible and the

@@ -10,7 +10,7 @@ import (
 
 // maxBootstrapBytes bounds each bundled binary: a small bootstrap keeps cold
 // starts and deployment packages small.
-const maxBootstrapBytes = 12 << 20
+const maxBootstrapBytes = 9 << 20
 
 // TestBootstrapSizes builds every function exactly as synthesis bundles it
 // and checks the size of its bootstrap.
