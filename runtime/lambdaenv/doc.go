@@ -6,7 +6,7 @@
 // AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN). The SDK's default loader also
 // links the shared config and credentials files, SSO and SSO-OIDC, STS, web
 // identity, IMDS, process and container credentials: none of them applies to
-// a provided.al2023 function, and together they add about 1.5 MB to each
+// a provided.al2023 function, and together they add about 1.9 MB to each
 // bootstrap (docs/compute.md). Config reads the variables alone:
 //
 //	cfg, err := lambdaenv.Config()
