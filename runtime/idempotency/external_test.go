@@ -146,11 +146,11 @@ func TestExternalRequests(t *testing.T) {
 		}, map[string]int{"PutItem": 2, "DeleteItem": 1}},
 	}
 	for _, st := range steps {
-		w.reset()
+		w.reqs.Reset()
 		if err := st.do(); err != nil {
 			t.Fatalf("%s: %v", st.name, err)
 		}
-		got := w.requests()
+		got := w.reqs.Snapshot()
 		for op, n := range st.want {
 			if got[op] != n {
 				t.Errorf("%s: %s = %d, want %d (all: %v)", st.name, op, got[op], n, got)

@@ -10,13 +10,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go/middleware"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/idempotency"
+	"github.com/oncetable/oncetable/runtime/internal/dbtest"
 	"github.com/oncetable/oncetable/runtime/txn"
 )
 
@@ -26,17 +25,16 @@ type world struct {
 	db      *dynamodb.Client
 	records *idempotency.Table
 	now     atomic.Int64
-	mu      sync.Mutex
-	ops     map[string]int
+	reqs    dbtest.Counter
 }
 
 func newWorld(t *testing.T) *world {
-	w := &world{ops: map[string]int{}}
+	w := &world{}
 	w.now.Store(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC).UnixNano())
 	clock := func() time.Time { return time.Unix(0, w.now.Load()) }
 	eng := ddblocal.New(func(o *ddblocal.Options) { o.Clock = clock })
 	t.Cleanup(func() { eng.Close() })
-	w.db = eng.Client(func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, w.count) })
+	w.db = eng.Client(func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, w.reqs.Middleware) })
 	ctx := context.Background()
 	_, err := w.db.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String("wallets"), BillingMode: types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: "S"}, {AttributeName: aws.String("sk"), AttributeType: "S"}},
@@ -54,30 +52,8 @@ func newWorld(t *testing.T) *world {
 		o.Attributes = idempotency.Attributes{PartitionKey: "pk", SortKey: "sk", TTL: "ttl"}
 		o.KeyPrefix, o.Clock, o.Expiry = "once#", clock, time.Hour
 	})
-	w.reset()
+	w.reqs.Reset()
 	return w
-}
-
-func (w *world) count(stack *middleware.Stack) error {
-	return stack.Finalize.Add(middleware.FinalizeMiddlewareFunc("count",
-		func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
-			w.mu.Lock()
-			w.ops[awsmiddleware.GetOperationName(ctx)]++
-			w.mu.Unlock()
-			return next.HandleFinalize(ctx, in)
-		}), middleware.After)
-}
-
-func (w *world) reset() { w.mu.Lock(); w.ops = map[string]int{}; w.mu.Unlock() }
-
-func (w *world) requests() map[string]int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	out := map[string]int{}
-	for k, v := range w.ops {
-		out[k] = v
-	}
-	return out
 }
 
 func (w *world) advance(d time.Duration) { w.now.Add(int64(d)) }
@@ -111,16 +87,16 @@ func TestDo(t *testing.T) {
 	if err != nil || first.Replayed || first.Status != 201 {
 		t.Fatalf("first = %+v, %v", first, err)
 	}
-	if got := w.requests(); got["TransactWriteItems"] != 1 || len(got) != 1 {
+	if got := w.reqs.Snapshot(); got["TransactWriteItems"] != 1 || len(got) != 1 {
 		t.Errorf("first call requests = %v, want 1 TransactWriteItems", got)
 	}
-	w.reset()
+	w.reqs.Reset()
 	w.advance(time.Minute)
 	again, err := w.records.Do(ctx, request("k1", "fp1"), transfer("30"))
 	if err != nil || !again.Replayed || string(again.Body) != string(first.Body) {
 		t.Fatalf("replay = %+v, %v; want body %s", again, err, first.Body)
 	}
-	if got := w.requests(); got["TransactWriteItems"] != 1 || len(got) != 1 {
+	if got := w.reqs.Snapshot(); got["TransactWriteItems"] != 1 || len(got) != 1 {
 		t.Errorf("replay requests = %v, want 1 TransactWriteItems", got)
 	}
 	if _, err := w.records.Do(ctx, request("k1", "other"), transfer("31")); !errors.Is(err, idempotency.ErrKeyReused) {
