@@ -36,12 +36,7 @@ func newWorld(t *testing.T) *world {
 	t.Cleanup(func() { eng.Close() })
 	w.db = eng.Client(func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, w.reqs.Middleware) })
 	ctx := context.Background()
-	_, err := w.db.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String("wallets"), BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: "S"}, {AttributeName: aws.String("sk"), AttributeType: "S"}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: "HASH"}, {AttributeName: aws.String("sk"), KeyType: "RANGE"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dbtest.CreateKeyedTable(t, w.db, "wallets", "pk", "sk")
 	for _, wl := range []string{"alice", "bob"} {
 		if _, err := w.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("wallets"),
 			Item: map[string]types.AttributeValue{"pk": s("wallet#" + wl), "sk": s("wallet"), "balance": n("100")}}); err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/idempotency/idemhttp"
+	"github.com/oncetable/oncetable/runtime/internal/dbtest"
 )
 
 func TestParseKey(t *testing.T) {
@@ -49,12 +50,7 @@ func counterTable(t *testing.T) (*idempotency.Table, *dynamodb.Client) {
 	eng := ddblocal.New()
 	t.Cleanup(func() { eng.Close() })
 	db := eng.Client()
-	_, err := db.CreateTable(context.Background(), &dynamodb.CreateTableInput{TableName: aws.String("counters"), BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: "S"}, {AttributeName: aws.String("sk"), AttributeType: "S"}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: "HASH"}, {AttributeName: aws.String("sk"), KeyType: "RANGE"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dbtest.CreateKeyedTable(t, db, "counters", "pk", "sk")
 	return idempotency.NewTable(db, "counters", func(o *idempotency.Options) {
 		o.Attributes = idempotency.Attributes{PartitionKey: "pk", SortKey: "sk", TTL: "ttl"}
 	}), db

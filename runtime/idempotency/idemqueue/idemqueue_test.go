@@ -17,6 +17,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/idempotency/idemqueue"
+	"github.com/oncetable/oncetable/runtime/internal/dbtest"
 )
 
 var errBad = errors.New("malformed message")
@@ -30,12 +31,7 @@ func newCounters(t *testing.T) *counters {
 	eng := ddblocal.New()
 	t.Cleanup(func() { eng.Close() })
 	db := eng.Client()
-	_, err := db.CreateTable(context.Background(), &dynamodb.CreateTableInput{TableName: aws.String("counters"), BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("PK"), AttributeType: "S"}, {AttributeName: aws.String("SK"), AttributeType: "S"}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("PK"), KeyType: "HASH"}, {AttributeName: aws.String("SK"), KeyType: "RANGE"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dbtest.CreateKeyedTable(t, db, "counters", "PK", "SK")
 	return &counters{db: db, records: idempotency.NewTable(db, "counters")}
 }
 

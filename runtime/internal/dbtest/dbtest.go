@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
@@ -161,4 +162,16 @@ func envOr(k, def string) string {
 		return v
 	}
 	return def
+}
+
+// CreateKeyedTable creates an on-demand table keyed by the string
+// attributes pk (HASH) and sk (RANGE), failing t on error.
+func CreateKeyedTable(t testing.TB, db *dynamodb.Client, table, pk, sk string) {
+	t.Helper()
+	_, err := db.CreateTable(context.Background(), &dynamodb.CreateTableInput{TableName: aws.String(table), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String(pk), AttributeType: types.ScalarAttributeTypeS}, {AttributeName: aws.String(sk), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String(pk), KeyType: types.KeyTypeHash}, {AttributeName: aws.String(sk), KeyType: types.KeyTypeRange}}})
+	if err != nil {
+		t.Fatalf("create table %s: %v", table, err)
+	}
 }
