@@ -257,29 +257,29 @@ func duplicateItem(err error) error {
 	return err
 }
 
-func (e *Engine) pqUpdate(ctx context.Context, req *pqRequest) (*pqResult, error) {
-	st := req.st
-	t, err := e.table(st.Table)
+// pqSingle resolves the table and the key of an UPDATE or DELETE, and the
+// WHERE conditions left over once the key is taken out.
+func (e *Engine) pqSingle(req *pqRequest) (*table, attr.Item, []expr.Cond, error) {
+	t, err := e.table(req.st.Table)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	key, rest, err := pqKey(t, st, req.vals)
+	key, rest, err := pqKey(t, req.st, req.vals)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	cond := keyCondition(true)
-	if len(rest) > 0 {
-		cond = &expr.And{Left: cond, Right: partiql.Join(rest)}
-	}
-	names, vals := partiql.Placeholders(withKeyName(st, t), req.vals, cond, st.Update)
-	in := &updateItemInput{Key: key, UpdateExpression: rendered(st.Update, true)}
-	in.TableName = st.Table
-	in.ConditionExpression = rendered(cond, true)
-	in.ReturnValues = st.Returning
-	in.ReturnConsumedCapacity = req.capacity
-	in.ReturnValuesOnConditionCheckFailure = req.onFailure
-	in.ExpressionAttributeNames, in.ExpressionAttributeValues = names, vals
-	out, err := e.updateItem(ctx, in)
+	return t, key, rest, nil
+}
+
+// writeOptions are the options an UPDATE or DELETE passes on to the item
+// operation it runs as.
+func (req *pqRequest) writeOptions() writeOptions {
+	return writeOptions{TableName: req.st.Table, ReturnValues: req.st.Returning,
+		ReturnConsumedCapacity: req.capacity, ReturnValuesOnConditionCheckFailure: req.onFailure}
+}
+
+// pqWritten is the result of an item write an UPDATE or DELETE ran as.
+func pqWritten(out any, err error) (*pqResult, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -287,34 +287,36 @@ func (e *Engine) pqUpdate(ctx context.Context, req *pqRequest) (*pqResult, error
 	return &pqResult{item: wo.Attributes, cc: wo.ConsumedCapacity}, nil
 }
 
-func (e *Engine) pqDelete(ctx context.Context, req *pqRequest) (*pqResult, error) {
+func (e *Engine) pqUpdate(ctx context.Context, req *pqRequest) (*pqResult, error) {
 	st := req.st
-	t, err := e.table(st.Table)
+	t, key, rest, err := e.pqSingle(req)
 	if err != nil {
 		return nil, err
 	}
-	key, rest, err := pqKey(t, st, req.vals)
+	cond := keyCondition(true)
+	if len(rest) > 0 {
+		cond = &expr.And{Left: cond, Right: partiql.Join(rest)}
+	}
+	in := &updateItemInput{Key: key, UpdateExpression: rendered(st.Update, true), writeOptions: req.writeOptions()}
+	in.ConditionExpression = rendered(cond, true)
+	in.ExpressionAttributeNames, in.ExpressionAttributeValues = partiql.Placeholders(withKeyName(st, t), req.vals, cond, st.Update)
+	return pqWritten(e.updateItem(ctx, in))
+}
+
+func (e *Engine) pqDelete(ctx context.Context, req *pqRequest) (*pqResult, error) {
+	t, key, rest, err := e.pqSingle(req)
 	if err != nil {
 		return nil, err
 	}
-	in := &deleteItemInput{Key: key}
-	in.TableName = st.Table
+	in := &deleteItemInput{Key: key, writeOptions: req.writeOptions()}
 	if len(rest) > 0 {
 		// A missing item is deleted without a word; an item that is there
 		// must meet the rest of the WHERE clause.
 		cond := &expr.Or{Left: keyCondition(false), Right: partiql.Join(rest)}
 		in.ConditionExpression = rendered(cond, true)
-		in.ExpressionAttributeNames, in.ExpressionAttributeValues = partiql.Placeholders(withKeyName(st, t), req.vals, cond)
+		in.ExpressionAttributeNames, in.ExpressionAttributeValues = partiql.Placeholders(withKeyName(req.st, t), req.vals, cond)
 	}
-	in.ReturnValues = st.Returning
-	in.ReturnConsumedCapacity = req.capacity
-	in.ReturnValuesOnConditionCheckFailure = req.onFailure
-	out, err := e.deleteItem(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	wo := out.(*writeOutput)
-	return &pqResult{item: wo.Attributes, cc: wo.ConsumedCapacity}, nil
+	return pqWritten(e.deleteItem(ctx, in))
 }
 
 // pqToken is the content of a SELECT's NextToken: which partition of the
