@@ -162,17 +162,7 @@ func TestPartitionThrottleTransaction(t *testing.T) {
 			{Put: &types.Put{TableName: aws.String(table), Item: item{"pk": s("hot"), "sk": s("3")}}},
 		}}
 		_, err := tg.client.TransactWriteItems(ctx(t), tx)
-		var tc *types.TransactionCanceledException
-		if !errors.As(err, &tc) {
-			t.Fatalf("got %v, want TransactionCanceledException", err)
-		}
-		var codes []string
-		for _, r := range tc.CancellationReasons {
-			codes = append(codes, aws.ToString(r.Code))
-		}
-		if fmt.Sprint(codes) != "[None ThrottlingError]" {
-			t.Errorf("got cancellation reasons %v, want [None ThrottlingError]", codes)
-		}
+		wantCancelReasons(t, err, "[None ThrottlingError]")
 		if it := get(t, tg, table, item{"pk": s("cold"), "sk": s("0")}); it != nil {
 			t.Errorf("a cancelled transaction wrote %s", show(it))
 		}
@@ -195,17 +185,7 @@ func TestPartitionThrottleTransactGet(t *testing.T) {
 		_, err := tg.client.TransactGetItems(ctx(t), tx)      // cold: 2 left, hot: 1
 		noErr(t, err, "TransactGetItems")
 		_, err = tg.client.TransactGetItems(ctx(t), tx)
-		var tc *types.TransactionCanceledException
-		if !errors.As(err, &tc) {
-			t.Fatalf("got %v, want TransactionCanceledException", err)
-		}
-		var codes []string
-		for _, r := range tc.CancellationReasons {
-			codes = append(codes, aws.ToString(r.Code))
-		}
-		if fmt.Sprint(codes) != "[None ThrottlingError]" {
-			t.Errorf("got cancellation reasons %v, want [None ThrottlingError]", codes)
-		}
+		wantCancelReasons(t, err, "[None ThrottlingError]")
 		clock.Advance(time.Second)
 		_, err = tg.client.TransactGetItems(ctx(t), tx)
 		noErr(t, err, "TransactGetItems after a second")
@@ -245,4 +225,21 @@ func TestPartitionThroughputOffByDefault(t *testing.T) {
 			t.Errorf("ThrottleCounts = %v, want none", got)
 		}
 	})
+}
+
+// wantCancelReasons checks that err is a TransactionCanceledException whose
+// cancellation reason codes print as want.
+func wantCancelReasons(t *testing.T, err error, want string) {
+	t.Helper()
+	var tc *types.TransactionCanceledException
+	if !errors.As(err, &tc) {
+		t.Fatalf("got %v, want TransactionCanceledException", err)
+	}
+	var codes []string
+	for _, r := range tc.CancellationReasons {
+		codes = append(codes, aws.ToString(r.Code))
+	}
+	if fmt.Sprint(codes) != want {
+		t.Errorf("got cancellation reasons %v, want %s", codes, want)
+	}
 }
