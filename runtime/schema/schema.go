@@ -1,5 +1,7 @@
 package schema
 
+import "fmt"
+
 // Primary key attributes. Both are strings; entity prefixes such as USER#
 // and ORDER# overload them.
 const (
@@ -27,12 +29,36 @@ const (
 	ProjectInclude  Projection = "INCLUDE"
 )
 
-// Index describes one global secondary index. Both keys are strings.
+// AttributeType is a key attribute's scalar type, named as DynamoDB names it.
+type AttributeType string
+
+// Key attribute types.
+const (
+	TypeString AttributeType = "S"
+	TypeNumber AttributeType = "N"
+	TypeBinary AttributeType = "B"
+)
+
+// KeyAttribute is one attribute of an index key and its type.
+type KeyAttribute struct {
+	Name string
+	Type AttributeType
+}
+
+// Index describes one global secondary index. Its key is either the single
+// string attributes PartitionKey and SortKey (an overloaded index, keyed
+// by synthetic strings), or the multi-attribute key PartitionKeys and
+// SortKeys (up to 4 HASH and 4 RANGE attributes of the item's own, each
+// with its type, in order; DynamoDB's multi-attribute keys of November
+// 2025). [Index.HashKeys] and [Index.RangeKeys] give either as a list.
 type Index struct {
 	Name         string
 	PartitionKey string
 	SortKey      string
-	Projection   Projection
+	// PartitionKeys and SortKeys, when set, replace PartitionKey and SortKey.
+	PartitionKeys []KeyAttribute
+	SortKeys      []KeyAttribute
+	Projection    Projection
 	// NonKeyAttributes lists the projected attributes when Projection is
 	// ProjectInclude.
 	NonKeyAttributes []string
@@ -63,6 +89,72 @@ var Unprocessed = Index{
 	Sparse: true,
 }
 
+// OrdersByStatus is the v2 index of orders by status, which the migration
+// orders-by-status-v2 (runtime/migrate/orders) introduces. It is keyed by
+// the order's own attributes: HASH status and shard (a small number derived
+// from the order id), RANGE createdAt and orderId. So one status spreads
+// over as many index partitions as there are shards, where GSI1 puts it on
+// one (ORDERSTATUS#<status>). Only orders carry shard, so it is sparse.
+var OrdersByStatus = Index{
+	Name: "OrdersByStatus",
+	PartitionKeys: []KeyAttribute{
+		{Name: "status", Type: TypeString}, {Name: "shard", Type: TypeNumber},
+	},
+	SortKeys: []KeyAttribute{
+		{Name: CreatedAt, Type: TypeString}, {Name: "orderId", Type: TypeString},
+	},
+	Projection: ProjectAll,
+	Sparse:     true,
+}
+
+// HashKeys is ix's partition key: PartitionKeys, or PartitionKey as a string.
+func (ix Index) HashKeys() []KeyAttribute {
+	if len(ix.PartitionKeys) > 0 {
+		return ix.PartitionKeys
+	}
+	return []KeyAttribute{{Name: ix.PartitionKey, Type: TypeString}}
+}
+
+// RangeKeys is ix's sort key: SortKeys, or SortKey as a string (none when
+// both are empty).
+func (ix Index) RangeKeys() []KeyAttribute {
+	if len(ix.SortKeys) > 0 {
+		return ix.SortKeys
+	}
+	if ix.SortKey == "" {
+		return nil
+	}
+	return []KeyAttribute{{Name: ix.SortKey, Type: TypeString}}
+}
+
+// MultiAttribute reports whether ix has a multi-attribute key.
+func (ix Index) MultiAttribute() bool { return len(ix.PartitionKeys) > 0 || len(ix.SortKeys) > 0 }
+
+// OrderIndexes says which indexes of orders by status a table has: the
+// stages of the migration orders-by-status-v2. CloudFormation adds or
+// removes one GSI per stack update, so a table goes from [OrdersV1] to
+// [OrdersBoth] (deploy the v2 index, then migrate) to [OrdersV2] (after the
+// migration is done, drop GSI1). See docs/migrations.md.
+type OrderIndexes string
+
+// The stages.
+const (
+	OrdersV1   OrderIndexes = "v1"   // GSI1 only
+	OrdersBoth OrderIndexes = "both" // GSI1 and OrdersByStatus
+	OrdersV2   OrderIndexes = "v2"   // OrdersByStatus only
+)
+
+// ParseOrderIndexes parses "v1", "both" or "v2"; "" is [OrdersV1].
+func ParseOrderIndexes(s string) (OrderIndexes, error) {
+	switch o := OrderIndexes(s); o {
+	case "":
+		return OrdersV1, nil
+	case OrdersV1, OrdersBoth, OrdersV2:
+		return o, nil
+	}
+	return "", fmt.Errorf("schema: order indexes %q, want v1, both or v2", s)
+}
+
 // Featured is the sparse index of featured products.
 var Featured = Index{
 	Name:         "Featured",
@@ -72,8 +164,8 @@ var Featured = Index{
 	Sparse:       true,
 }
 
-// Indexes lists every global secondary index of the table, in creation order.
-func Indexes() []Index { return []Index{GSI1, Unprocessed, Featured} }
+// Indexes lists every global secondary index of [Default], in creation order.
+func Indexes() []Index { return Default().Indexes() }
 
 // DefaultTableName is the table name used locally when none is configured.
 // Deployed stacks let CloudFormation name the table and pass the name to
@@ -96,12 +188,16 @@ type Schema struct {
 	GSI1         Index
 	Unprocessed  Index
 	Featured     Index
+	// OrdersByStatus is the v2 index of orders; Orders says whether the
+	// table has it, GSI1 or both.
+	OrdersByStatus Index
+	Orders         OrderIndexes
 }
 
 // Default is oncetable's own schema.
 func Default() Schema {
 	return Schema{PartitionKey: PartitionKey, SortKey: SortKey, EntityType: EntityType, TTLAttribute: TTLAttribute,
-		GSI1: GSI1, Unprocessed: Unprocessed, Featured: Featured}
+		GSI1: GSI1, Unprocessed: Unprocessed, Featured: Featured, OrdersByStatus: OrdersByStatus, Orders: OrdersV1}
 }
 
 // WithDefaults fills s's empty fields from [Default].
@@ -120,16 +216,32 @@ func (s Schema) WithDefaults() Schema {
 	for _, ix := range []struct {
 		v   *Index
 		def Index
-	}{{&s.GSI1, d.GSI1}, {&s.Unprocessed, d.Unprocessed}, {&s.Featured, d.Featured}} {
+	}{{&s.GSI1, d.GSI1}, {&s.Unprocessed, d.Unprocessed}, {&s.Featured, d.Featured}, {&s.OrdersByStatus, d.OrdersByStatus}} {
 		if ix.v.Name == "" {
 			*ix.v = ix.def
 		}
 	}
+	if s.Orders == "" {
+		s.Orders = OrdersV1
+	}
 	return s
 }
 
-// Indexes lists s's global secondary indexes, in creation order.
-func (s Schema) Indexes() []Index { return []Index{s.GSI1, s.Unprocessed, s.Featured} }
+// Indexes lists s's global secondary indexes, in creation order: GSI1
+// unless Orders is [OrdersV2], Unprocessed, Featured, and OrdersByStatus
+// when Orders is [OrdersBoth] or [OrdersV2].
+func (s Schema) Indexes() []Index {
+	s = s.WithDefaults()
+	var out []Index
+	if s.Orders != OrdersV2 {
+		out = append(out, s.GSI1)
+	}
+	out = append(out, s.Unprocessed, s.Featured)
+	if s.Orders == OrdersBoth || s.Orders == OrdersV2 {
+		out = append(out, s.OrdersByStatus)
+	}
+	return out
+}
 
 // Renames maps each attribute name of [Default] that s names differently
 // to s's name: the key, entity-type and TTL attributes and the index keys.

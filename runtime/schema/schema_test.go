@@ -2,6 +2,7 @@ package schema_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/oncetable/oncetable/runtime/schema"
@@ -38,4 +39,36 @@ func ExampleIndexes() {
 	// GSI1 GSI1PK GSI1SK ALL
 	// Unprocessed UnprocessedPK UnprocessedSK INCLUDE
 	// Featured FeaturedPK FeaturedSK ALL
+}
+
+func TestOrderIndexesStages(t *testing.T) {
+	for _, tc := range []struct {
+		stage schema.OrderIndexes
+		want  string
+	}{
+		{"", "GSI1 Unprocessed Featured"},
+		{schema.OrdersV1, "GSI1 Unprocessed Featured"},
+		{schema.OrdersBoth, "GSI1 Unprocessed Featured OrdersByStatus"},
+		{schema.OrdersV2, "Unprocessed Featured OrdersByStatus"},
+	} {
+		var names []string
+		for _, ix := range (schema.Schema{Orders: tc.stage}).Indexes() {
+			names = append(names, ix.Name)
+		}
+		if got := strings.Join(names, " "); got != tc.want {
+			t.Errorf("Orders=%q: indexes %s, want %s", tc.stage, got, tc.want)
+		}
+	}
+	if _, err := schema.ParseOrderIndexes("v3"); err == nil {
+		t.Error("ParseOrderIndexes(v3) = nil error")
+	}
+}
+
+func ExampleIndex_HashKeys() {
+	for _, ix := range []schema.Index{schema.GSI1, schema.OrdersByStatus} {
+		fmt.Println(ix.Name, ix.MultiAttribute(), ix.HashKeys(), ix.RangeKeys())
+	}
+	// Output:
+	// GSI1 false [{GSI1PK S}] [{GSI1SK S}]
+	// OrdersByStatus true [{status S} {shard N}] [{createdAt S} {orderId S}]
 }

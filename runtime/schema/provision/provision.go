@@ -27,23 +27,17 @@ func CreateTableInputFor(tableName string, sch schema.Schema) *dynamodb.CreateTa
 		{AttributeName: aws.String(sch.PartitionKey), AttributeType: types.ScalarAttributeTypeS},
 		{AttributeName: aws.String(sch.SortKey), AttributeType: types.ScalarAttributeTypeS},
 	}
+	seen := map[string]bool{sch.PartitionKey: true, sch.SortKey: true}
 	var gsis []types.GlobalSecondaryIndex
 	for _, ix := range sch.Indexes() {
-		defs = append(defs,
-			types.AttributeDefinition{AttributeName: aws.String(ix.PartitionKey), AttributeType: types.ScalarAttributeTypeS},
-			types.AttributeDefinition{AttributeName: aws.String(ix.SortKey), AttributeType: types.ScalarAttributeTypeS})
-		p := &types.Projection{ProjectionType: types.ProjectionType(ix.Projection)}
-		if ix.Projection == schema.ProjectInclude {
-			p.NonKeyAttributes = append([]string(nil), ix.NonKeyAttributes...)
+		gsi, ixDefs := GlobalSecondaryIndex(ix)
+		for _, d := range ixDefs {
+			if !seen[*d.AttributeName] {
+				seen[*d.AttributeName] = true
+				defs = append(defs, d)
+			}
 		}
-		gsis = append(gsis, types.GlobalSecondaryIndex{
-			IndexName: aws.String(ix.Name),
-			KeySchema: []types.KeySchemaElement{
-				{AttributeName: aws.String(ix.PartitionKey), KeyType: types.KeyTypeHash},
-				{AttributeName: aws.String(ix.SortKey), KeyType: types.KeyTypeRange},
-			},
-			Projection: p,
-		})
+		gsis = append(gsis, gsi)
 	}
 	return &dynamodb.CreateTableInput{
 		TableName:            aws.String(tableName),
@@ -55,6 +49,43 @@ func CreateTableInputFor(tableName string, sch schema.Schema) *dynamodb.CreateTa
 		GlobalSecondaryIndexes: gsis,
 		BillingMode:            types.BillingModePayPerRequest,
 	}
+}
+
+type keyElement struct {
+	attr schema.KeyAttribute
+	kind types.KeyType
+}
+
+// keyElements is ix's key schema in order: its HASH attributes, then its RANGE ones.
+func keyElements(ix schema.Index) []keyElement {
+	var out []keyElement
+	for _, a := range ix.HashKeys() {
+		out = append(out, keyElement{a, types.KeyTypeHash})
+	}
+	for _, a := range ix.RangeKeys() {
+		out = append(out, keyElement{a, types.KeyTypeRange})
+	}
+	return out
+}
+
+func projection(ix schema.Index) *types.Projection {
+	p := &types.Projection{ProjectionType: types.ProjectionType(ix.Projection)}
+	if ix.Projection == schema.ProjectInclude {
+		p.NonKeyAttributes = append([]string(nil), ix.NonKeyAttributes...)
+	}
+	return p
+}
+
+// GlobalSecondaryIndex is ix as a CreateTable or UpdateTable (Create)
+// index, with the attribute definitions its key needs.
+func GlobalSecondaryIndex(ix schema.Index) (types.GlobalSecondaryIndex, []types.AttributeDefinition) {
+	var ks []types.KeySchemaElement
+	var defs []types.AttributeDefinition
+	for _, k := range keyElements(ix) {
+		ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(k.attr.Name), KeyType: k.kind})
+		defs = append(defs, types.AttributeDefinition{AttributeName: aws.String(k.attr.Name), AttributeType: types.ScalarAttributeType(k.attr.Type)})
+	}
+	return types.GlobalSecondaryIndex{IndexName: aws.String(ix.Name), KeySchema: ks, Projection: projection(ix)}, defs
 }
 
 // EnsureTable creates the oncetable table when it does not exist, waits

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -64,4 +65,41 @@ func ExampleEnsureTable() {
 	d, _ := db.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String(schema.DefaultTableName)})
 	fmt.Println(d.Table.TableStatus, len(d.Table.GlobalSecondaryIndexes))
 	// Output: ACTIVE 3
+}
+
+func TestCreateTableInputWithBothOrderIndexes(t *testing.T) {
+	in := provision.CreateTableInputFor("t", schema.Schema{Orders: schema.OrdersBoth})
+	var got []string
+	for _, ix := range in.GlobalSecondaryIndexes {
+		if *ix.IndexName != schema.OrdersByStatus.Name {
+			continue
+		}
+		for _, k := range ix.KeySchema {
+			got = append(got, *k.AttributeName+":"+string(k.KeyType))
+		}
+	}
+	if want := "status:HASH shard:HASH createdAt:RANGE orderId:RANGE"; strings.Join(got, " ") != want {
+		t.Errorf("OrdersByStatus key schema %v, want %s", got, want)
+	}
+	defs := map[string]string{}
+	for _, d := range in.AttributeDefinitions {
+		if _, dup := defs[*d.AttributeName]; dup {
+			t.Errorf("attribute %s defined twice", *d.AttributeName)
+		}
+		defs[*d.AttributeName] = string(d.AttributeType)
+	}
+	if defs["shard"] != "N" || defs["status"] != "S" {
+		t.Errorf("attribute types %v, want shard N and status S", defs)
+	}
+	db := ddblocal.New().Client()
+	if err := provision.EnsureTableFor(context.Background(), db, "orders-both", schema.Schema{Orders: schema.OrdersBoth}); err != nil {
+		t.Fatalf("EnsureTableFor on the engine: %v", err)
+	}
+	out, err := db.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String("orders-both")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(out.Table.GlobalSecondaryIndexes); n != 4 {
+		t.Errorf("the engine's table has %d indexes, want 4", n)
+	}
 }
