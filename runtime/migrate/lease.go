@@ -27,9 +27,13 @@ func (mg *Migrator) acquire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, err = mg.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(mg.table), Item: item,
-		ConditionExpression: e.Condition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld})
+	// A retry after a lost response finds the lease this migrator's.
+	err = mg.call(ctx, func(ctx context.Context) error {
+		_, err := mg.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(mg.table), Item: item,
+			ConditionExpression: e.Condition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld})
+		return err
+	})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return &LeaseHeldError{Holder: getS(ccf.Item, attrHolder), Until: time.UnixMilli(getN(ccf.Item, attrUntil))}
@@ -45,8 +49,11 @@ func (mg *Migrator) release(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, err = mg.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(mg.table), Key: leaseKey(mg.opts.Schema),
-		ConditionExpression: e.Condition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values()})
+	err = mg.call(ctx, func(ctx context.Context) error {
+		_, err := mg.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(mg.table), Key: leaseKey(mg.opts.Schema),
+			ConditionExpression: e.Condition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values()})
+		return err
+	})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return nil // someone took it over after it expired; nothing of ours to remove

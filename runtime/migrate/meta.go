@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/oncetable/oncetable/runtime/retry"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/txn"
 )
@@ -133,11 +134,24 @@ func (mg *Migrator) updateMeta(ctx context.Context, st State, upd expression.Upd
 	tx.Add("meta", types.TransactWriteItem{Update: &types.Update{TableName: aws.String(mg.table), Key: metaKey(mg.opts.Schema, mg.m.Name),
 		UpdateExpression: metaExpr.Update(), ConditionExpression: metaExpr.Condition(),
 		ExpressionAttributeNames: metaExpr.Names(), ExpressionAttributeValues: metaExpr.Values()}})
-	_, err = mg.client.TransactWriteItems(ctx, tx.Input())
+	// Throttling, conflicts and lost responses are retried. An attempt
+	// whose outcome is unknown (a 5xx, a reset) may have committed; the
+	// retry then finds the epoch moved, by this migrator since it holds the
+	// lease, and committed tells.
+	ambiguous := false
+	err = mg.call(ctx, func(ctx context.Context) error {
+		_, err := mg.client.TransactWriteItems(ctx, tx.Input())
+		if k, ok := retry.Classify(err); ok && k == retry.ServerFail {
+			ambiguous = true
+		}
+		return err
+	})
 	if c, ok := txn.Cancelled(err, &tx); ok {
 		switch {
 		case c.Failed("lease"):
 			return fmt.Errorf("migrate: %s lost the lease before it could %s of %s: %w", mg.opts.Holder, what, mg.m.Name, ErrLeaseHeld)
+		case c.Failed("meta") && ambiguous && mg.committed(ctx, st):
+			return nil
 		case c.Failed("meta"):
 			return fmt.Errorf("%w: %s left epoch %d before %s", ErrConcurrentChange, mg.m.Name, st.Epoch, what)
 		}
@@ -146,4 +160,11 @@ func (mg *Migrator) updateMeta(ctx context.Context, st State, upd expression.Upd
 		return fmt.Errorf("migrate: %s of %s: %w", what, mg.m.Name, err)
 	}
 	return nil
+}
+
+// committed reports whether the META item is one epoch past st by this
+// migrator: a transition whose response was lost.
+func (mg *Migrator) committed(ctx context.Context, st State) bool {
+	cur, err := mg.Status(ctx)
+	return err == nil && cur.Epoch == st.Epoch+1 && cur.Holder == mg.opts.Holder
 }
