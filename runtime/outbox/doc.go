@@ -25,10 +25,15 @@
 //	})
 //	lambda.Start(pub.Handle)
 //
-// It publishes in PutEvents calls of at most 10 entries, in record order,
-// retries only the entries that failed, and when some still fail answers
-// BatchItemFailures naming the first record whose event was not published,
-// so that the mapping retries from there. Delivery is at least once.
+// It publishes in PutEvents calls of at most 10 entries holding at most
+// one event per user, in record order, one call after another: a call is
+// sent only when every entry of the previous one was accepted, retrying
+// only the entries that failed. EventBridge keeps no order among the
+// entries of one call, so this is what keeps each user's events in stream
+// order on the bus. When some still fail it answers BatchItemFailures
+// naming the first record whose event was not published, so that the
+// mapping retries from there and no later event of that user was sent
+// before it. Delivery is at least once.
 //
 // It is not for reading the stream itself (the event source mapping, or
 // the local runner, does that) nor for events of other tables.

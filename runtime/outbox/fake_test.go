@@ -84,7 +84,7 @@ func (f *fakeEventBridge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // newFakeEventBridge serves a fake and returns the real SDK client for it,
 // without the SDK's own retries so the publisher's are what is tested.
-func newFakeEventBridge(t *testing.T) (*fakeEventBridge, *eventbridge.Client) {
+func newFakeEventBridge(t testing.TB) (*fakeEventBridge, *eventbridge.Client) {
 	t.Helper()
 	f := &fakeEventBridge{attempts: map[string]int{}}
 	srv := httptest.NewServer(f)

@@ -65,18 +65,55 @@ func NewPublisher(api PutEventsAPI, opts ...func(*Options)) *Publisher {
 }
 
 // pending is an event waiting to be published, with the index of its
-// stream record.
+// stream record and the key it is ordered by (see orderKey).
 type pending struct {
 	record int
+	key    string
 	entry  types.PutEventsRequestEntry
 }
 
+// orderKey is what a batch's events are kept in stream order by: the
+// user, or the order for a payment that names no user (written before
+// charge recorded it).
+func orderKey(ev Event) string {
+	if ev.UserID != "" {
+		return "user:" + ev.UserID
+	}
+	return "order:" + ev.OrderID
+}
+
+// chunks cuts todo, which is in stream order, into consecutive PutEvents
+// calls of at most MaxEntries entries holding at most one entry per
+// order key. EventBridge keeps no order among the entries of one call,
+// and a retry of the refused entries alone puts them after the others:
+// with one entry per user in a call, neither can reorder a user's events.
+func chunks(todo []pending) [][]pending {
+	var out [][]pending
+	start, keys := 0, map[string]bool{}
+	for i, p := range todo {
+		if i-start == MaxEntries || keys[p.key] {
+			out = append(out, todo[start:i])
+			start = i
+			clear(keys)
+		}
+		keys[p.key] = true
+	}
+	if start < len(todo) {
+		out = append(out, todo[start:])
+	}
+	return out
+}
+
 // Handle publishes the events of a batch of stream records. Records that
-// carry no event are skipped. When an event cannot be published, or a
-// record cannot be read, the response names the first such record in
-// BatchItemFailures and nothing after it is published, so the event source
-// mapping retries from that record. The error is non-nil only when ctx
-// ends.
+// carry no event are skipped. The events are sent in stream order, in
+// calls of at most MaxEntries entries with at most one entry per user
+// (chunks), one call after another: a call is sent only once every entry
+// of the previous one was accepted, so a user's events reach the bus in
+// stream order. When an event cannot be published, or a record cannot be
+// read, the response names the first such record in BatchItemFailures and
+// no later call is sent, so the event source mapping retries from that
+// record and no later event of its user was published before it. The
+// error is non-nil only when ctx ends.
 func (p *Publisher) Handle(ctx context.Context, batch events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 	var todo []pending
 	failAt := -1
@@ -88,11 +125,10 @@ func (p *Publisher) Handle(ctx context.Context, batch events.DynamoDBEvent) (eve
 			break
 		}
 		if ok {
-			todo = append(todo, pending{record: i, entry: p.entry(ev)})
+			todo = append(todo, pending{record: i, key: orderKey(ev), entry: p.entry(ev)})
 		}
 	}
-	for start := 0; start < len(todo); start += MaxEntries {
-		chunk := todo[start:min(start+MaxEntries, len(todo))]
+	for _, chunk := range chunks(todo) {
 		if first, err := p.send(ctx, chunk); err != nil {
 			if ctx.Err() != nil {
 				return events.DynamoDBEventResponse{}, ctx.Err()
@@ -122,8 +158,9 @@ func (p *Publisher) entry(ev Event) types.PutEventsRequestEntry {
 // errUnpublished reports entries still failing after every attempt.
 var errUnpublished = errors.New("outbox: events not published")
 
-// send publishes a chunk, resending only the entries that failed. On
-// failure it returns the record index of the first unpublished entry.
+// send publishes a chunk, resending only the entries that failed (in
+// stream order). On failure it returns the record index of the first
+// unpublished entry.
 func (p *Publisher) send(ctx context.Context, chunk []pending) (int, error) {
 	left := chunk
 	for attempt := 1; ; attempt++ {

@@ -14,8 +14,15 @@ import (
 	"github.com/oncetable/oncetable/runtime/outbox"
 )
 
-// creditBatch is n stream records, each a credit's ledger entry e<i>.
+// creditBatch is n stream records, each a credit's ledger entry e<i> of
+// its own user u<i>.
 func creditBatch(n int) events.DynamoDBEvent {
+	return creditsOf(n, func(i int) string { return fmt.Sprintf("u%02d", i) })
+}
+
+// creditsOf is n stream records, each a credit's ledger entry e<i> of the
+// user userOf(i).
+func creditsOf(n int, userOf func(i int) string) events.DynamoDBEvent {
 	var b events.DynamoDBEvent
 	for i := range n {
 		id := fmt.Sprintf("e%02d", i)
@@ -23,7 +30,7 @@ func creditBatch(n int) events.DynamoDBEvent {
 			EventID: "rec-" + id, EventName: "INSERT",
 			Change: events.DynamoDBStreamRecord{SequenceNumber: fmt.Sprintf("%021d", 100+i), NewImage: map[string]events.DynamoDBAttributeValue{
 				"EntityType": events.NewStringAttribute("LedgerEntry"), "entryId": events.NewStringAttribute(id),
-				"userId": events.NewStringAttribute("u1"), "kind": events.NewStringAttribute("credit"),
+				"userId": events.NewStringAttribute(userOf(i)), "kind": events.NewStringAttribute("credit"),
 				"amount": events.NewNumberAttribute("100"), "currency": events.NewStringAttribute("EUR"),
 				"createdAt": events.NewStringAttribute("2026-11-29T20:00:00.000000000Z"),
 			}},
@@ -49,6 +56,7 @@ func TestPublisher(t *testing.T) {
 	for _, c := range []struct {
 		name      string
 		records   int
+		users     string // the user of each record, one letter each; "" for a user per record
 		fail      func(id string, attempt int) string
 		callErr   func(call int) bool
 		calls     []int    // entries per PutEvents call
@@ -75,6 +83,26 @@ func TestPublisher(t *testing.T) {
 			calls:     []int{10, 10, 1, 1, 1},
 			published: append(ids(0, 14), ids(15, 20)...),
 			failedAt:  fmt.Sprintf("%021d", 114)},
+		{name: "at most one entry per user in a call, in stream order", records: 14, users: "abacbdefghijkl",
+			calls: []int{2, 10, 2}, published: ids(0, 14)},
+		{name: "one user's events go one per call", records: 3, users: "aaa",
+			calls: []int{1, 1, 1}, published: ids(0, 3)},
+		{name: "a refused entry is resent before the next call, so no later event of its user overtakes it", records: 5, users: "abcab",
+			fail: func(id string, n int) string {
+				if n == 1 && id == "CreditPosted:e00" {
+					return "ThrottlingException"
+				}
+				return ""
+			},
+			calls: []int{3, 1, 2}, published: []string{"CreditPosted:e01", "CreditPosted:e02", "CreditPosted:e00", "CreditPosted:e03", "CreditPosted:e04"}},
+		{name: "giving up on a user's event sends none of its later events", records: 5, users: "abcab",
+			fail: func(id string, _ int) string {
+				if id == "CreditPosted:e00" {
+					return "InternalFailure"
+				}
+				return ""
+			},
+			calls: []int{3, 1, 1, 1}, published: ids(1, 3), failedAt: fmt.Sprintf("%021d", 100)},
 		{name: "a failed call is retried whole", records: 3, callErr: func(call int) bool { return call == 1 },
 			calls: []int{0, 3}, published: ids(0, 3)},
 		{name: "a call that keeps failing fails at the chunk's first record", records: 13, callErr: func(call int) bool { return call > 1 },
@@ -84,7 +112,11 @@ func TestPublisher(t *testing.T) {
 			fake, client := newFakeEventBridge(t)
 			fake.fail, fake.callErr = c.fail, c.callErr
 			pub := outbox.NewPublisher(client, quiet, func(o *outbox.Options) { o.BusName = "payments" })
-			resp, err := pub.Handle(context.Background(), creditBatch(c.records))
+			batch := creditBatch(c.records)
+			if c.users != "" {
+				batch = creditsOf(c.records, func(i int) string { return c.users[i : i+1] })
+			}
+			resp, err := pub.Handle(context.Background(), batch)
 			if err != nil {
 				t.Fatalf("Handle: %v", err)
 			}
