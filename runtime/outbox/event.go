@@ -32,9 +32,10 @@ type Event struct {
 	// of the ledger entry, payment or order it comes from.
 	ID   string `json:"id"`
 	Type Type   `json:"type"`
-	// UserID is the user whose money moved; empty on a payment that names
-	// no user.
-	UserID    string `json:"userId,omitempty"`
+	// UserID is the user whose money moved. Every event has one: ledger
+	// entries, orders and (since charge records it) payments name their
+	// user.
+	UserID    string `json:"userId"`
 	OrderID   string `json:"orderId,omitempty"`
 	PaymentID string `json:"paymentId,omitempty"`
 	EntryID   string `json:"entryId,omitempty"`
@@ -105,6 +106,9 @@ func FromRecordOf(r events.DynamoDBEventRecord, entityTypeAttr string) (ev Event
 	default:
 		return Event{}, false, nil
 	}
+	if err == nil && ev.UserID == "" {
+		err = fmt.Errorf("%s has no userId", ev.ID)
+	}
 	if err != nil {
 		return Event{}, false, &RecordError{EventID: r.EventID, Reason: err.Error()}
 	}
@@ -141,9 +145,6 @@ func paymentEvent(im image, typ Type, at string) (Event, error) {
 
 func orderPaidEvent(im image) (Event, error) {
 	ev := Event{Type: OrderPaid, UserID: im.str("userId"), OrderID: im.str("orderId"), PaymentID: im.str("paymentId")}
-	if ev.UserID == "" {
-		return Event{}, fmt.Errorf("order has no userId")
-	}
 	return withMoney(ev, im, fields{id: ev.OrderID, idAttr: "orderId", amount: "total", at: "paidAt"})
 }
 

@@ -185,6 +185,7 @@ func TestFromRecordRejectsUnreadableEventRecords(t *testing.T) {
 		{"no currency", "currency", events.NewNullAttribute(), "no currency"},
 		{"unknown kind", "kind", events.NewStringAttribute("refund"), `kind "refund"`},
 		{"bad timestamp", "createdAt", events.NewStringAttribute("yesterday"), "not a timestamp"},
+		{"no user", "userId", events.NewNullAttribute(), "no userId"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := base
@@ -217,5 +218,36 @@ func TestFromRecordOfAnotherSchema(t *testing.T) {
 	ev, ok, err := outbox.FromRecordOf(r, "type")
 	if !ok || err != nil || ev.ID != "CreditPosted:e1" {
 		t.Errorf("FromRecordOf(type) = %+v, %v, %v; want CreditPosted:e1", ev, ok, err)
+	}
+}
+
+// TestPaymentEventsNameTheUser: charge writes the order's user on the
+// payment, and a payment record without one (written before it did) is a
+// RecordError, not an event without a user.
+func TestPaymentEventsNameTheUser(t *testing.T) {
+	n := 0
+	for _, r := range loadBatch(t).Records {
+		if r.Change.NewImage["EntityType"].DataType() != events.DataTypeString || r.Change.NewImage["EntityType"].String() != "Payment" {
+			continue
+		}
+		n++
+		ev, ok, err := outbox.FromRecord(r)
+		if !ok || err != nil || ev.UserID != "u1" {
+			t.Errorf("%s %s: %+v %v %v, want an event of user u1", r.EventName, r.EventID, ev, ok, err)
+		}
+		img := map[string]events.DynamoDBAttributeValue{}
+		for k, v := range r.Change.NewImage {
+			if k != "userId" {
+				img[k] = v
+			}
+		}
+		r.Change.NewImage = img
+		var re *outbox.RecordError
+		if _, ok, err := outbox.FromRecord(r); ok || !errorsAs(err, &re) || !strings.Contains(re.Reason, "no userId") {
+			t.Errorf("%s %s without userId: ok %v, err %v; want a RecordError naming userId", r.EventName, r.EventID, ok, err)
+		}
+	}
+	if n < 2 {
+		t.Fatalf("testdata/stream-batch.json has %d payment records, want its creation and processing", n)
 	}
 }

@@ -65,38 +65,28 @@ func NewPublisher(api PutEventsAPI, opts ...func(*Options)) *Publisher {
 }
 
 // pending is an event waiting to be published, with the index of its
-// stream record and the key it is ordered by (see orderKey).
+// stream record and its user.
 type pending struct {
 	record int
-	key    string
+	user   string
 	entry  types.PutEventsRequestEntry
-}
-
-// orderKey is what a batch's events are kept in stream order by: the
-// user, or the order for a payment that names no user (written before
-// charge recorded it).
-func orderKey(ev Event) string {
-	if ev.UserID != "" {
-		return "user:" + ev.UserID
-	}
-	return "order:" + ev.OrderID
 }
 
 // chunks cuts todo, which is in stream order, into consecutive PutEvents
 // calls of at most MaxEntries entries holding at most one entry per
-// order key. EventBridge keeps no order among the entries of one call,
+// user. EventBridge keeps no order among the entries of one call,
 // and a retry of the refused entries alone puts them after the others:
 // with one entry per user in a call, neither can reorder a user's events.
 func chunks(todo []pending) [][]pending {
 	var out [][]pending
-	start, keys := 0, map[string]bool{}
+	start, users := 0, map[string]bool{}
 	for i, p := range todo {
-		if i-start == MaxEntries || keys[p.key] {
+		if i-start == MaxEntries || users[p.user] {
 			out = append(out, todo[start:i])
 			start = i
-			clear(keys)
+			clear(users)
 		}
-		keys[p.key] = true
+		users[p.user] = true
 	}
 	if start < len(todo) {
 		out = append(out, todo[start:])
@@ -125,7 +115,7 @@ func (p *Publisher) Handle(ctx context.Context, batch events.DynamoDBEvent) (eve
 			break
 		}
 		if ok {
-			todo = append(todo, pending{record: i, key: orderKey(ev), entry: p.entry(ev)})
+			todo = append(todo, pending{record: i, user: ev.UserID, entry: p.entry(ev)})
 		}
 	}
 	for _, chunk := range chunks(todo) {

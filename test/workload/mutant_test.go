@@ -13,6 +13,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/oncetable/oncetable/runtime/idempotency"
+	"github.com/oncetable/oncetable/runtime/outbox"
 	"github.com/oncetable/oncetable/runtime/streampoll"
 	"github.com/oncetable/oncetable/test/workload"
 )
@@ -188,6 +189,7 @@ func TestEventMutantsAreCaught(t *testing.T) {
 				return h(ctx, events.DynamoDBEvent{Records: recs})
 			}
 		}, workload.InvEventOrder},
+		{"a publisher that reorders a user's events across items", holdFirstLedgerEntry, workload.InvEventUserOrder},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := workload.Run(context.Background(), workload.Config{Duration: 2 * time.Second, Clients: 4, Users: 4,
@@ -203,5 +205,34 @@ func TestEventMutantsAreCaught(t *testing.T) {
 				t.Errorf("mutant %q: violations %v, want some of %q (events %+v)", tc.name, got, tc.want, res.EventStats)
 			}
 		})
+	}
+}
+
+// holdFirstLedgerEntry is a consumer that reorders: it holds back the
+// first ledger entry of each user and publishes it after that user's next
+// one, as the old publisher could when EventBridge refused an entry and
+// only that entry was resent. Each item's own order is untouched.
+func holdFirstLedgerEntry(h streampoll.Handler) streampoll.Handler {
+	held, done := map[string]events.DynamoDBEventRecord{}, map[string]bool{}
+	return func(ctx context.Context, b events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+		var recs []events.DynamoDBEventRecord
+		for _, r := range b.Records {
+			ev, ok, err := outbox.FromRecord(r)
+			isLedger := err == nil && ok && ev.EntryID != ""
+			switch {
+			case !isLedger || done[ev.UserID]:
+				recs = append(recs, r)
+			case held[ev.UserID].EventID == "":
+				held[ev.UserID] = r
+			default:
+				recs = append(recs, r, held[ev.UserID])
+				delete(held, ev.UserID)
+				done[ev.UserID] = true
+			}
+		}
+		if len(recs) == 0 {
+			return events.DynamoDBEventResponse{}, nil
+		}
+		return h(ctx, events.DynamoDBEvent{Records: recs})
 	}
 }
