@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"sort"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/oncetable/oncetable/runtime/migrate"
 	"github.com/oncetable/oncetable/runtime/schema"
@@ -46,9 +48,27 @@ func (c Command) Main(ctx context.Context, args []string) int {
 			msg = "migrate: " + msg
 		}
 		fmt.Fprintln(c.Stderr, msg)
+		if hint := unreachable(err); hint != "" {
+			fmt.Fprintln(c.Stderr, hint)
+		}
 		return 1
 	}
 	return 0
+}
+
+// unreachable explains an error that is the endpoint going away (a
+// connection refused or reset after the retries), or returns "".
+func unreachable(err error) string {
+	var send *smithyhttp.RequestSendError
+	if !errors.As(err, &send) {
+		return ""
+	}
+	cause := send.Err
+	var op *net.OpError
+	if errors.As(err, &op) {
+		cause = op
+	}
+	return fmt.Sprintf("migrate: the DynamoDB endpoint stopped answering (%v). Nothing is lost: the phase and each segment's position are in the table; once the endpoint is back, run the same command again (same -segments) to resume; under another -holder it waits for this run's lease to expire (30s).", cause)
 }
 
 func (c Command) parse(args []string) (flags, string, error) {
