@@ -53,11 +53,20 @@ type Config struct {
 	Schema schema.Schema
 	// Keys are the key prefixes. Default: keys.Default.
 	Keys keys.Layout
+	// Orders is the order layout: the stage of the orders-by-status-v2
+	// migration (ORDER_INDEXES) and its shards (ORDER_SHARDS). Default: v1,
+	// 4 shards.
+	Orders store.OrderLayout
 }
 
-// ConfigFromEnv reads TABLE_NAME, IDEMPOTENCY_EXPIRY and CURSOR_SECRET.
+// ConfigFromEnv reads TABLE_NAME, IDEMPOTENCY_EXPIRY, CURSOR_SECRET,
+// ORDER_INDEXES and ORDER_SHARDS.
 func ConfigFromEnv() (Config, error) {
-	c := Config{Table: os.Getenv(schema.TableNameEnv), CursorSecret: []byte(os.Getenv(CursorSecretEnv))}
+	orders, err := store.ParseOrderLayout(os.Getenv(store.OrderIndexesEnv), os.Getenv(store.OrderShardsEnv))
+	if err != nil {
+		return Config{}, fmt.Errorf("httpapi: %w", err)
+	}
+	c := Config{Table: os.Getenv(schema.TableNameEnv), CursorSecret: []byte(os.Getenv(CursorSecretEnv)), Orders: orders}
 	if v := os.Getenv(IdempotencyExpiryEnv); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
@@ -88,7 +97,7 @@ func New(db store.DB, cfg Config) *API {
 	a := &API{log: obs.NewLogger(cfg.Log), metrics: obs.NewMetrics(cfg.Metrics)}
 	a.st = store.New(db, func(o *store.Options) {
 		o.Table, o.Clock, o.Retry, o.CursorSecret = cfg.Table, cfg.Clock, cfg.Retry, cfg.CursorSecret
-		o.Schema, o.Keys = cfg.Schema, cfg.Keys
+		o.Schema, o.Keys, o.Orders = cfg.Schema, cfg.Keys, cfg.Orders
 	})
 	a.svc = payments.New(a.st, func(o *payments.Options) {
 		o.IdempotencyExpiry = cfg.IdempotencyExpiry

@@ -20,6 +20,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/httpapi/openapi"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/schema/provision"
+	"github.com/oncetable/oncetable/runtime/store"
 )
 
 // Options configures the local runner. Every field has a default.
@@ -48,6 +49,9 @@ type Options struct {
 	Out io.Writer
 	// Metrics receives EMF lines. Default: discarded.
 	Metrics io.Writer
+	// Orders is the order layout (stage and shards of orders-by-status-v2);
+	// the table is created with the stage's indexes. Default: v1, 4 shards.
+	Orders store.OrderLayout
 }
 
 // Listeners, as named by AddrInUseError.
@@ -162,7 +166,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		go func() { s.done <- ignoreClosed(s.ddb.Serve(ln)) }()
 		client = eng.Client()
 	}
-	if err := provision.EnsureTable(ctx, client, o.Table); err != nil {
+	if err := provision.EnsureTableFor(ctx, client, o.Table, schema.Schema{Orders: o.Orders.Stage}); err != nil {
 		s.Shutdown(context.Background())
 		return nil, fmt.Errorf("localrun: table %s: %w", o.Table, err)
 	}
@@ -175,7 +179,8 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		}
 		s.stopEvents = stop
 	}
-	api := httpapi.New(client, httpapi.Config{Table: o.Table, IdempotencyExpiry: o.IdempotencyExpiry, Log: o.Out, Metrics: o.Metrics})
+	api := httpapi.New(client, httpapi.Config{Table: o.Table, IdempotencyExpiry: o.IdempotencyExpiry, Log: o.Out, Metrics: o.Metrics,
+		Orders: o.Orders})
 	ln, err := listen(ListenerAPI, o.APIAddr)
 	if err != nil {
 		s.Shutdown(context.Background())

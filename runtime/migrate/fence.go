@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/oncetable/oncetable/runtime/schema"
@@ -41,7 +42,7 @@ type FenceOptions struct {
 // so a writer holding a stale phase is cancelled rather than writing a
 // shape the migrator has moved past. It is safe for concurrent use.
 type Fence struct {
-	client API
+	client FenceAPI
 	table  string
 	name   string
 	opts   FenceOptions
@@ -52,8 +53,15 @@ type Fence struct {
 	stale   int
 }
 
+// FenceAPI is the part of the DynamoDB client a [Fence] uses: it reads the
+// META item and runs fenced transactions. [API] is one.
+type FenceAPI interface {
+	GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+}
+
 // NewFence returns the fence of the migration called name on table.
-func NewFence(client API, table, name string, opts ...func(*FenceOptions)) *Fence {
+func NewFence(client FenceAPI, table, name string, opts ...func(*FenceOptions)) *Fence {
 	var o FenceOptions
 	for _, f := range opts {
 		f(&o)

@@ -60,7 +60,7 @@ func getN(it Item, k string) int64 {
 
 // readState reads a migration's META item with a strongly consistent
 // read. A missing item is phase None at epoch 0.
-func readState(ctx context.Context, c API, table string, s schema.Schema, name string) (State, error) {
+func readState(ctx context.Context, c FenceAPI, table string, s schema.Schema, name string) (State, error) {
 	out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: metaKey(s, name), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return State{}, fmt.Errorf("migrate: read phase of %s: %w", name, err)

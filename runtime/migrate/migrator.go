@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -226,6 +227,32 @@ func (mg *Migrator) work(ctx context.Context, st State) (State, error) {
 func (mg *Migrator) Shape(p Phase, old Item) (Item, error) {
 	return mg.shape.shape(p, old, formatKey(old, mg.shape.keyAttrs))
 }
+
+// Shaper is [Migrator.Shape] without a client, for writers that only need
+// the shapes of a migration's phases.
+type Shaper struct{ s shaper }
+
+// NewShaper returns the shapes of m under opts (Schema and
+// VersionAttribute matter), or an error if m is invalid.
+func NewShaper(m Migration, opts ...func(*Options)) (Shaper, error) {
+	if err := m.validate(); err != nil {
+		return Shaper{}, err
+	}
+	var o Options
+	for _, f := range opts {
+		f(&o)
+	}
+	o = o.withDefaults()
+	return Shaper{s: shaper{m: m, keyAttrs: []string{o.Schema.PartitionKey, o.Schema.SortKey}, version: o.VersionAttribute}}, nil
+}
+
+// Shape is [Migrator.Shape].
+func (s Shaper) Shape(p Phase, old Item) (Item, error) {
+	return s.s.shape(p, old, formatKey(old, s.s.keyAttrs))
+}
+
+// Retired lists the attributes the old shape has and the new one drops.
+func (s Shaper) Retired() []string { return slices.Clone(s.s.m.Retire) }
 
 // verifyAndMark runs verify in phase verify and records its outcome: a pass
 // lets the migration go on to cutover, a failure takes that back.

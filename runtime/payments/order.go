@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/money"
@@ -78,7 +80,9 @@ func (s *Service) createOrderFlow(idem Idem, userID string, in NewOrder) (flow, 
 		return flow{}, err
 	}
 	d := draft{userID: userID, user: uk, order: ok, in: in, lines: lines, total: total}
-	build := func(now time.Time) (*idempotency.Effect, error) { return s.orderEffect(d, now) }
+	shaped := func(ph store.OrderPhase) idempotency.EffectFunc {
+		return func(now time.Time) (*idempotency.Effect, error) { return s.orderEffect(d, ph, now) }
+	}
 	fail := func(c *txn.CancelledError) error {
 		switch {
 		case c.Failed(itemCounter):
@@ -88,7 +92,7 @@ func (s *Service) createOrderFlow(idem Idem, userID string, in NewOrder) (flow, 
 		}
 		return s.priceFailure(d, c)
 	}
-	return flow{name: FlowCreateOrder, idem: idem, partition: uk.PK, invocation: []string{in.OrderID}, build: build, fail: fail}, nil
+	return flow{name: FlowCreateOrder, idem: idem, partition: uk.PK, invocation: []string{in.OrderID}, shaped: shaped, fail: fail}, nil
 }
 
 // price checks an order's lines and returns each line's total and the
@@ -126,8 +130,9 @@ func price(in NewOrder) ([]money.Amount, money.Amount, error) {
 }
 
 // orderEffect writes the order created at now: the user's orderCount, the
-// order, its summary in the user's partition and one item per line.
-func (s *Service) orderEffect(d draft, now time.Time) (*idempotency.Effect, error) {
+// order (in the shape of phase ph), its summary in the user's partition
+// and one item per line.
+func (s *Service) orderEffect(d draft, ph store.OrderPhase, now time.Time) (*idempotency.Effect, error) {
 	ts := keys.Timestamp(now)
 	sk, err := s.keys.UserOrder(d.userID, now, d.in.OrderID)
 	if err != nil {
@@ -144,7 +149,7 @@ func (s *Service) orderEffect(d draft, now time.Time) (*idempotency.Effect, erro
 		return nil, err
 	}
 	eff.Items.Add(itemCounter, counter)
-	order, err := s.items.PutNew(view.Order)
+	order, err := s.orderPut(view.Order, ph)
 	if err != nil {
 		return nil, err
 	}
@@ -163,6 +168,18 @@ func (s *Service) orderEffect(d draft, now time.Time) (*idempotency.Effect, erro
 		eff.Items.Add(fmt.Sprintf(itemLine, i+1), put)
 	}
 	return eff, s.addPriceChecks(eff, d)
+}
+
+// orderPut is the Put of a new order in the shape of phase ph.
+func (s *Service) orderPut(o store.Order, ph store.OrderPhase) (types.TransactWriteItem, error) {
+	av, err := s.items.Marshal(o)
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	if av, err = s.orders.Shape(ph, av); err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return s.items.PutNewItem(av)
 }
 
 // catalogueLines maps each product to the first line that names it; lines

@@ -7,6 +7,8 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/migrate"
+	"github.com/oncetable/oncetable/runtime/migrate/orders"
 	"github.com/oncetable/oncetable/runtime/retry"
 	"github.com/oncetable/oncetable/runtime/store"
 	"github.com/oncetable/oncetable/runtime/txn"
@@ -49,6 +51,9 @@ type Service struct {
 	records *idempotency.Table
 	// onRetry may be nil.
 	onRetry func(flow string, kind retry.Kind)
+	// orders is the order layout of a Backend that has one (Orders()
+	// *store.Orders, as *store.Store); nil is stage v1.
+	orders *store.Orders
 }
 
 // New returns the flows on b.
@@ -64,7 +69,11 @@ func New(b Backend, opts ...func(*Options)) *Service {
 			TTL: sch.TTLAttribute, EntityType: sch.EntityType}
 		io.KeyPrefix, io.Expiry, io.Clock, io.Retry = layout.IdemPrefix, o.IdempotencyExpiry, b.Now, b.Retry()
 	})
-	return &Service{b: b, items: items, keys: layout, records: records, onRetry: o.OnRetry}
+	var orders *store.Orders
+	if ob, ok := b.(interface{ Orders() *store.Orders }); ok {
+		orders = ob.Orders()
+	}
+	return &Service{b: b, items: items, keys: layout, records: records, onRetry: o.OnRetry, orders: orders}
 }
 
 // Idem identifies one idempotent request: the scope (caller and
@@ -89,6 +98,9 @@ type flow struct {
 	invocation []string
 	// build returns the effect's named items and response at now.
 	build idempotency.EffectFunc
+	// shaped, when set, replaces build for a flow that writes an order: it
+	// builds the effect in the phase of the order layout, and run fences it.
+	shaped func(ph store.OrderPhase) idempotency.EffectFunc
 	// fail maps a failed item of the effect to an error, or returns nil.
 	fail func(c *txn.CancelledError) error
 }
@@ -107,7 +119,35 @@ func (s *Service) run(ctx context.Context, f flow) (Response, error) {
 	if s.onRetry != nil {
 		records = records.WithRetry(store.WithRetryHook(s.b.Retry(), func(k retry.Kind, _ int) { s.onRetry(f.name, k) }))
 	}
-	resp, err := records.Do(ctx, f.request(), f.build)
+	if f.shaped == nil {
+		resp, err := records.Do(ctx, f.request(), f.build)
+		return f.answer(resp, err)
+	}
+	for attempt := 1; ; attempt++ {
+		ph, err := s.orders.Phase(ctx)
+		if err != nil {
+			return Response{}, err
+		}
+		resp, err := records.Do(ctx, f.request(), s.fenced(f.shaped(ph), ph))
+		// A cancellation by the fence wrote nothing: the phase moved since
+		// it was read. Read it again and rebuild, before any business reason
+		// of the same cancellation is looked at.
+		if c, ok := err.(*txn.CancelledError); ok && s.orders.Fenced(c) {
+			if attempt < maxFencedAttempts {
+				continue
+			}
+			return Response{}, fmt.Errorf("%s: %w: %w: the phase of %s moved %d times during one write",
+				f.name, retry.ErrUnavailable, migrate.ErrStalePhase, orders.Name, attempt)
+		}
+		return f.answer(resp, err)
+	}
+}
+
+// maxFencedAttempts bounds the tries of a fenced flow whose phase keeps moving.
+const maxFencedAttempts = 4
+
+// answer maps a cancelled effect to the flow's error.
+func (f flow) answer(resp Response, err error) (Response, error) {
 	if c, ok := err.(*txn.CancelledError); ok {
 		if mapped := f.fail(c); mapped != nil {
 			return Response{}, mapped
@@ -115,4 +155,25 @@ func (s *Service) run(ctx context.Context, f flow) (Response, error) {
 		return Response{}, fmt.Errorf("%s: transaction cancelled: %w", f.name, c)
 	}
 	return resp, err
+}
+
+// fenced adds the fence of phase ph to each attempt of build. With the
+// fence, the effect has room for txn.MaxItems-2 items of its own (the
+// record and the fence take two).
+func (s *Service) fenced(build idempotency.EffectFunc, ph store.OrderPhase) idempotency.EffectFunc {
+	return func(now time.Time) (*idempotency.Effect, error) {
+		eff, err := build(now)
+		if err != nil {
+			return nil, err
+		}
+		before := eff.Items.Len()
+		if err := s.orders.Guard(&eff.Items, ph); err != nil {
+			return nil, err
+		}
+		if eff.Items.Len() > before && eff.Items.Len()+1 > txn.MaxItems {
+			return nil, fmt.Errorf("%w: %d transaction items with the migration fence, at most %d (fewer distinct products or lines)",
+				ErrInvalidOrder, eff.Items.Len()+1, txn.MaxItems)
+		}
+		return eff, nil
+	}
 }

@@ -107,8 +107,10 @@ func (s *Service) settleFlow(idem Idem, order store.Order, total money.Amount) (
 	}
 	ok := keys.Key{PK: order.PK, SK: order.SK}
 	entryID := keys.NewID("st")
-	build := func(now time.Time) (*idempotency.Effect, error) {
-		return s.settleEffect(order, uk, total, entryID, now)
+	shaped := func(ph store.OrderPhase) idempotency.EffectFunc {
+		return func(now time.Time) (*idempotency.Effect, error) {
+			return s.settleEffect(order, uk, total, entryID, ph, now)
+		}
 	}
 	fail := func(c *txn.CancelledError) error {
 		switch {
@@ -121,23 +123,22 @@ func (s *Service) settleFlow(idem Idem, order store.Order, total money.Amount) (
 		}
 		return nil
 	}
-	return flow{name: FlowSettle, idem: idem, partition: ok.PK, invocation: []string{entryID}, build: build, fail: fail}, nil
+	return flow{name: FlowSettle, idem: idem, partition: ok.PK, invocation: []string{entryID}, shaped: shaped, fail: fail}, nil
 }
 
-// settleEffect pays order at now: the order, the guarded debit, the
-// summary and a ledger entry.
-func (s *Service) settleEffect(order store.Order, uk keys.Key, total money.Amount, entryID string, now time.Time) (*idempotency.Effect, error) {
+// settleEffect pays order at now, in the shape of phase ph: the order, the
+// guarded debit, the summary and a ledger entry.
+func (s *Service) settleEffect(order store.Order, uk keys.Key, total money.Amount, entryID string, ph store.OrderPhase, now time.Time) (*idempotency.Effect, error) {
 	ts := keys.Timestamp(now)
 	gpk, _ := s.keys.OrderStatusGSI(store.OrderPaid, now, order.OrderID)
 	paid := order
 	paid.Status, paid.GSI1PK, paid.PaidAt, paid.UpdatedAt = store.OrderPaid, gpk, ts, ts
 	eff := &idempotency.Effect{Status: http.StatusOK, Body: paid}
-	upd, err := s.items.Update(keys.Key{PK: order.PK, SK: order.SK},
-		expression.Set(statusName, expression.Value(store.OrderPaid)).
-			Set(expression.Name(s.items.Schema.GSI1.PartitionKey), expression.Value(gpk)).
-			Set(expression.Name("paidAt"), expression.Value(ts)).
-			Set(updatedName, expression.Value(ts)),
-		s.payable(total))
+	pay, err := s.paidUpdate(paid, ph)
+	if err != nil {
+		return nil, err
+	}
+	upd, err := s.items.Update(keys.Key{PK: order.PK, SK: order.SK}, pay, s.payable(total))
 	if err != nil {
 		return nil, err
 	}
@@ -160,6 +161,40 @@ func (s *Service) settleEffect(order store.Order, uk keys.Key, total money.Amoun
 	}
 	eff.Items.Add(itemLedger, entry)
 	return eff, nil
+}
+
+// paidUpdate sets the order paid, in the shape of phase ph. Its status is a
+// key attribute of OrdersByStatus, so that index follows by itself; GSI1PK
+// moves to ORDERSTATUS#paid only while the v1 shape is written (and GSI1SK
+// is put back if a rollback from cleanup has not restored it yet). From
+// mirror on it sets shard and schemaVersion; from cleanup on it removes the
+// GSI1 keys.
+func (s *Service) paidUpdate(paid store.Order, ph store.OrderPhase) (expression.UpdateBuilder, error) {
+	gsi := s.items.Schema.GSI1
+	upd := expression.Set(statusName, expression.Value(store.OrderPaid))
+	if ph.WritesOld() {
+		upd = upd.Set(expression.Name(gsi.PartitionKey), expression.Value(paid.GSI1PK))
+		if paid.GSI1SK == "" {
+			paid.GSI1SK = paid.CreatedAt + "#" + paid.OrderID
+			upd = upd.Set(expression.Name(gsi.SortKey), expression.Value(paid.GSI1SK))
+		}
+	}
+	upd = upd.Set(expression.Name("paidAt"), expression.Value(paid.PaidAt)).Set(updatedName, expression.Value(paid.UpdatedAt))
+	av, err := s.items.Marshal(paid)
+	if err != nil {
+		return upd, err
+	}
+	set, remove, err := s.orders.Reshape(ph, av)
+	if err != nil {
+		return upd, err
+	}
+	for _, a := range set {
+		upd = upd.Set(expression.Name(a.Name), expression.Value(a.Value))
+	}
+	for _, name := range remove {
+		upd = upd.Remove(expression.Name(name))
+	}
+	return upd, nil
 }
 
 // paidElsewhere answers a settle that found the order no longer payable.

@@ -87,6 +87,12 @@ func (b Builder) PutNew(item any) (types.TransactWriteItem, error) {
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}
+	return b.PutNewItem(av)
+}
+
+// PutNewItem is [Builder.PutNew] of an item already marshalled (with
+// [Builder.Marshal]).
+func (b Builder) PutNewItem(av map[string]types.AttributeValue) (types.TransactWriteItem, error) {
 	expr, err := expression.NewBuilder().WithCondition(b.NotExists()).Build()
 	if err != nil {
 		return types.TransactWriteItem{}, err

@@ -172,13 +172,17 @@ type pageQuery struct {
 	consistent bool
 }
 
-func runPage[T any](ctx context.Context, s *Store, q pageQuery, limit int, cur string) (Page[T], error) {
+// pageLimit is a requested page size within 1..MaxPageSize, DefaultPageSize
+// when none is asked for.
+func pageLimit(limit int) int {
 	if limit <= 0 {
-		limit = DefaultPageSize
+		return DefaultPageSize
 	}
-	if limit > MaxPageSize {
-		limit = MaxPageSize
-	}
+	return min(limit, MaxPageSize)
+}
+
+func runPage[T any](ctx context.Context, s *Store, q pageQuery, limit int, cur string) (Page[T], error) {
+	limit = pageLimit(limit)
 	start, err := s.cursor.Decode(q.binding, cur)
 	if err != nil {
 		return Page[T]{}, err
@@ -272,14 +276,6 @@ func (s *Store) UserOrders(ctx context.Context, userID string, limit int, cur st
 	}
 	return runPage[UserOrder](ctx, s, pageQuery{binding: "userOrders", pkAttr: s.sch.PartitionKey, pk: pk,
 		skPrefix: s.keys.UserOrderPrefix, consistent: true}, limit, cur)
-}
-
-// OrdersByStatus pages orders in a status newest first: Query GSI1 with
-// GSI1PK = ORDERSTATUS#<status>, descending. Eventually consistent.
-func (s *Store) OrdersByStatus(ctx context.Context, status string, limit int, cur string) (Page[Order], error) {
-	pk := s.keys.OrderStatusPrefix + status
-	return runPage[Order](ctx, s, pageQuery{binding: "ordersByStatus", index: s.sch.GSI1.Name,
-		pkAttr: s.sch.GSI1.PartitionKey, pk: pk}, limit, cur)
 }
 
 // UnprocessedPayments pages the sparse Unprocessed index oldest first:

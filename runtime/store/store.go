@@ -56,6 +56,10 @@ type Options struct {
 	Schema schema.Schema
 	// Keys are the key prefixes. Default: keys.Default.
 	Keys keys.Layout
+	// Orders is the order layout (ORDER_INDEXES, ORDER_SHARDS). Default:
+	// stage Schema.Orders (v1), 4 shards. Its stage, when set, also sets
+	// Schema.Orders.
+	Orders OrderLayout
 }
 
 // Store reads and writes the oncetable entities in one table.
@@ -68,6 +72,7 @@ type Store struct {
 	sch    schema.Schema
 	keys   keys.Layout
 	items  Builder
+	orders *Orders
 }
 
 // New returns a store on db.
@@ -85,10 +90,19 @@ func New(db DB, opts ...func(*Options)) *Store {
 	if len(o.CursorSecret) == 0 {
 		o.CursorSecret = []byte("oncetable-cursor/" + o.Table)
 	}
+	if o.Orders.Stage != "" {
+		o.Schema.Orders = o.Orders.Stage
+	}
 	sch := o.Schema.WithDefaults()
+	kl := o.Keys.WithDefaults()
 	return &Store{db: db, table: o.Table, now: o.Clock, retry: o.Retry, cursor: cursor.New(o.CursorSecret),
-		sch: sch, keys: o.Keys.WithDefaults(), items: NewBuilder(o.Table, sch)}
+		sch: sch, keys: kl, items: NewBuilder(o.Table, sch),
+		orders: newOrders(db, o.Table, sch, kl, o.Orders.WithDefaults(sch.Orders))}
 }
+
+// Orders is the order layout in use: the phase, shapes and fence of the
+// order writers and readers.
+func (s *Store) Orders() *Orders { return s.orders }
 
 // Table is the table name.
 func (s *Store) Table() string { return s.table }

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
+	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/schema/provision"
 )
 
@@ -117,6 +118,13 @@ var unsafe = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 // New creates a table for t and removes it (or the engine) when t ends.
 func New(t testing.TB, engineOpts ...func(*ddblocal.Options)) *Env {
 	t.Helper()
+	return NewFor(t, schema.Default(), engineOpts...)
+}
+
+// NewFor is [New] with a table laid out by sch (its indexes, such as the
+// order indexes of sch.Orders).
+func NewFor(t testing.TB, sch schema.Schema, engineOpts ...func(*ddblocal.Options)) *Env {
+	t.Helper()
 	env := &Env{Requests: &Counter{}, Clock: &Clock{}}
 	var suffix [4]byte
 	rand.Read(suffix[:])
@@ -145,7 +153,7 @@ func New(t testing.TB, engineOpts ...func(*ddblocal.Options)) *Env {
 		env.Client = env.Engine.Client(count)
 	}
 	ctx := context.Background()
-	if err := provision.EnsureTable(ctx, env.Client, env.Table); err != nil {
+	if err := provision.EnsureTableFor(ctx, env.Client, env.Table, sch); err != nil {
 		t.Fatalf("create table %s: %v", env.Table, err)
 	}
 	if env.Engine == nil {
