@@ -138,6 +138,20 @@ DURATION ?= 10m
 soak: $(GO_STAMP)
 	go run ./test/workload/cmd/soak -duration $(DURATION) -out docs
 
+## migrate-demo: the soak (HTTP, partition throughput and every fault on) with the orders-by-status-v2 migration
+##               run through every phase in the middle (a killed backfill, a rollback from verify, two deploys);
+##               prints `verified` and `lost: 0`, exits 1 on any violation; writes its section of docs/migrations.md
+.PHONY: migrate-demo
+MIGRATE_DEMO_FLAGS ?=
+migrate-demo: $(GO_STAMP)
+	go run ./test/workload/cmd/migrate-demo -docs docs/migrations.md $(MIGRATE_DEMO_FLAGS)
+
+## bench-migrate: the scale figure: orders offered at 250/s above one partition's (scaled-down) write limit, in v1
+##                (one GSI1 partition per status) and v2 (8 shards) side by side; writes its section of docs/migrations.md
+.PHONY: bench-migrate
+bench-migrate: $(GO_STAMP)
+	go run ./test/workload/cmd/migrate-demo -scale -docs docs/migrations.md
+
 ## bench: the cost of each flow (test/costbench: DynamoDB requests, capacity units, latency, hot account)
 ##        against the Powertools-style baseline; writes docs/cost.md (the engine's own: make bench-engine)
 BENCHTIME ?= 400x

@@ -59,6 +59,20 @@ type Config struct {
 	// drives (the production outbox.Publisher behind the consumer-crash
 	// fault). Tests use it to break the outbox on purpose. Default: none.
 	Consumer func(streampoll.Handler) streampoll.Handler
+	// PartitionThroughput limits each partition-key value of the engine's
+	// table and indexes (ddblocal.PartitionThroughput). Default: off.
+	PartitionThroughput ddblocal.PartitionThroughput
+	// API changes the API's configuration (the first deploy); the table is
+	// created with the indexes of its Schema. Default: none.
+	API []func(*httpapi.Config)
+	// During, if set, runs beside the clients from their start, for
+	// example a migration with deploys (Live.Deploy). The clients go on
+	// until it has returned and Duration has passed; its error is
+	// Result.During. Default: none.
+	During func(ctx context.Context, live *Live) error
+	// Check, if set, adds its violations to the run's, after the run, on
+	// the table at rest (faults cleared). Its error is a setup error of Run.
+	Check func(ctx context.Context, live *Live, st *State) ([]Violation, error)
 }
 
 func (c Config) withDefaults() Config {
@@ -111,6 +125,8 @@ type Result struct {
 	// EventStats their counts. Event violations are in Violations.
 	Events     *EventLog
 	EventStats EventStats
+	// During is the error Config.During returned.
+	During error
 }
 
 // Second is what completed in one second of the run.
@@ -150,24 +166,32 @@ type balanceRead struct {
 // when the run could not be set up; violations are in the Result.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	cfg = cfg.withDefaults()
-	eng, err := ddblocal.Open(func(o *ddblocal.Options) { o.TTLSweepInterval = -1 })
+	eng, err := ddblocal.Open(func(o *ddblocal.Options) {
+		o.TTLSweepInterval = -1
+		o.PartitionThroughput = cfg.PartitionThroughput
+	})
 	if err != nil {
 		return nil, err
 	}
 	defer eng.Close()
 	db := eng.Client(cfg.ClientOptions...)
-	if err := provision.EnsureTable(ctx, db, Table); err != nil {
+	horizon := cfg.Duration
+	if cfg.During != nil {
+		horizon += time.Hour // the windows go on cycling while During runs; trimmed at the end
+	}
+	r := &runner{cfg: cfg, world: &world{}, windows: schedule(horizon, cfg.Phase, !cfg.NoFaults)}
+	r.window.Store(-1)
+	apiCfg := r.apiConfig()
+	if err := provision.EnsureTableFor(ctx, db, Table, apiCfg.Schema); err != nil {
 		return nil, fmt.Errorf("workload: create table: %w", err)
 	}
-	r := &runner{cfg: cfg, world: &world{}, windows: schedule(cfg.Duration, cfg.Phase, !cfg.NoFaults)}
-	r.window.Store(-1)
 	pipe, err := startEvents(ctx, eng, db, cfg, r.eventFaults)
 	if err != nil {
 		return nil, err
 	}
-	api := httpapi.New(db, httpapi.Config{Table: Table, Log: io.Discard, Metrics: io.Discard,
-		CursorSecret: []byte("oncetable workload cursor secret, 32+ bytes")})
-	srv := httptest.NewServer(localrun.Handler(api.Handle, nil))
+	live := &Live{Engine: eng, DB: db, Table: Table, r: r,
+		api: newSwapHandler(localrun.Handler(httpapi.New(db, apiCfg).Handle, nil))}
+	srv := httptest.NewServer(live.api)
 	defer srv.Close()
 
 	r.url = srv.URL
@@ -186,10 +210,27 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, errors.New("workload: could not create the first users")
 	}
 
-	runCtx, cancel := context.WithTimeout(ctx, cfg.Duration)
+	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r.start = time.Now()
 	r.history.start = r.start
+	var during error
+	duringDone := make(chan struct{})
+	go func() {
+		defer close(duringDone)
+		if cfg.During != nil {
+			during = cfg.During(ctx, live)
+		}
+	}()
+	go func() {
+		// The clients stop when Duration has passed and During returned.
+		select {
+		case <-ctx.Done():
+		case <-time.After(cfg.Duration):
+		}
+		<-duringDone
+		cancel()
+	}()
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); r.injectFaults(runCtx, eng) }()
@@ -219,11 +260,30 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Config: cfg, Elapsed: elapsed, History: r.history, Windows: r.windows, Faults: faults,
-		Seconds: r.seconds(), State: state, Events: evlog, EventStats: evstats}
+	res := &Result{Config: cfg, Elapsed: elapsed, History: r.history, Windows: trim(r.windows, elapsed), Faults: faults,
+		Seconds: r.seconds(), State: state, Events: evlog, EventStats: evstats, During: during}
 	res.Violations, res.Observations = check(r.history, r.reads, state)
 	res.Violations = append(res.Violations, CheckEvents(state, evlog)...)
+	if cfg.Check != nil {
+		more, err := cfg.Check(context.Background(), live, state)
+		if err != nil {
+			return nil, fmt.Errorf("workload: check: %w", err)
+		}
+		res.Violations = append(res.Violations, more...)
+	}
 	return res, nil
+}
+
+// trim cuts the windows at the end of the run.
+func trim(ws []Window, end time.Duration) []Window {
+	var out []Window
+	for _, w := range ws {
+		if w.Start < end {
+			w.End = min(w.End, end)
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // eventFaults reports whether the outbox's faults (PutEvents partial
