@@ -41,7 +41,7 @@ type Config struct {
 	Dwell     time.Duration
 	MinOrders int
 	// Budget is the backfill's and cleanup's capacity units per second.
-	// Default: 400.
+	// Default: 1,500.
 	Budget float64
 	// Out receives the demo's lines as they happen. Default: discarded.
 	Out io.Writer
@@ -60,7 +60,7 @@ func (c Config) withDefaults() Config {
 	for _, f := range []struct {
 		v *float64
 		d float64
-	}{{&c.WriteUnits, 150}, {&c.ReadUnits, 450}, {&c.Budget, 400}} {
+	}{{&c.WriteUnits, 150}, {&c.ReadUnits, 450}, {&c.Budget, 1500}} {
 		if *f.v <= 0 {
 			*f.v = f.d
 		}
@@ -170,6 +170,7 @@ func (d *demo) during(ctx context.Context, live *workload.Live) error {
 			return err
 		}
 	}
+	d.logf("done: %d orders acknowledged in all, partition throttles %s", live.OrdersCreated(), throttles(live.Engine))
 	return nil
 }
 
