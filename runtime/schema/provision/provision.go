@@ -136,3 +136,46 @@ func EnsureTableFor(ctx context.Context, client *dynamodb.Client, name string, s
 	}
 	return nil
 }
+
+// AddIndex adds the global secondary index ix to an existing table with one
+// UpdateTable (DynamoDB creates one GSI per update) and waits until it is
+// ACTIVE, that is, backfilled. An index of that name already there is
+// left as it is. This is what the deploy of stage "both" of
+// orders-by-status-v2 does to the table; CloudFormation does it in AWS.
+func AddIndex(ctx context.Context, client *dynamodb.Client, table string, ix schema.Index) error {
+	if status, err := indexStatus(ctx, client, table, ix.Name); err != nil || status != "" {
+		return err
+	}
+	gsi, defs := GlobalSecondaryIndex(ix)
+	_, err := client.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(table), AttributeDefinitions: defs,
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+			IndexName: gsi.IndexName, KeySchema: gsi.KeySchema, Projection: gsi.Projection}}}})
+	if err != nil {
+		return fmt.Errorf("add index %s to %s: %w", ix.Name, table, err)
+	}
+	for delay := 50 * time.Millisecond; ; delay = min(2*delay, 5*time.Second) {
+		status, err := indexStatus(ctx, client, table, ix.Name)
+		if err != nil || status == types.IndexStatusActive {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for index %s of %s: %w", ix.Name, table, ctx.Err())
+		case <-time.After(delay):
+		}
+	}
+}
+
+// indexStatus is the status of table's index called name, "" when it has none.
+func indexStatus(ctx context.Context, client *dynamodb.Client, table, name string) (types.IndexStatus, error) {
+	out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	if err != nil {
+		return "", fmt.Errorf("describe table %s: %w", table, err)
+	}
+	for _, g := range out.Table.GlobalSecondaryIndexes {
+		if aws.ToString(g.IndexName) == name {
+			return g.IndexStatus, nil
+		}
+	}
+	return "", nil
+}
