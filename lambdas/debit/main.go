@@ -1,6 +1,6 @@
 // Command debit is the Lambda function that runs the guarded debit: POST /users/{userId}/debits.
-// It reads TABLE_NAME, IDEMPOTENCY_EXPIRY and CURSOR_SECRET; all logic lives
-// in runtime/httpapi.
+// It reads TABLE_NAME, IDEMPOTENCY_EXPIRY, CURSOR_SECRET, ORDER_INDEXES and
+// ORDER_SHARDS; all logic lives in runtime/httpapi.
 package main
 
 import (

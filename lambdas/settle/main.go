@@ -1,6 +1,6 @@
 // Command settle is the Lambda function that runs settle: POST /orders/{orderId}/settle.
-// It reads TABLE_NAME, IDEMPOTENCY_EXPIRY and CURSOR_SECRET; all logic lives
-// in runtime/httpapi.
+// It reads TABLE_NAME, IDEMPOTENCY_EXPIRY, CURSOR_SECRET, ORDER_INDEXES and
+// ORDER_SHARDS; all logic lives in runtime/httpapi.
 package main
 
 import (

@@ -14,7 +14,7 @@
 //	GET  /users/{userId}/orders?limit=&cursor=       200 {"items","nextCursor"}
 //	POST /users/{userId}/orders         (Idempotency-Key)  201 order with items
 //	GET  /orders/{orderId}                           200 order with items and payments
-//	GET  /orders?status=&limit=&cursor=              200 {"items","nextCursor"} (GSI1, eventual)
+//	GET  /orders?status=&limit=&cursor=              200 {"items","nextCursor"} (GSI1, or the shards of OrdersByStatus; eventual)
 //	POST /orders/{orderId}/payments     (Idempotency-Key)  201 {"paymentId","status":"created",...}
 //	POST /orders/{orderId}/settle       (Idempotency-Key)  200 paid order; 402; 409; 404
 //	GET  /payments/unprocessed?limit=&cursor=        200 {"items","nextCursor"} (sparse index)
@@ -35,6 +35,11 @@
 // Errors are application/problem+json (RFC 9457) from one table in
 // problem.go, with type, title, status and detail; transient failures that
 // outlive the retries give 503 with Retry-After.
+//
+// Config.Orders is the order layout (ORDER_INDEXES, ORDER_SHARDS, read by
+// [ConfigFromEnv]; see store.OrderLayout): in stage both the order routes
+// are fenced on the phase of orders-by-status-v2, and GET /orders?status=
+// follows the phase. A cursor of the other layout is a 400 invalid-cursor.
 //
 // Every request logs one JSON line (request id, route, flow, outcome,
 // status, a hash of the Idempotency-Key) and counts an EMF metric

@@ -234,3 +234,35 @@ func TestStalePhaseWriter(t *testing.T) {
 		}
 	}
 }
+
+// TestFencedOrderItemLimit: the fence takes one of a transaction's 100
+// items, so while it is on, the largest order (48 lines of 48 products, 99
+// items and the record) is refused as invalid and writes nothing; 47 lines
+// still fit.
+func TestFencedOrderItemLimit(t *testing.T) {
+	f := newLayoutFixture(t, schema.OrdersBoth, 0, false)
+	f.user(t, "u1", 0)
+	lines := func(n int) payments.NewOrder {
+		in := payments.NewOrder{Currency: "EUR"}
+		for i := range n {
+			in.Items = append(in.Items, payments.NewItem{ProductID: fmt.Sprintf("p%02d", i), Quantity: 1, UnitPrice: eur(1)})
+		}
+		return in
+	}
+	ctx := context.Background()
+	tests := []struct {
+		lines int
+		want  error
+	}{{payments.MaxOrderItems, payments.ErrInvalidOrder}, {payments.MaxOrderItems - 1, nil}}
+	for _, tt := range tests {
+		in := lines(tt.lines)
+		in.OrderID = fmt.Sprintf("o-%d", tt.lines)
+		_, err := f.svc.CreateOrder(ctx, idem(payments.FlowCreateOrder, in.OrderID, "/users/u1/orders", in.OrderID), "u1", in)
+		if !errors.Is(err, tt.want) {
+			t.Errorf("%d lines of different products: %v, want %v", tt.lines, err, tt.want)
+		}
+		if _, err := f.st.Order(ctx, in.OrderID); (err == nil) != (tt.want == nil) {
+			t.Errorf("%d lines: order read = %v", tt.lines, err)
+		}
+	}
+}

@@ -15,7 +15,9 @@
 //	a user's ledger, newest first    Query     PK=USER#<u>, begins_with(SK,"LEDGER#"), descending, cursor strong
 //	a user's balance                 GetItem   PK=USER#<u>, SK=PROFILE, projection balance,currency      strong
 //	an order by id, with its items   Query     PK=ORDER#<o>, SK >= "ITEM#" (ITEM#*, ORDER#<o>, PAYMENT#*)  strong
-//	orders by status, newest first   Query     GSI1: GSI1PK=ORDERSTATUS#<status>, GSI1SK=<createdAt>#<o>  eventual
+//	orders by status, newest first   Query     v1: GSI1: GSI1PK=ORDERSTATUS#<status>, GSI1SK=<createdAt>#<o> eventual
+//	                                 N Query   v2: OrdersByStatus: status = :s AND shard = :n, each of   eventual
+//	                                             the N shards, merged (createdAt, orderId descending)
 //	a product                        GetItem   PK=PROD#<p>, SK=PROD#<p>                                  strong
 //	featured products                Query     Featured (sparse): FeaturedPK=PROD#FEATURED               eventual
 //	unprocessed payments, oldest     Query     Unprocessed (sparse): UnprocessedPK=PAYMENT#UNPROCESSED  eventual
@@ -29,6 +31,17 @@
 //
 // Paginated reads return an opaque cursor (runtime/cursor) signed with the
 // query's name and checked to lie in the queried partition.
+//
+// Order layout. Orders by status have two layouts, the stages of the
+// migration orders-by-status-v2 (runtime/migrate/orders): the store is
+// given one as Options.Orders, an [OrderLayout] (ORDER_INDEXES v1 | both |
+// v2, ORDER_SHARDS; the zero value is v1). [Store.Orders] gives the order
+// writers (runtime/payments) the phase to act in, the item shape of that
+// phase and, in stage both, the migration's fence (migrate.Fence, its
+// phase cached for PhaseTTL). [Store.OrdersByStatus] reads GSI1 before the
+// cutover and the N shards of OrdersByStatus from it on; its cursor holds
+// the last order returned, which every shard resumes after, and a cursor of
+// the other layout is an [ErrCursorLayout].
 //
 // It is not for HTTP (runtime/httpapi) or for the idempotent money flows
 // (runtime/payments).

@@ -5,9 +5,10 @@
 // id, so that an index keyed by the order's own attributes (HASH status and
 // shard, RANGE createdAt and orderId) spreads each status over N partitions.
 //
-// It declares the item change only (runtime/migrate runs it). The v2 index,
-// the store's mirror writes and the sharded GET /orders?status= reader are
-// not part of it; see docs/migrations.md.
+// It declares the item change only (runtime/migrate runs it). The v2 index
+// is schema.OrdersByStatus; the writers of its shapes (under the fence) and
+// the sharded reader are runtime/store (store.OrderLayout, Store.Orders,
+// Store.OrdersByStatus) and runtime/payments; see docs/migrations.md.
 package orders
 
 import (
