@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"sync"
 
@@ -95,16 +96,25 @@ func withEvents(sink *EventSink, api http.Handler) http.Handler {
 	})
 }
 
+// CheckpointsFile is the file in the data directory that keeps the events
+// poller's position in the stream, so a restarted runner resumes after
+// the last batch it published instead of publishing the stream again.
+const CheckpointsFile = "events-checkpoints.json"
+
 // startEvents enables the table's stream and drives the production events
 // handler (outbox.Publisher) from it, as the event source mapping does in
-// AWS, into sink. The returned stop waits for the poller to end.
-func startEvents(ctx context.Context, eng *ddblocal.Engine, db *dynamodb.Client, table string, sink *EventSink) (stop func(), err error) {
+// AWS, into sink, checkpointing in dataDir when there is one. The returned
+// stop waits for the poller to end.
+func startEvents(ctx context.Context, eng *ddblocal.Engine, db *dynamodb.Client, table, dataDir string, sink *EventSink) (stop func(), err error) {
 	arn, err := ensureStream(ctx, db, table)
 	if err != nil {
 		return nil, err
 	}
 	pub := outbox.NewPublisher(sink, func(o *outbox.Options) { o.BusName = "local" })
 	poller := streampoll.New(eng.StreamsClient(), arn, pub.Handle, func(o *streampoll.Options) {
+		if dataDir != "" {
+			o.Checkpoints = streampoll.NewFileCheckpoints(filepath.Join(dataDir, CheckpointsFile))
+		}
 		o.OnFailure = func(recs []events.DynamoDBEventRecord, reason error) {
 			fmt.Fprintf(sink.out, "{\"msg\":\"events given up\",\"records\":%d,\"reason\":%q}\n", len(recs), reason)
 		}

@@ -15,7 +15,8 @@ import (
 // stream: a credit, a debit, an order charged, settled and processed
 // through the API become events in the log and at GET /_local/events.
 func TestLocalEvents(t *testing.T) {
-	s, out := start(t, t.TempDir())
+	dir := t.TempDir()
+	s, out := start(t, dir)
 	defer s.Shutdown(t.Context())
 	for _, c := range []struct{ path, body, key string }{
 		{"/users", `{"userId":"alice","name":"Alice","email":"alice@example.com"}`, ""},
@@ -42,6 +43,38 @@ func TestLocalEvents(t *testing.T) {
 		t.Fatalf("process payment: %d %s", resp.StatusCode, body)
 	}
 	want := []outbox.Type{outbox.CreditPosted, outbox.DebitPosted, outbox.PaymentCreated, outbox.OrderPaid, outbox.DebitPosted, outbox.PaymentProcessed}
+	got := waitEvents(t, s, want)
+	for _, ev := range got {
+		if ev.UserID != "alice" {
+			t.Errorf("event %s names user %q, want alice", ev.ID, ev.UserID)
+		}
+	}
+	if c := got[0]; c.Amount != 500 || c.UserID != "alice" || c.Currency != "EUR" || got[3].ID != "OrderPaid:o1" || got[4].Kind != "settle" {
+		t.Errorf("events %+v: want a 500 EUR credit for alice, OrderPaid:o1 and a settle debit", got)
+	}
+	if n := strings.Count(out.String(), `"msg":"event"`); n != len(want) {
+		t.Errorf("event log lines = %d, want %d:\n%s", n, len(want), out.String())
+	}
+
+	// A restarted runner resumes from the checkpoint in its data
+	// directory: it publishes the new credit, not the stream again.
+	if err := s.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := start(t, dir)
+	defer s2.Shutdown(t.Context())
+	if resp, body := call(t, "POST", s2.APIURL+"/users/alice/credits", `{"amount":7,"currency":"EUR"}`, "Idempotency-Key", "k6"); resp.StatusCode != 201 {
+		t.Fatalf("credit after restart: %d %s", resp.StatusCode, body)
+	}
+	if again := waitEvents(t, s2, []outbox.Type{outbox.CreditPosted}); again[0].Amount != 7 {
+		t.Errorf("after restart: %+v, want the 7 EUR credit only", again)
+	}
+}
+
+// waitEvents waits until GET /_local/events holds as many events as want,
+// and checks their types.
+func waitEvents(t *testing.T, s *localrun.Server, want []outbox.Type) []outbox.Event {
+	t.Helper()
 	var got []outbox.Event
 	deadline := time.Now().Add(10 * time.Second)
 	for len(got) < len(want) && time.Now().Before(deadline) {
@@ -60,10 +93,5 @@ func TestLocalEvents(t *testing.T) {
 	if fmt.Sprint(types) != fmt.Sprint(want) {
 		t.Fatalf("event types %v, want %v", types, want)
 	}
-	if c := got[0]; c.Amount != 500 || c.UserID != "alice" || c.Currency != "EUR" || got[3].ID != "OrderPaid:o1" || got[4].Kind != "settle" {
-		t.Errorf("events %+v: want a 500 EUR credit for alice, OrderPaid:o1 and a settle debit", got)
-	}
-	if n := strings.Count(out.String(), `"msg":"event"`); n != len(want) {
-		t.Errorf("event log lines = %d, want %d:\n%s", n, len(want), out.String())
-	}
+	return got
 }

@@ -172,7 +172,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	}
 	if s.engine != nil {
 		s.Events = NewEventSink(o.Out, 100)
-		stop, err := startEvents(ctx, s.engine, client, o.Table, s.Events)
+		stop, err := startEvents(ctx, s.engine, client, o.Table, o.DataDir, s.Events)
 		if err != nil {
 			s.Shutdown(context.Background())
 			return nil, err

@@ -31,6 +31,13 @@ type Options struct {
 	// OnFailure receives what was given up, with the reason. Default:
 	// nothing.
 	OnFailure func(records []events.DynamoDBEventRecord, reason error)
+	// Checkpoints keeps each shard's position: the last record finished
+	// with (handled or given up), saved after each batch. A Poller starts
+	// after its shards' checkpoints and from TRIM_HORIZON where there are
+	// none, so a new Poller with the Checkpoints of one that crashed
+	// redelivers what that one had not finished. Default: a new
+	// MemoryCheckpoints of its own (every Poller starts at TRIM_HORIZON).
+	Checkpoints Checkpoints
 }
 
 // Poller reads one stream and drives one handler.
@@ -42,6 +49,7 @@ type Poller struct {
 
 	shards  []*shard
 	pending []events.DynamoDBEventRecord // read, not yet handled
+	from    []*shard                     // the shard of each pending record
 	retries int                          // of pending's first batch
 }
 
@@ -50,6 +58,9 @@ type shard struct {
 	iterator *string // nil once a closed shard is read to its end
 	last     string  // sequence number of the last record read
 }
+
+// errTrimmed is TrimmedDataAccessException, matched with errors.As.
+type errTrimmed = st.TrimmedDataAccessException
 
 // New returns a Poller of the stream streamARN.
 func New(client *dynamodbstreams.Client, streamARN string, h Handler, opts ...func(*Options)) *Poller {
@@ -60,6 +71,9 @@ func New(client *dynamodbstreams.Client, streamARN string, h Handler, opts ...fu
 	o.BatchSize = max(1, o.BatchSize)
 	if o.OnFailure == nil {
 		o.OnFailure = func([]events.DynamoDBEventRecord, error) {}
+	}
+	if o.Checkpoints == nil {
+		o.Checkpoints = &MemoryCheckpoints{}
 	}
 	return &Poller{client: client, arn: streamARN, h: h, opts: o}
 }
@@ -104,7 +118,11 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 	}
 	done := 0
 	for len(p.pending) > 0 && ctx.Err() == nil {
-		done += p.deliver(ctx)
+		n, err := p.deliver(ctx)
+		done += n
+		if err != nil {
+			return done, err
+		}
 	}
 	return done, nil
 }
@@ -115,15 +133,40 @@ func (p *Poller) openShards(ctx context.Context) error {
 		return fmt.Errorf("streampoll: describe %s: %w", p.arn, err)
 	}
 	var shards []*shard
-	for _, s := range desc.StreamDescription.Shards {
-		it, err := p.client.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(p.arn),
-			ShardId: s.ShardId, ShardIteratorType: st.ShardIteratorTypeTrimHorizon})
-		if err != nil {
-			return fmt.Errorf("streampoll: iterator of %s: %w", aws.ToString(s.ShardId), err)
+	for _, d := range desc.StreamDescription.Shards {
+		s := &shard{id: aws.ToString(d.ShardId)}
+		if s.last, err = p.opts.Checkpoints.Load(ctx, p.arn, s.id); err != nil {
+			return fmt.Errorf("streampoll: checkpoint of %s: %w", s.id, err)
 		}
-		shards = append(shards, &shard{id: aws.ToString(s.ShardId), iterator: it.ShardIterator})
+		if err := p.start(ctx, s); err != nil {
+			return err
+		}
+		shards = append(shards, s)
 	}
 	p.shards = shards
+	return nil
+}
+
+// start opens a shard's iterator after its checkpoint, or at TRIM_HORIZON
+// without one or when the checkpointed record was trimmed (the records in
+// between are gone, as for an event source mapping that fell 24 hours
+// behind).
+func (p *Poller) start(ctx context.Context, s *shard) error {
+	in := &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(p.arn), ShardId: aws.String(s.id),
+		ShardIteratorType: st.ShardIteratorTypeTrimHorizon}
+	if s.last != "" {
+		in.ShardIteratorType, in.SequenceNumber = st.ShardIteratorTypeAfterSequenceNumber, aws.String(s.last)
+	}
+	it, err := p.client.GetShardIterator(ctx, in)
+	var trimmed *errTrimmed
+	if errors.As(err, &trimmed) && s.last != "" {
+		s.last = ""
+		return p.start(ctx, s)
+	}
+	if err != nil {
+		return fmt.Errorf("streampoll: iterator of %s: %w", s.id, err)
+	}
+	s.iterator = it.ShardIterator
 	return nil
 }
 
@@ -144,6 +187,7 @@ func (p *Poller) read(ctx context.Context) error {
 			}
 			for _, r := range out.Records {
 				p.pending = append(p.pending, lambdaRecord(r, p.arn))
+				p.from = append(p.from, s)
 				s.last = aws.ToString(r.Dynamodb.SequenceNumber)
 			}
 			s.iterator = out.NextShardIterator
@@ -167,10 +211,16 @@ func (p *Poller) resume(ctx context.Context, s *shard) error {
 }
 
 // deliver hands the first batch of pending to the handler and applies its
-// answer; it returns how many records left pending.
-func (p *Poller) deliver(ctx context.Context) int {
+// answer; it returns how many records left pending. When ctx ends while
+// the handler runs, the answer is dropped, as when the consumer's process
+// dies: nothing of the batch is checkpointed, and a new Poller with the
+// same Checkpoints delivers it again.
+func (p *Poller) deliver(ctx context.Context) (int, error) {
 	batch := p.pending[:min(len(p.pending), p.opts.BatchSize)]
 	resp, err := p.h(ctx, events.DynamoDBEvent{Records: batch})
+	if ctx.Err() != nil {
+		return 0, nil
+	}
 	// failed is the first record to retry, give how many records are given
 	// up once the retries are spent: the record a failure names, or the
 	// whole batch after an error.
@@ -182,21 +232,40 @@ func (p *Poller) deliver(ctx context.Context) int {
 		failed, give = indexOf(batch, resp.BatchItemFailures), 1
 		err = fmt.Errorf("streampoll: the handler reported record %s as failed", resp.BatchItemFailures[0].ItemIdentifier)
 	default:
-		p.pending, p.retries = p.pending[len(batch):], 0
-		return len(batch)
+		p.retries = 0
+		return len(batch), p.finish(ctx, len(batch))
 	}
 	if failed > 0 {
 		p.retries = 0 // the records before it are done: a new failure
 	}
-	p.pending = p.pending[failed:]
 	if p.retries < p.opts.MaxRetries {
 		p.retries++
-		return failed
+		return failed, p.finish(ctx, failed)
 	}
-	given := append([]events.DynamoDBEventRecord(nil), p.pending[:give]...)
-	p.pending, p.retries = p.pending[give:], 0
-	p.opts.OnFailure(given, err)
-	return failed + give
+	p.retries = 0
+	p.opts.OnFailure(append([]events.DynamoDBEventRecord(nil), p.pending[failed:failed+give]...), err)
+	return failed + give, p.finish(ctx, failed+give)
+}
+
+// finish drops the first n pending records, which are done, and saves
+// the checkpoint of each shard they came from: its last record among them.
+func (p *Poller) finish(ctx context.Context, n int) error {
+	last := map[*shard]string{}
+	var order []*shard
+	for i := range n {
+		s := p.from[i]
+		if _, ok := last[s]; !ok {
+			order = append(order, s)
+		}
+		last[s] = p.pending[i].Change.SequenceNumber
+	}
+	p.pending, p.from = p.pending[n:], p.from[n:]
+	for _, s := range order {
+		if err := p.opts.Checkpoints.Save(ctx, p.arn, s.id, last[s]); err != nil {
+			return fmt.Errorf("streampoll: checkpoint of %s: %w", s.id, err)
+		}
+	}
+	return nil
 }
 
 // indexOf finds the earliest record a failure names; an unknown identifier

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -138,5 +141,99 @@ func TestPollerDeliversLambdaRecords(t *testing.T) {
 	// Nothing new: nothing delivered.
 	if done, err := p.Poll(context.Background()); err != nil || done != 0 {
 		t.Errorf("second Poll handled %d records (%v), want 0", done, err)
+	}
+}
+
+// TestPollerResumesFromItsCheckpointAfterACrash crashes a consumer in the
+// middle of a batch (its context ends while the handler runs, after the
+// handler published part of the batch), then starts a new Poller with the
+// same Checkpoints, as an event source mapping's new poller resumes from
+// the shard's checkpoint: the batch is delivered again from its first
+// unfinished record, and nothing finished is delivered again.
+func TestPollerResumesFromItsCheckpointAfterACrash(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		// crashAt is the delivery (1, 2, ...) of the first poller during
+		// which its process dies; failAt, if set, is a delivery answered
+		// with a failure of its second record.
+		crashAt, failAt int
+		first, second   []string // keys per delivery of each poller
+	}{
+		{name: "a crash after a batch succeeded resumes after that batch", crashAt: 2,
+			first: []string{"[k00 k01]", "[k02 k03]"}, second: []string{"[k02 k03]", "[k04]"}},
+		{name: "a crash after a partial failure resumes at the failed record", failAt: 1, crashAt: 2,
+			first: []string{"[k00 k01]", "[k01 k02]"}, second: []string{"[k01 k02]", "[k03 k04]"}},
+		{name: "a crash in the first batch starts again at TRIM_HORIZON", crashAt: 1,
+			first: []string{"[k00 k01]"}, second: []string{"[k00 k01]", "[k02 k03]", "[k04]"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			eng, arn := streamWith(t, 5)
+			cps := &streampoll.MemoryCheckpoints{}
+			ctx, crash := context.WithCancel(context.Background())
+			var first, second []string
+			h := func(_ context.Context, b events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+				first = append(first, keysOf(b.Records))
+				switch len(first) {
+				case c.crashAt:
+					crash()
+					return events.DynamoDBEventResponse{}, errors.New("the process died")
+				case c.failAt:
+					return failAt(b.Records[1]), nil
+				}
+				return events.DynamoDBEventResponse{}, nil
+			}
+			opts := func(o *streampoll.Options) { o.BatchSize, o.Checkpoints = 2, cps }
+			if _, err := streampoll.New(eng.StreamsClient(), arn, h, opts).Poll(ctx); err != nil {
+				t.Fatal(err)
+			}
+			again := streampoll.New(eng.StreamsClient(), arn, func(_ context.Context, b events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+				second = append(second, keysOf(b.Records))
+				return events.DynamoDBEventResponse{}, nil
+			}, opts)
+			if _, err := again.Poll(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(first) != fmt.Sprint(c.first) || fmt.Sprint(second) != fmt.Sprint(c.second) {
+				t.Errorf("deliveries\n got %v then %v\nwant %v then %v", first, second, c.first, c.second)
+			}
+		})
+	}
+}
+
+// TestFileCheckpoints keeps a poller's position in a file, so a poller of
+// a restarted process resumes where the last one finished.
+func TestFileCheckpoints(t *testing.T) {
+	eng, arn := streamWith(t, 3)
+	path := filepath.Join(t.TempDir(), "checkpoints.json")
+	var got []string
+	h := func(_ context.Context, b events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+		got = append(got, keysOf(b.Records))
+		return events.DynamoDBEventResponse{}, nil
+	}
+	opts := func(o *streampoll.Options) { o.BatchSize, o.Checkpoints = 2, streampoll.NewFileCheckpoints(path) }
+	if _, err := streampoll.New(eng.StreamsClient(), arn, h, opts).Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	db := eng.Client()
+	if _, err := db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String("things"),
+		Item: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "k03"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := streampoll.New(eng.StreamsClient(), arn, h, opts).Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if want := "[[k00 k01] [k02] [k03]]"; fmt.Sprint(got) != want {
+		t.Errorf("deliveries %v, want %v", got, want)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(raw), arn) {
+		t.Errorf("checkpoint file %s (%v), want the stream's shard", raw, err)
+	}
+	bad := filepath.Join(t.TempDir(), "torn.json")
+	if err := os.WriteFile(bad, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := streampoll.NewFileCheckpoints(bad).Load(context.Background(), arn, "s"); err == nil {
+		t.Error("Load of an unreadable checkpoint file succeeded")
 	}
 }
