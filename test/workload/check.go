@@ -94,6 +94,9 @@ type Violation struct {
 	Invariant string
 	Detail    string
 	History   []string
+	// Window is the fault window of the delivery an event violation is
+	// about; "" for the others and for events never delivered.
+	Window FaultKind
 }
 
 // Invariants, as named in violation reports.

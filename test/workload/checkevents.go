@@ -9,6 +9,9 @@ import (
 	"github.com/oncetable/oncetable/runtime/store"
 )
 
+// EventInvariants lists the event invariants in report order.
+var EventInvariants = []string{InvEventDelivered, InvEventCommitted, InvEventRedeliver, InvEventOrder, InvEventUserOrder}
+
 // Event invariants, as named in violation reports.
 const (
 	InvEventDelivered = "every committed ledger entry and payment yields exactly one event id, delivered at least once"
@@ -70,14 +73,16 @@ func objectOf(ev outbox.Event) string {
 // CheckEvents compares the events delivered with the final table.
 func CheckEvents(st *State, log *EventLog) []Violation {
 	var out []Violation
+	var in FaultKind // the window of the arrival being checked
 	fail := func(inv, format string, a ...any) {
-		out = append(out, Violation{Invariant: inv, Detail: fmt.Sprintf(format, a...)})
+		out = append(out, Violation{Invariant: inv, Detail: fmt.Sprintf(format, a...), Window: in})
 	}
 	want := expectedEvents(st)
 	first := map[string]Arrival{}
 	idsOf := map[string]map[string]bool{} // object -> event ids delivered for it
 	perUser := map[string][]string{}      // user -> event ids in first-arrival order
 	for _, a := range log.Arrivals {
+		in = a.Window
 		var ev outbox.Event
 		if err := json.Unmarshal([]byte(a.Detail), &ev); err != nil || ev.ID != a.ID || string(ev.Type) != a.Type {
 			fail(InvEventCommitted, "delivered entry %s (%s) has an unreadable or inconsistent detail %s", a.ID, a.Type, a.Detail)
@@ -110,6 +115,7 @@ func CheckEvents(st *State, log *EventLog) []Violation {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
+	in = ""
 	for _, id := range ids {
 		w := want[id]
 		if _, ok := first[id]; !ok {
@@ -137,7 +143,7 @@ func checkOrder(log *EventLog, first map[string]Arrival, perUser map[string][]st
 		last := ""
 		for _, id := range perUser[u] {
 			if last != "" && log.Commit[last] > log.Commit[id] {
-				out = append(out, Violation{Invariant: InvEventUserOrder, Detail: fmt.Sprintf("user %s: %s (stream record %d) arrived before %s (stream record %d)",
+				out = append(out, Violation{Invariant: InvEventUserOrder, Window: first[id].Window, Detail: fmt.Sprintf("user %s: %s (stream record %d) arrived before %s (stream record %d)",
 					u, last, log.Commit[last], id, log.Commit[id])})
 			}
 			if last == "" || log.Commit[id] > log.Commit[last] {
@@ -145,7 +151,7 @@ func checkOrder(log *EventLog, first map[string]Arrival, perUser map[string][]st
 			}
 			item := itemOf(detailOf(first[id]))
 			if prev, ok := lastOfItem[item]; ok && log.Commit[prev] > log.Commit[id] {
-				out = append(out, Violation{Invariant: InvEventOrder, Detail: fmt.Sprintf("item %s: %s (stream record %d) arrived before %s (stream record %d)",
+				out = append(out, Violation{Invariant: InvEventOrder, Window: first[id].Window, Detail: fmt.Sprintf("item %s: %s (stream record %d) arrived before %s (stream record %d)",
 					item, prev, log.Commit[prev], id, log.Commit[id])})
 			}
 			lastOfItem[item] = id

@@ -3,7 +3,8 @@
 // runtime/httpapi, the local runner's code path, runtime/localrun) on the
 // embedded engine while the engine injects faults in windows over time:
 // throttling bursts, TransactionConflict, latency spikes, responses lost
-// after commit and GSI propagation delay. It is in the spirit of Jepsen's
+// after commit, GSI and stream propagation delay, and the events
+// consumer's process dying mid-batch. It is in the spirit of Jepsen's
 // transfer and idempotence workloads.
 //
 // Clients create users, credit, place orders, charge, debit, settle and read
@@ -33,22 +34,26 @@
 // production runtime/outbox Publisher, which publishes through the real
 // aws-sdk-go-v2 eventbridge client to a fake EventBridge endpoint on
 // loopback. In every window but calm, that endpoint refuses a seeded share
-// of PutEvents entries and the consumer crashes in a seeded share of
-// invocations after publishing part of its batch; the engine's StreamDelay
-// holds records back in the delay windows. After the run the poller
-// drains the stream and [CheckEvents] compares what arrived with the table:
+// of PutEvents entries and the consumer fails in a seeded share of
+// invocations after publishing part of its batch (the poller retries the
+// batch); in the consumer-restart window (and, fewer, in all-faults) the
+// consumer's process dies after publishing part of a batch, and a new
+// poller resumes from the shard's checkpoint (streampoll.Checkpoints); the
+// engine's StreamDelay holds records back in the delay windows. After the
+// run the consumer drains the stream and [CheckEvents] compares what
+// arrived with the table:
 //
 //   - every committed ledger entry, payment (created and processed) and
 //     paid order yields exactly one event id, delivered at least once;
 //   - no event appears for anything not committed, and its amount and user
 //     are the table's;
 //   - a redelivery carries the same id and the same detail;
-//   - the events of one item arrive in commit order (stream order).
+//   - the events of one item arrive in commit order (stream order);
+//   - the events of one user, by first arrival, arrive in commit order
+//     (stream order; the engine's stream has one shard).
 //
-// Order across the items of one user is not promised (docs/events.md:
-// EventBridge keeps no order across entries, and refused entries are
-// retried alone); the run counts how often it breaks, by arrival and by
-// committedAt, without calling it a violation.
+// The report counts them by fault window. committedAt is not promised to
+// follow commit order; the run counts how often it does not.
 //
 // The client choices are drawn from a random source seeded by Config.Seed,
 // and so are the engine's faults; thread scheduling is not, so two runs with

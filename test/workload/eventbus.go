@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"sync"
@@ -23,6 +24,7 @@ type Arrival struct {
 	ID     string // the event's id, read from its Detail
 	Type   string // DetailType
 	Detail string
+	Window FaultKind // the fault window it arrived in
 }
 
 // fakeBus is a PutEvents endpoint on loopback, reached through the real
@@ -31,10 +33,10 @@ type Arrival struct {
 type fakeBus struct {
 	mu       sync.Mutex
 	rng      *rand.Rand
-	failRate func() float64
+	window   func() FaultKind
 	arrivals []Arrival
-	refused  int
-	calls    int
+	refused  map[FaultKind]int
+	calls    map[FaultKind]int
 }
 
 type putEventsBody struct {
@@ -50,31 +52,32 @@ func (b *fakeBus) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = fmt.Fprintf(w, `{"__type":"ValidationException","message":"%d entries"}`, len(in.Entries))
 		return
 	}
-	rate := b.failRate()
+	k := b.window()
+	rate := eventFaultsFor(k).EntryFailRate
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.calls++
+	b.calls[k]++
 	results := make([]map[string]string, 0, len(in.Entries))
 	failed := 0
 	for _, e := range in.Entries {
 		if rate > 0 && b.rng.Float64() < rate {
 			failed++
-			b.refused++
+			b.refused[k]++
 			results = append(results, map[string]string{"ErrorCode": "InternalFailure", "ErrorMessage": "injected partial failure"})
 			continue
 		}
 		var d struct{ ID string }
 		_ = json.Unmarshal([]byte(e.Detail), &d)
-		b.arrivals = append(b.arrivals, Arrival{ID: d.ID, Type: e.DetailType, Detail: e.Detail})
+		b.arrivals = append(b.arrivals, Arrival{ID: d.ID, Type: e.DetailType, Detail: e.Detail, Window: k})
 		results = append(results, map[string]string{"EventId": fmt.Sprintf("fake-%d", len(b.arrivals))})
 	}
 	_ = json.NewEncoder(w).Encode(map[string]any{"FailedEntryCount": failed, "Entries": results})
 }
 
-func (b *fakeBus) snapshot() (arrivals []Arrival, refused, calls int) {
+func (b *fakeBus) snapshot() (arrivals []Arrival, refused, calls map[FaultKind]int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return append([]Arrival(nil), b.arrivals...), b.refused, b.calls
+	return append([]Arrival(nil), b.arrivals...), maps.Clone(b.refused), maps.Clone(b.calls)
 }
 
 // eventBridgeClient is the real SDK client for the fake endpoint, without
@@ -93,22 +96,44 @@ func eventBridgeClient(url string) *eventbridge.Client {
 // errCrash is the error of a consumer that crashed in the middle of a batch.
 var errCrash = errors.New("workload: consumer crashed in the middle of a batch")
 
-// crashingConsumer publishes a batch with the production handler, but in a
-// seeded share of invocations publishes only a prefix of the batch and then
-// fails, as a function that dies mid-batch: the mapping retries the whole
-// batch, so the prefix is delivered again.
+// crashingConsumer publishes a batch with the production handler, but in
+// a seeded share of invocations (EventFaults of the window) publishes only
+// a prefix of the batch and then:
+//
+//   - fails, as a function that dies mid-batch: the mapping retries the
+//     whole batch, so the prefix is delivered again;
+//   - or kills its process (kill ends the running poller's context): the
+//     poller is gone with what it held, and the next one resumes from the
+//     checkpoints, so the batch is delivered again from its first record
+//     not checkpointed.
 type crashingConsumer struct {
-	h       streampoll.Handler
-	rng     *rand.Rand
-	rate    func() float64
-	crashes int
+	h        streampoll.Handler
+	rng      *rand.Rand
+	window   func() FaultKind
+	kill     context.CancelFunc
+	crashes  map[FaultKind]int
+	restarts map[FaultKind]int
 }
 
+func (c *crashingConsumer) setKill(kill context.CancelFunc) { c.kill = kill }
+
 func (c *crashingConsumer) handle(ctx context.Context, batch events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
-	if n := len(batch.Records); n > 1 && c.rng.Float64() < c.rate() {
-		c.crashes++
-		_, _ = c.h(ctx, events.DynamoDBEvent{Records: batch.Records[:1+c.rng.IntN(n-1)]})
-		return events.DynamoDBEventResponse{}, errCrash
+	k := c.window()
+	f := eventFaultsFor(k)
+	n := len(batch.Records)
+	if n < 2 {
+		return c.h(ctx, batch)
 	}
-	return c.h(ctx, batch)
+	x := c.rng.Float64()
+	if x >= f.RestartRate+f.ErrorRate {
+		return c.h(ctx, batch)
+	}
+	_, _ = c.h(ctx, events.DynamoDBEvent{Records: batch.Records[:1+c.rng.IntN(n-1)]})
+	if x < f.RestartRate {
+		c.restarts[k]++
+		c.kill()
+	} else {
+		c.crashes[k]++
+	}
+	return events.DynamoDBEventResponse{}, errCrash
 }

@@ -19,14 +19,18 @@ import (
 	"github.com/oncetable/oncetable/runtime/streampoll"
 )
 
-// Event faults, on in every window but calm.
+// Event fault rates (see EventFaults and eventFaultsFor).
 const (
 	// EventEntryFailRate is the share of PutEvents entries the fake
-	// EventBridge endpoint refuses.
+	// EventBridge endpoint refuses, in every window but calm.
 	EventEntryFailRate = 0.1
-	// ConsumerCrashRate is the share of handler invocations that crash
-	// after publishing part of their batch.
+	// ConsumerCrashRate is the share of handler invocations that fail
+	// after publishing part of their batch, in every window but calm.
 	ConsumerCrashRate = 0.05
+	// ConsumerRestartRate is the share of handler invocations during which
+	// the consumer's process dies after publishing part of its batch, in
+	// the consumer-restart window (a fifth of it in all-faults).
+	ConsumerRestartRate = 0.25
 )
 
 // EventStats are the counts of the events pipeline of a run.
@@ -36,13 +40,33 @@ type EventStats struct {
 	Redeliveries int // Delivered - Distinct
 	Refused      int // entries refused (injected partial failures)
 	Calls        int // PutEvents calls
-	Crashes      int // consumer invocations crashed mid-batch
+	Crashes      int // consumer invocations failed mid-batch (the mapping retried the batch)
+	Restarts     int // consumer processes killed mid-batch and restarted from the checkpoint
 	GivenUp      int // records the poller gave up (on-failure destination)
 	Records      int // stream records of the table at the end
 	// CommittedAtInversions counts a user's events adjacent in commit
 	// order whose committedAt is in the other order (not promised: the
 	// order is the stream's, not the timestamps').
 	CommittedAtInversions int
+	// Windows are the counts by the fault window they happened in; the
+	// drain after the run counts under the last window.
+	Windows map[FaultKind]*WindowEvents
+}
+
+// WindowEvents are the events pipeline's counts in one kind of fault
+// window.
+type WindowEvents struct {
+	First, Redelivered, Refused, Calls, Crashes, Restarts int
+}
+
+func (s *EventStats) window(k FaultKind) *WindowEvents {
+	if s.Windows == nil {
+		s.Windows = map[FaultKind]*WindowEvents{}
+	}
+	if s.Windows[k] == nil {
+		s.Windows[k] = &WindowEvents{}
+	}
+	return s.Windows[k]
 }
 
 // EventLog is what the checker reads: the accepted events in arrival
@@ -55,59 +79,94 @@ type EventLog struct {
 
 // eventPipe is the outbox running beside the workload: the table's stream,
 // read by streampoll like an event source mapping, into the production
-// Publisher, into a fake EventBridge.
+// Publisher, into a fake EventBridge. The consumer's process can die (the
+// consumer-restart fault): a new poller then resumes from the checkpoints,
+// which outlive it as the mapping's do.
 type eventPipe struct {
-	eng     *ddblocal.Engine
-	arn     string
-	bus     *fakeBus
-	srv     *httptest.Server
-	poller  *streampoll.Poller
-	crash   *crashingConsumer
-	givenUp int
-	cancel  context.CancelFunc
-	done    chan struct{}
+	eng         *ddblocal.Engine
+	arn         string
+	bus         *fakeBus
+	srv         *httptest.Server
+	h           streampoll.Handler
+	crash       *crashingConsumer
+	checkpoints *streampoll.MemoryCheckpoints
+	givenUp     int
+	cancel      context.CancelFunc
+	done        chan struct{}
 }
 
-// startEvents enables the table's stream and starts consuming it. faulty
-// says whether event faults are on now.
-func startEvents(ctx context.Context, eng *ddblocal.Engine, db *dynamodb.Client, cfg Config, faulty func() bool) (*eventPipe, error) {
+// startEvents enables the table's stream and starts consuming it. window
+// says which fault window the run is in ("" before the first).
+func startEvents(ctx context.Context, eng *ddblocal.Engine, db *dynamodb.Client, cfg Config, window func() FaultKind) (*eventPipe, error) {
 	out, err := db.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(Table),
 		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages}})
 	if err != nil {
 		return nil, fmt.Errorf("workload: enable the stream: %w", err)
 	}
-	rate := func(r float64) func() float64 {
-		return func() float64 {
-			if faulty() {
-				return r
-			}
-			return 0
-		}
-	}
 	p := &eventPipe{eng: eng, arn: aws.ToString(out.TableDescription.LatestStreamArn), done: make(chan struct{}),
-		bus: &fakeBus{rng: rand.New(rand.NewPCG(cfg.Seed, 7)), failRate: rate(EventEntryFailRate)}}
+		bus:         &fakeBus{rng: rand.New(rand.NewPCG(cfg.Seed, 7)), window: window, refused: map[FaultKind]int{}, calls: map[FaultKind]int{}},
+		checkpoints: &streampoll.MemoryCheckpoints{}}
 	p.srv = httptest.NewServer(p.bus)
 	pub := outbox.NewPublisher(eventBridgeClient(p.srv.URL), func(o *outbox.Options) {
 		o.BusName, o.Logger = "oncetable-workload", slog.New(slog.NewTextHandler(io.Discard, nil))
 		o.Backoff = func(int) time.Duration { return 2 * time.Millisecond }
 	})
-	p.crash = &crashingConsumer{h: pub.Handle, rng: rand.New(rand.NewPCG(cfg.Seed, 8)), rate: rate(ConsumerCrashRate)}
-	h := streampoll.Handler(p.crash.handle)
+	p.crash = &crashingConsumer{h: pub.Handle, rng: rand.New(rand.NewPCG(cfg.Seed, 8)), window: window,
+		crashes: map[FaultKind]int{}, restarts: map[FaultKind]int{}}
+	p.h = p.crash.handle
 	if cfg.Consumer != nil {
-		h = cfg.Consumer(h)
+		p.h = cfg.Consumer(p.h)
 	}
-	p.poller = streampoll.New(eng.StreamsClient(), p.arn, h, func(o *streampoll.Options) {
-		// an event source mapping's default: retry until the records expire
-		o.MaxRetries, o.PollInterval, o.BatchSize = 1<<30, 20*time.Millisecond, 100
-		o.OnFailure = func(recs []events.DynamoDBEventRecord, _ error) { p.givenUp += len(recs) }
-	})
 	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	p.cancel = cancel
-	go func() { defer close(p.done); _ = p.poller.Run(pctx) }()
+	go func() { defer close(p.done); _ = p.consume(pctx, false) }()
 	return p, nil
 }
 
-// drain stops the background poller and polls until the stream has
+// newPoller is a poller of a new consumer process, resuming from the
+// checkpoints.
+func (p *eventPipe) newPoller() *streampoll.Poller {
+	return streampoll.New(p.eng.StreamsClient(), p.arn, p.h, func(o *streampoll.Options) {
+		// an event source mapping's default: retry until the records expire
+		o.MaxRetries, o.PollInterval, o.BatchSize = 1<<30, 20*time.Millisecond, 100
+		o.Checkpoints = p.checkpoints
+		o.OnFailure = func(recs []events.DynamoDBEventRecord, _ error) { p.givenUp += len(recs) }
+	})
+}
+
+// consume runs one consumer process after another until ctx ends: a
+// process runs a poller until the consumer-restart fault kills it, then
+// the next one starts from the checkpoints. With toEnd, a process stops
+// once the stream has nothing left to deliver, and so does consume.
+func (p *eventPipe) consume(ctx context.Context, toEnd bool) error {
+	for {
+		pctx, kill := context.WithCancel(ctx)
+		p.crash.setKill(kill)
+		poller := p.newPoller()
+		var err error
+		if toEnd {
+			err = pollToEnd(pctx, poller)
+		} else {
+			err = poller.Run(pctx)
+		}
+		killed := pctx.Err() != nil && ctx.Err() == nil
+		kill()
+		if !killed {
+			return err
+		}
+	}
+}
+
+func pollToEnd(ctx context.Context, poller *streampoll.Poller) error {
+	for {
+		n, err := poller.Poll(ctx)
+		if err != nil || n == 0 || ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
+// drain stops the background consumer and consumes until the stream has
 // nothing left to deliver (the engine's faults must be cleared), then
 // reads the stream itself for the commit order.
 func (p *eventPipe) drain(ctx context.Context) (*EventLog, EventStats, error) {
@@ -116,24 +175,39 @@ func (p *eventPipe) drain(ctx context.Context) (*EventLog, EventStats, error) {
 	<-p.done
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	for {
-		n, err := p.poller.Poll(ctx)
-		if err != nil {
-			return nil, EventStats{}, fmt.Errorf("workload: drain the stream: %w", err)
-		}
-		if n == 0 {
-			break
-		}
+	if err := p.consume(ctx, true); err != nil {
+		return nil, EventStats{}, fmt.Errorf("workload: drain the stream: %w", err)
 	}
 	commit, records, err := commitOrder(ctx, p.eng, p.arn)
 	if err != nil {
 		return nil, EventStats{}, err
 	}
 	arrivals, refused, calls := p.bus.snapshot()
-	s := EventStats{Delivered: len(arrivals), Refused: refused, Calls: calls, Crashes: p.crash.crashes, GivenUp: p.givenUp, Records: records}
+	s := EventStats{Delivered: len(arrivals), GivenUp: p.givenUp, Records: records}
+	for k, n := range refused {
+		s.Refused += n
+		s.window(k).Refused = n
+	}
+	for k, n := range calls {
+		s.Calls += n
+		s.window(k).Calls = n
+	}
+	for k, n := range p.crash.crashes {
+		s.Crashes += n
+		s.window(k).Crashes = n
+	}
+	for k, n := range p.crash.restarts {
+		s.Restarts += n
+		s.window(k).Restarts = n
+	}
 	seen := map[string]bool{}
 	for _, a := range arrivals {
+		if seen[a.ID] {
+			s.window(a.Window).Redelivered++
+			continue
+		}
 		seen[a.ID] = true
+		s.window(a.Window).First++
 	}
 	s.Distinct = len(seen)
 	s.Redeliveries = s.Delivered - s.Distinct

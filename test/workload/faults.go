@@ -17,11 +17,15 @@ const (
 	Latency     FaultKind = "latency-spike"
 	LostReplies FaultKind = "lost-response"
 	GSIDelay    FaultKind = "gsi-and-stream-delay"
-	AllFaults   FaultKind = "all-faults"
+	// ConsumerRestart kills the events consumer's process in the middle
+	// of a batch, after it published part of it, in a quarter of its
+	// invocations; a new poller resumes from the checkpoint.
+	ConsumerRestart FaultKind = "consumer-restart"
+	AllFaults       FaultKind = "all-faults"
 )
 
 // Cycle is the order in which fault windows follow each other.
-var Cycle = []FaultKind{Calm, Throttling, Conflicts, Latency, LostReplies, GSIDelay, AllFaults}
+var Cycle = []FaultKind{Calm, Throttling, Conflicts, Latency, LostReplies, GSIDelay, ConsumerRestart, AllFaults}
 
 // Window is one fault window of a run, in offsets from its start.
 type Window struct {
@@ -72,6 +76,37 @@ func faultsFor(k FaultKind, seed uint64, i int) ddblocal.Faults {
 		f.Latency = 10 * time.Millisecond
 		f.LoseResponseRate, f.LoseResponseMode = 0.06, mode
 		f.GSIDelay, f.StreamDelay = 500*time.Millisecond, 500*time.Millisecond
+	}
+	return f
+}
+
+// EventFaults are the faults of the events pipeline in a window.
+type EventFaults struct {
+	// EntryFailRate is the share of PutEvents entries the fake EventBridge
+	// endpoint refuses (partial failures).
+	EntryFailRate float64
+	// ErrorRate is the share of handler invocations that fail after
+	// publishing part of their batch, as a function that crashes: the
+	// mapping retries the batch.
+	ErrorRate float64
+	// RestartRate is the share of handler invocations during which the
+	// consumer's process dies after publishing part of the batch: its
+	// poller is gone, and a new one resumes from the checkpoint.
+	RestartRate float64
+}
+
+// eventFaultsFor is what the events pipeline injects during a window:
+// refusals and function errors in every window but calm, process restarts
+// in the consumer-restart window and, fewer, in all-faults.
+func eventFaultsFor(k FaultKind) EventFaults {
+	f := EventFaults{EntryFailRate: EventEntryFailRate, ErrorRate: ConsumerCrashRate}
+	switch k {
+	case "", Calm:
+		return EventFaults{}
+	case ConsumerRestart:
+		f.RestartRate = ConsumerRestartRate
+	case AllFaults:
+		f.RestartRate = ConsumerRestartRate / 5
 	}
 	return f
 }

@@ -10,12 +10,13 @@ import (
 
 // windowColor shades each kind of fault window.
 var windowColor = map[FaultKind]string{
-	Throttling:  "#f6c28b",
-	Conflicts:   "#f5a3a3",
-	Latency:     "#b9d7f0",
-	LostReplies: "#d7b9f0",
-	GSIDelay:    "#bfe6bf",
-	AllFaults:   "#d0d0d0",
+	Throttling:      "#f6c28b",
+	Conflicts:       "#f5a3a3",
+	Latency:         "#b9d7f0",
+	LostReplies:     "#d7b9f0",
+	GSIDelay:        "#bfe6bf",
+	ConsumerRestart: "#f0e6a0",
+	AllFaults:       "#d0d0d0",
 }
 
 // WriteSVG draws throughput (completed and acknowledged attempts per

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -138,22 +139,52 @@ func (r *Result) WriteSummary(w io.Writer) {
 }
 
 // writeEvents writes the counts of the outbox: the table's stream read by
-// streampoll into outbox.Publisher into a fake EventBridge.
+// streampoll into outbox.Publisher into a fake EventBridge; then each
+// event invariant with its violations, and the counts by fault window.
 func (r *Result) writeEvents(w io.Writer) {
-	e, n := r.EventStats, 0
+	e := r.EventStats
+	byInv, byWindow, n := map[string]int{}, map[FaultKind]int{}, 0
 	for _, v := range r.Violations {
-		switch v.Invariant {
-		case InvEventDelivered, InvEventCommitted, InvEventRedeliver, InvEventOrder, InvEventUserOrder:
+		if slices.Contains(EventInvariants, v.Invariant) {
+			byInv[v.Invariant]++
+			byWindow[v.Window]++
 			n++
 		}
 	}
 	fmt.Fprintf(w, "\n| events (stream -> outbox.Publisher -> fake EventBridge) | count |\n|---|---:|\n")
 	fmt.Fprintf(w, "| stream records | %d |\n| events delivered (entries accepted) | %d |\n| distinct event ids | %d |\n| redeliveries (same id again) | %d |\n",
 		e.Records, e.Delivered, e.Distinct, e.Redeliveries)
-	fmt.Fprintf(w, "| PutEvents calls | %d |\n| entries refused (injected partial failures) | %d |\n| consumer crashes mid-batch | %d |\n| records given up by the poller | %d |\n",
-		e.Calls, e.Refused, e.Crashes, e.GivenUp)
-	fmt.Fprintf(w, "| per user, not promised: events adjacent in commit order whose committedAt is reversed | %d |\n", e.CommittedAtInversions)
+	fmt.Fprintf(w, "| PutEvents calls | %d |\n| PutEvents calls per distinct event | %.3f |\n| entries refused (injected partial failures) | %d |\n",
+		e.Calls, ratio(e.Calls, e.Distinct), e.Refused)
+	fmt.Fprintf(w, "| consumer invocations failed mid-batch (batch retried) | %d |\n| consumer processes killed mid-batch, restarted from the checkpoint | %d |\n| records given up by the poller | %d |\n",
+		e.Crashes, e.Restarts, e.GivenUp)
+	fmt.Fprintf(w, "| not promised: a user's events adjacent in commit order whose committedAt is reversed | %d |\n", e.CommittedAtInversions)
 	fmt.Fprintf(w, "| **event violations** | **%d** |\n", n)
+
+	fmt.Fprintf(w, "\n| events checker | violations |\n|---|---:|\n")
+	for _, inv := range EventInvariants {
+		fmt.Fprintf(w, "| %s | %d |\n", inv, byInv[inv])
+	}
+
+	fmt.Fprintf(w, "\n| fault window | events first delivered | redeliveries | entries refused | PutEvents calls | invocations failed mid-batch | processes restarted | event violations |\n")
+	fmt.Fprintf(w, "|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, k := range Cycle {
+		x := e.Windows[k]
+		if x == nil {
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %d | %d | %d |\n", k, x.First, x.Redelivered, x.Refused, x.Calls, x.Crashes, x.Restarts, byWindow[k])
+	}
+	if byWindow[""] > 0 {
+		fmt.Fprintf(w, "| (never delivered) |  |  |  |  |  |  | %d |\n", byWindow[""])
+	}
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
 }
 
 // WriteObservations writes every observation with its history.

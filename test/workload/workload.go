@@ -185,7 +185,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := provision.EnsureTableFor(ctx, db, Table, apiCfg.Schema); err != nil {
 		return nil, fmt.Errorf("workload: create table: %w", err)
 	}
-	pipe, err := startEvents(ctx, eng, db, cfg, r.eventFaults)
+	pipe, err := startEvents(ctx, eng, db, cfg, r.windowKind)
 	if err != nil {
 		return nil, err
 	}
@@ -286,12 +286,15 @@ func trim(ws []Window, end time.Duration) []Window {
 	return out
 }
 
-// eventFaults reports whether the outbox's faults (PutEvents partial
-// failures, consumer crashes) are on: in every fault window but calm, and
-// until the run is checked.
-func (r *runner) eventFaults() bool {
+// windowKind is the fault window the run is in, "" before the first; the
+// last one lasts until the run is checked, so the events pipeline's faults
+// (eventFaultsFor) go on while it drains.
+func (r *runner) windowKind() FaultKind {
 	i := r.window.Load()
-	return i >= 0 && r.windows[i].Kind != Calm
+	if i < 0 {
+		return ""
+	}
+	return r.windows[i].Kind
 }
 
 // injectFaults moves the engine through the fault windows.

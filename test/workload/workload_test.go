@@ -53,7 +53,8 @@ func TestShortSoak(t *testing.T) {
 		{"events delivered", int64(res.EventStats.Delivered)},
 		{"events redelivered", int64(res.EventStats.Redeliveries)},
 		{"PutEvents entries refused", int64(res.EventStats.Refused)},
-		{"consumer crashes mid-batch", int64(res.EventStats.Crashes)},
+		{"consumer invocations failed mid-batch", int64(res.EventStats.Crashes)},
+		{"consumer processes restarted from the checkpoint", int64(res.EventStats.Restarts)},
 	} {
 		if x.got == 0 {
 			t.Errorf("%s = 0: the run did not exercise what it claims to", x.what)

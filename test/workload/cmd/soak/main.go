@@ -85,15 +85,19 @@ embedded engine. The engine injects faults in windows that follow each other in 
 calm, throttling bursts (ProvisionedThroughputExceeded / ThrottlingException, unprocessed
 batch items), TransactionConflict (transactions and single writes), latency spikes (every
 request +100 ms; one client attempt in ten gives up after 60 ms), responses lost after commit
-(HTTP 500 or connection reset, alternately), GSI propagation delay (1 s), and all of them at
-once. Clients retry every ambiguous outcome (timeout, 5xx, connection error, a response they
-drop on purpose) with the same Idempotency-Key and body, resubmit old keys, and reuse keys with a
-different body. The table's stream feeds the production outbox (runtime/streampoll driving
-runtime/outbox's Publisher, through the real EventBridge SDK client, into a fake EventBridge on
-loopback that refuses 10 % of entries outside calm windows, while the consumer crashes mid-batch in
-5 % of invocations and the engine delays stream records in the delay windows). After the run the
-checker compares the full history, and every event delivered, with the table; see the package
-documentation of test/workload for the invariants and how each is checked.
+(HTTP 500 or connection reset, alternately), GSI and stream propagation delay (1 s), the events
+consumer's process killed mid-batch (consumer-restart), and all of them at once. Clients retry
+every ambiguous outcome (timeout, 5xx, connection error, a response they drop on purpose) with
+the same Idempotency-Key and body, resubmit old keys, and reuse keys with a different body. The
+table's stream feeds the production outbox (runtime/streampoll driving runtime/outbox's
+Publisher, through the real EventBridge SDK client, into a fake EventBridge on loopback). Outside
+calm windows the fake refuses 10 % of entries and 5 % of the consumer's invocations fail after
+publishing part of their batch (the mapping retries the batch); in the consumer-restart window a
+quarter of the invocations (a twentieth in all-faults) kill the consumer's process after
+publishing part of the batch, and a new poller resumes from the shard's checkpoint; the engine
+delays stream records in the delay windows. After the run the checker compares the full history,
+and every event delivered, with the table; see the package documentation of test/workload for
+the invariants and how each is checked.
 
 `)
 	b.WriteString("![throughput and p99 latency over the run, fault windows shaded](" + name + ".svg)\n\n")
