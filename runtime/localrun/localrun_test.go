@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,8 @@ import (
 	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/httpapi/openapi"
 	"github.com/oncetable/oncetable/runtime/localrun"
+	"github.com/oncetable/oncetable/runtime/schema"
+	"github.com/oncetable/oncetable/runtime/store"
 )
 
 func TestEventConversion(t *testing.T) {
@@ -307,5 +310,43 @@ func TestPartitionThroughput(t *testing.T) {
 	if err := put("over"); !errors.As(err, &pe) || len(pe.ThrottlingReasons) != 1 ||
 		aws.ToString(pe.ThrottlingReasons[0].Reason) != ddblocal.ReasonTableWriteKeyRange {
 		t.Fatalf("put over the limit: %v, want ProvisionedThroughputExceededException with %s", err, ddblocal.ReasonTableWriteKeyRange)
+	}
+}
+
+// -order-indexes: a table kept in -data-dir from stage v1 gains
+// OrdersByStatus when the runner restarts in stage both, and the order
+// routes write and read the migration's layout.
+func TestOrderIndexesStage(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := start(t, dir)
+	if err := s.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	out := &syncBuf{mu: make(chan struct{}, 1)}
+	s, err := localrun.Start(context.Background(), localrun.Options{APIAddr: "127.0.0.1:0", DynamoDBAddr: "127.0.0.1:0", DataDir: dir, Out: out,
+		Orders: store.OrderLayout{Stage: schema.OrdersBoth, Shards: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown(context.Background())
+	ddb := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(s.DynamoDBURL), Credentials: aws.AnonymousCredentials{}})
+	d, err := ddb.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String("oncetable")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, g := range d.Table.GlobalSecondaryIndexes {
+		names = append(names, aws.ToString(g.IndexName))
+	}
+	if !slices.Contains(names, schema.OrdersByStatus.Name) || !slices.Contains(names, schema.GSI1.Name) {
+		t.Errorf("indexes in stage both = %v, want GSI1 and OrdersByStatus", names)
+	}
+	call(t, "POST", s.APIURL+"/users", `{"userId":"alice","name":"Alice","email":"alice@example.com"}`)
+	order := `{"orderId":"o1","currency":"EUR","items":[{"productId":"p","quantity":1,"unitPrice":5}]}`
+	if resp, body := call(t, "POST", s.APIURL+"/users/alice/orders", order, "Idempotency-Key", "o1"); resp.StatusCode != 201 {
+		t.Fatalf("create order: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := call(t, "GET", s.APIURL+"/orders?status=created", ""); resp.StatusCode != 200 || !strings.Contains(body, `"orderId":"o1"`) {
+		t.Errorf("orders by status: %d %s", resp.StatusCode, body)
 	}
 }

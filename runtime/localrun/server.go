@@ -166,7 +166,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		go func() { s.done <- ignoreClosed(s.ddb.Serve(ln)) }()
 		client = eng.Client()
 	}
-	if err := provision.EnsureTableFor(ctx, client, o.Table, schema.Schema{Orders: o.Orders.Stage}); err != nil {
+	if err := ensureTable(ctx, client, o.Table, o.Orders.Stage); err != nil {
 		s.Shutdown(context.Background())
 		return nil, fmt.Errorf("localrun: table %s: %w", o.Table, err)
 	}
@@ -204,6 +204,19 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	fmt.Fprintf(o.Out, "oncetable local runner\n  API:      %s\n  DynamoDB: %s (%s), table %s\n  Caller:   header %s (default %q)\nTry:\n  curl -s -X POST %s/users -H 'Content-Type: application/json' -d '{\"userId\":\"alice\",\"name\":\"Alice\",\"email\":\"alice@example.com\"}'\n",
 		s.APIURL, s.DynamoDBURL, storage, o.Table, CallerHeader, DefaultCaller, s.APIURL)
 	return s, nil
+}
+
+// ensureTable creates the table with the indexes of the order stage, and
+// adds OrdersByStatus to a table kept in DataDir from an earlier stage (the
+// local form of deploy 1 of orders-by-status-v2; GSI1 is never dropped).
+func ensureTable(ctx context.Context, client *dynamodb.Client, table string, stage schema.OrderIndexes) error {
+	if err := provision.EnsureTableFor(ctx, client, table, schema.Schema{Orders: stage}); err != nil {
+		return err
+	}
+	if stage == schema.OrdersBoth || stage == schema.OrdersV2 {
+		return provision.AddIndex(ctx, client, table, schema.OrdersByStatus)
+	}
+	return nil
 }
 
 // OpenAPIPath is where the runner serves the API's OpenAPI document.

@@ -209,8 +209,9 @@ func (s *Store) readShard(ctx context.Context, status string, shard int, pos sha
 }
 
 // shardStartKey is the ExclusiveStartKey of shard after pos: the index's
-// four key attributes and the table's key of the order pos names. DynamoDB
-// resumes after that position whether or not the shard holds the order.
+// four key attributes and the table's key of the order pos names. The Query
+// resumes after that position whether or not the shard holds the order (the
+// engine does; DynamoDB documents no existence check of a start key).
 func (s *Store) shardStartKey(status string, shard int, pos shardPosition) (map[string]types.AttributeValue, error) {
 	k, err := s.keys.Order(pos.orderID)
 	if err != nil {
