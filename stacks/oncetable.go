@@ -79,7 +79,7 @@ func NewOnceTableStack(scope constructs.Construct, id string, props *OnceTableSt
 
 	s.Table = singletable.NewTable(stack, "Data", tableProps(cfg))
 	s.Operations = alarms.NewOperations(stack, "Operations", operationsProps(cfg))
-	s.Operations.MonitorTable("Table", s.Table.Table, tableAlarmsProps(cfg))
+	s.Operations.MonitorTable("Table", s.Table.Table, tableAlarmsProps(cfg, s.Table))
 	s.Backup = backup.NewTableBackup(stack, "Backup", s.Table.Table, backupProps(cfg, s.Operations, stack))
 
 	s.Payments = paymentsapi.New(stack, "Payments", paymentsProps(cfg, s))
@@ -129,6 +129,7 @@ func tableProps(cfg envconfig.Config) *singletable.TableProps {
 		Stream:               true,
 		MaxReadRequestUnits:  cfg.Capacity.MaxReadRequestUnits,
 		MaxWriteRequestUnits: cfg.Capacity.MaxWriteRequestUnits,
+		Orders:               singletable.OrderIndexes{Stage: cfg.OrderIndexes, Shards: cfg.OrderShards},
 	}
 	if c := cfg.Capacity; c.Mode == envconfig.Provisioned {
 		p.Provisioned = &singletable.ProvisionedCapacity{
@@ -161,12 +162,15 @@ func operationsProps(cfg envconfig.Config) *alarms.OperationsProps {
 	}
 }
 
-func tableAlarmsProps(cfg envconfig.Config) *alarms.TableAlarmsProps {
+// tableAlarmsProps alarms on the throttles of the indexes the table has at
+// its order index stage.
+func tableAlarmsProps(cfg envconfig.Config, table *singletable.Table) *alarms.TableAlarmsProps {
 	if cfg.Name == "" {
-		return nil
+		return &alarms.TableAlarmsProps{IndexNames: table.IndexNames()}
 	}
 	a := cfg.Alarms
 	return &alarms.TableAlarmsProps{
+		IndexNames:           table.IndexNames(),
 		ThrottleEvents:       a.ThrottleEvents,
 		SystemErrors:         a.SystemErrors,
 		TransactionConflicts: a.TransactionConflicts,
@@ -253,7 +257,7 @@ func outputID(function string) string {
 }
 
 func paymentsProps(cfg envconfig.Config, s *OnceTableStack) *paymentsapi.Props {
-	p := &paymentsapi.Props{Table: s.Table.Table, TableKey: s.Table.Key, Monitor: s.Operations}
+	p := &paymentsapi.Props{Table: s.Table.Table, TableKey: s.Table.Key, Orders: s.Table.Orders, Monitor: s.Operations}
 	if cfg.Name == "" {
 		return p
 	}

@@ -18,8 +18,10 @@ import (
 // TableAlarmsProps sets the thresholds of one table's alarms. The zero value
 // of each field is its default.
 type TableAlarmsProps struct {
-	// IndexNames are the global secondary indexes whose throttles alarm.
-	// Default: nil, every index of runtime/schema; pass []string{} for none.
+	// IndexNames are the global secondary indexes whose throttles alarm:
+	// pass the table's own, singletable.Table.IndexNames(), which follow its
+	// order index stage. Default: nil, every index of runtime/schema at
+	// stage v1 (GSI1, Unprocessed, Featured); pass []string{} for none.
 	IndexNames []string
 
 	// Period is the length of one evaluation period. Default: 5 minutes.

@@ -1,8 +1,10 @@
 package paymentsapi
 
 import (
+	"slices"
 	"sort"
 
+	"github.com/oncetable/oncetable/constructs/singletable"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/schema"
 )
@@ -16,7 +18,8 @@ const (
 	ActionUpdateItem   = "dynamodb:UpdateItem"
 	ActionQuery        = "dynamodb:Query"
 	ActionBatchGetItem = "dynamodb:BatchGetItem"
-	// ActionConditionCheckItem authorizes create order's catalogue price checks.
+	// ActionConditionCheckItem authorizes create order's catalogue price
+	// checks, and the migration fence's check of the META item.
 	ActionConditionCheckItem = "dynamodb:ConditionCheckItem"
 )
 
@@ -30,10 +33,16 @@ type Access struct {
 	// that re-reads the record when an endpoint omits it from the
 	// cancellation reason); they are part of TableActions.
 	FallbackActions []string
+	// Orders says the function reads or writes orders: it gets
+	// ORDER_INDEXES and ORDER_SHARDS, and at stage both its order writes
+	// are fenced (migrate.Fence: a ConditionCheck on the migration's META
+	// item, read with GetItem).
+	Orders bool
 }
 
-// FunctionAccess returns the access of each function (httpapi.Function*),
-// derived from what its routes call in runtime/:
+// FunctionAccess returns the access of each function (httpapi.Function*)
+// at the order index stage (schema.OrdersV1 for ""), derived from what its
+// routes call in runtime/:
 //
 //	charge  TransactWriteItems{Update order, Put payment, Put idempotency record};
 //	        GetItem of the record on replay
@@ -42,16 +51,23 @@ type Access struct {
 //	        Update order summary, Put ledger entry, Put record}; GetItem on replay
 //	api     GetItem, PutItem, UpdateItem (process payment), Query on the table,
 //	        TransactWriteItems{Update, Put, ConditionCheck} (credit, create order, add address),
-//	        Query on GSI1 (orders by status), Unprocessed and Featured
+//	        Query on the order index(es) of the stage (GSI1, OrdersByStatus), Unprocessed and Featured
+//
+// charge, settle and api write orders. At stage both their order writes
+// carry the fence's ConditionCheck on the META item and read it with
+// GetItem (both already granted to api; charge and settle gain
+// ConditionCheckItem). At v1 and v2 there is no fence.
 //
 // A test runs every route against the embedded engine and checks that each
 // recorded call is covered and that every action is used.
-func FunctionAccess() map[string]Access {
+func FunctionAccess(stage schema.OrderIndexes) map[string]Access {
+	orders := singletable.OrderIndexes{Stage: stage}.WithDefaults()
 	replay := []string{ActionGetItem}
-	return map[string]Access{
+	access := map[string]Access{
 		httpapi.FunctionCharge: {
 			TableActions:    []string{ActionGetItem, ActionPutItem, ActionUpdateItem},
 			FallbackActions: replay,
+			Orders:          true,
 		},
 		httpapi.FunctionDebit: {
 			TableActions:    []string{ActionGetItem, ActionPutItem, ActionUpdateItem},
@@ -60,22 +76,36 @@ func FunctionAccess() map[string]Access {
 		httpapi.FunctionSettle: {
 			TableActions:    []string{ActionBatchGetItem, ActionGetItem, ActionPutItem, ActionUpdateItem},
 			FallbackActions: replay,
+			Orders:          true,
 		},
 		httpapi.FunctionAPI: {
 			TableActions: []string{ActionConditionCheckItem, ActionGetItem, ActionPutItem, ActionQuery, ActionUpdateItem},
 			IndexActions: []string{ActionQuery},
-			Indexes:      indexNames(),
+			Indexes:      sorted(orders.IndexNames()),
+			Orders:       true,
 		},
 	}
+	if orders.Stage == schema.OrdersBoth {
+		for name, acc := range access {
+			if acc.Orders {
+				acc.TableActions = fenced(acc.TableActions)
+				access[name] = acc
+			}
+		}
+	}
+	return access
 }
 
-func indexNames() []string {
-	var names []string
-	for _, ix := range schema.Indexes() {
-		names = append(names, ix.Name)
+// fenced adds what migrate.Fence calls to a writer's table actions.
+func fenced(actions []string) []string {
+	out := slices.Clone(actions)
+	for _, a := range []string{ActionConditionCheckItem, ActionGetItem} {
+		if !slices.Contains(out, a) {
+			out = append(out, a)
+		}
 	}
-	sort.Strings(names)
-	return names
+	sort.Strings(out)
+	return out
 }
 
 // Functions lists the function names in a stable order.

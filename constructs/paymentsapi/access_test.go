@@ -16,6 +16,7 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/httpapi"
+	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/schema/provision"
 )
 
@@ -167,7 +168,7 @@ func TestFunctionAccessMatchesRuntime(t *testing.T) {
 		}
 	}
 
-	for fn, acc := range FunctionAccess() {
+	for fn, acc := range FunctionAccess(schema.OrdersV1) {
 		granted := map[string]bool{}
 		for _, a := range acc.TableActions {
 			granted["table "+a] = true

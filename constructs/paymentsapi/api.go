@@ -2,6 +2,7 @@ package paymentsapi
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
 	"github.com/oncetable/oncetable/constructs/gofunction"
+	"github.com/oncetable/oncetable/constructs/singletable"
 	"github.com/oncetable/oncetable/runtime/cursorsecret"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 )
@@ -55,6 +57,12 @@ type CORS struct {
 type Props struct {
 	// Table is the single table every function reads and writes. Required.
 	Table awsdynamodb.ITableV2
+	// Orders is the table's order index stage (singletable.Table.Orders):
+	// the functions that read or write orders get it as ORDER_INDEXES and
+	// ORDER_SHARDS, the api function may query the stage's order indexes,
+	// and at stage both the order writers may check the migration's META
+	// item. Default: the zero value, v1 with 4 shards.
+	Orders singletable.OrderIndexes
 	// TableKey is the environment's customer-managed key: the table's, which
 	// also encrypts the cursor secret and every log group here. Functions
 	// may use it only through DynamoDB and Secrets Manager. Default: nil
@@ -184,6 +192,9 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
 	if j := p.JWT; j != nil && (j.Issuer == "" || len(j.Audience) == 0) {
 		panic("paymentsapi: JWT needs an Issuer and at least one Audience")
 	}
+	if err := p.Orders.Validate(); err != nil {
+		panic("paymentsapi: Orders: " + err.Error())
+	}
 
 	c := constructs.NewConstruct(scope, jsii.String(id))
 	a := &PaymentsAPI{Construct: c, Functions: map[string]*gofunction.Function{}}
@@ -193,13 +204,16 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
 		gofunction.AllowLogsToUseKey(p.TableKey)
 	}
 
-	access := FunctionAccess()
+	access := FunctionAccess(p.Orders.WithDefaults().Stage)
 	for _, name := range Functions() {
 		entry := p.Entries[name]
 		if entry == "" {
 			entry = "./lambdas/" + name
 		}
 		env := map[string]string{}
+		if access[name].Orders {
+			maps.Copy(env, p.Orders.Environment())
+		}
 		if name == httpapi.FunctionAPI {
 			// The ARN, never the value: the function reads the value at run time.
 			env[cursorsecret.ARNEnv] = *a.CursorSecret.SecretArn()

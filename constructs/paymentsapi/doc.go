@@ -20,6 +20,13 @@
 // (FunctionAccess), on the table ARN and, for the api function's queries,
 // the index ARNs: no wildcard actions, no managed policies.
 //
+// Props.Orders is the table's order index stage (singletable.OrderIndexes,
+// v1 | both | v2, see docs/migrations.md). The functions that read or write
+// orders (api, charge, settle) get it as ORDER_INDEXES and ORDER_SHARDS;
+// api may query only the order indexes the stage has; at stage both,
+// charge and settle may also ConditionCheck the migration's META item,
+// which their fenced order writes carry.
+//
 // It is not for the table, backups or the operations topic: see
 // constructs/singletable, constructs/backup and constructs/alarms.
 package paymentsapi

@@ -1,6 +1,8 @@
 package singletable
 
 import (
+	"fmt"
+
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
@@ -55,6 +57,11 @@ type TableProps struct {
 	// Stream turns on a DynamoDB stream with new and old images. Default:
 	// false.
 	Stream bool
+
+	// Orders is the stage of the orders-by-status migration: which of GSI1
+	// and OrdersByStatus the table has. Default: the zero value, v1 (GSI1
+	// only, 4 shards). Move one stage per deploy: v1 -> both -> v2.
+	Orders OrderIndexes
 }
 
 // ProvisionedCapacity bounds auto scaling of reads and writes; the indexes
@@ -76,6 +83,9 @@ type Table struct {
 	// Key is the customer-managed key, or nil when the table uses the
 	// AWS-owned key.
 	Key awskms.IKey
+	// Orders is the order index stage the table was built at, with its
+	// defaults filled: give it to the functions (paymentsapi.Props.Orders).
+	Orders OrderIndexes
 }
 
 // DefaultPITRRecoveryPeriodDays is the longest window DynamoDB offers.
@@ -86,8 +96,11 @@ func NewTable(scope constructs.Construct, id string, props *TableProps) *Table {
 	if props == nil {
 		props = &TableProps{}
 	}
+	if err := props.Orders.Validate(); err != nil {
+		panic(err.Error())
+	}
 	c := constructs.NewConstruct(scope, jsii.String(id))
-	t := &Table{Construct: c, Key: props.EncryptionKey}
+	t := &Table{Construct: c, Key: props.EncryptionKey, Orders: props.Orders.WithDefaults()}
 
 	days := props.PITRRecoveryPeriodDays
 	if days == 0 {
@@ -143,28 +156,57 @@ func NewTable(scope constructs.Construct, id string, props *TableProps) *Table {
 	return t
 }
 
-// IndexNames lists the table's global secondary index names, in creation
-// order, for alarms and dashboards.
-func IndexNames() []string {
-	var names []string
-	for _, ix := range schema.Indexes() {
-		names = append(names, ix.Name)
-	}
-	return names
-}
+// IndexNames lists the table's global secondary index names at its order
+// index stage, in creation order, for alarms
+// (alarms.TableAlarmsProps.IndexNames) and dashboards.
+func (t *Table) IndexNames() []string { return t.Orders.IndexNames() }
 
 func stringKey(name string) *awsdynamodb.Attribute {
 	return &awsdynamodb.Attribute{Name: jsii.String(name), Type: awsdynamodb.AttributeType_STRING}
 }
 
+// attributeTypes maps runtime/schema's key attribute types to the CDK's.
+var attributeTypes = map[schema.AttributeType]awsdynamodb.AttributeType{
+	schema.TypeString: awsdynamodb.AttributeType_STRING,
+	schema.TypeNumber: awsdynamodb.AttributeType_NUMBER,
+	schema.TypeBinary: awsdynamodb.AttributeType_BINARY,
+}
+
+func attributes(index string, keys []schema.KeyAttribute) *[]*awsdynamodb.Attribute {
+	out := make([]*awsdynamodb.Attribute, 0, len(keys))
+	for _, k := range keys {
+		typ, ok := attributeTypes[k.Type]
+		if !ok {
+			panic(fmt.Sprintf("singletable: runtime/schema index %s: key attribute %s has unknown type %q", index, k.Name, k.Type))
+		}
+		out = append(out, &awsdynamodb.Attribute{Name: jsii.String(k.Name), Type: typ})
+	}
+	return &out
+}
+
+// indexKeys sets gsi's key: PartitionKeys and SortKeys for a multi-attribute
+// key (in schema order, which is the key's order), PartitionKey and SortKey
+// for a single-attribute one.
+func indexKeys(gsi *awsdynamodb.GlobalSecondaryIndexPropsV2, ix schema.Index) {
+	hash, sort := attributes(ix.Name, ix.HashKeys()), attributes(ix.Name, ix.RangeKeys())
+	if !ix.MultiAttribute() {
+		gsi.PartitionKey = (*hash)[0]
+		if len(*sort) > 0 {
+			gsi.SortKey = (*sort)[0]
+		}
+		return
+	}
+	gsi.PartitionKeys = hash
+	if len(*sort) > 0 {
+		gsi.SortKeys = sort
+	}
+}
+
 func globalSecondaryIndexes(props *TableProps) *[]*awsdynamodb.GlobalSecondaryIndexPropsV2 {
 	var out []*awsdynamodb.GlobalSecondaryIndexPropsV2
-	for _, ix := range schema.Indexes() {
-		gsi := &awsdynamodb.GlobalSecondaryIndexPropsV2{
-			IndexName:    jsii.String(ix.Name),
-			PartitionKey: stringKey(ix.PartitionKey),
-			SortKey:      stringKey(ix.SortKey),
-		}
+	for _, ix := range props.Orders.Indexes() {
+		gsi := &awsdynamodb.GlobalSecondaryIndexPropsV2{IndexName: jsii.String(ix.Name)}
+		indexKeys(gsi, ix)
 		if props.Provisioned == nil {
 			gsi.MaxReadRequestUnits = units(props.MaxReadRequestUnits)
 			gsi.MaxWriteRequestUnits = units(props.MaxWriteRequestUnits)

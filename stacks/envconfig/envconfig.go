@@ -8,6 +8,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/oncetable/oncetable/runtime/schema"
 )
 
 // ContextKey is the cdk.json context key that holds every environment.
@@ -102,6 +104,16 @@ type Config struct {
 	// Production turns on the checks that only production must pass
 	// (deletion protection on the table). Default: false.
 	Production bool `json:"production"`
+
+	// OrderIndexes is the stage of the orders-by-status migration the table
+	// is deployed at: "v1" (GSI1), "both" (GSI1 and OrdersByStatus, the
+	// order writers fenced) or "v2" (OrdersByStatus). Move one stage per
+	// deploy (docs/migrations.md). Default: "v1".
+	OrderIndexes schema.OrderIndexes `json:"orderIndexes"`
+	// OrderShards is the number of shards of OrdersByStatus, 1..100; it
+	// must equal the migration's N (ORDER_SHARDS of the migrate command).
+	// Default: 4.
+	OrderShards int `json:"orderShards"`
 
 	Capacity      Capacity      `json:"capacity"`
 	Backup        Backup        `json:"backup"`
@@ -371,6 +383,12 @@ func parseOne(name string, body json.RawMessage) (Config, error) {
 		return Config{}, &FieldError{Env: name, Reason: strings.TrimPrefix(err.Error(), "json: ")}
 	}
 	c.Name = name
+	if c.OrderIndexes == "" {
+		c.OrderIndexes = schema.OrdersV1
+	}
+	if _, ok := present["orderShards"]; !ok {
+		c.OrderShards = DefaultOrderShards
+	}
 	if err := c.validate(); err != nil {
 		return Config{}, err
 	}
@@ -453,7 +471,29 @@ func (c Config) validate() error {
 	if err := c.validateEvents(bad); err != nil {
 		return err
 	}
+	if err := c.validateOrders(bad); err != nil {
+		return err
+	}
 	return c.validateAPI(bad)
+}
+
+// DefaultOrderShards and MaxOrderShards bound orderShards.
+const (
+	DefaultOrderShards = 4
+	MaxOrderShards     = 100
+)
+
+// validateOrders checks orderIndexes and orderShards; parseOne has filled
+// their defaults ("v1" for an absent or empty stage, 4 for absent shards),
+// so an explicit orderShards 0 fails.
+func (c Config) validateOrders(bad func(field, format string, args ...any) error) error {
+	if _, err := schema.ParseOrderIndexes(string(c.OrderIndexes)); err != nil {
+		return bad("orderIndexes", "%q is not \"v1\", \"both\" or \"v2\" (the stages of the orders-by-status migration, one per deploy: see docs/migrations.md)", c.OrderIndexes)
+	}
+	if c.OrderShards < 1 || c.OrderShards > MaxOrderShards {
+		return bad("orderShards", "%d is outside 1..%d", c.OrderShards, MaxOrderShards)
+	}
+	return nil
 }
 
 func (c Config) validateEvents(bad func(field, format string, args ...any) error) error {

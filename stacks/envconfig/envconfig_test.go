@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/stacks/envconfig"
 )
 
@@ -113,6 +114,10 @@ func TestParseRejectsBadEnvironments(t *testing.T) {
 		{"events record age under a minute", with(t, "events.maxRecordAgeSeconds", 30), "events.maxRecordAgeSeconds", "below 60"},
 		{"restore test schedule", with(t, "backup.restoreTest", map[string]any{"schedule": "daily"}), "backup.restoreTest.schedule", `"daily"`},
 		{"zero reserved concurrency", with(t, "api.reservedConcurrency", map[string]any{"charge": 0}), "api.reservedConcurrency.charge", "at least 1"},
+		{"unknown order index stage", with(t, "orderIndexes", "v3"), "orderIndexes", `"v3" is not "v1", "both" or "v2"`},
+		{"order index stage in capitals", with(t, "orderIndexes", "BOTH"), "orderIndexes", `"BOTH"`},
+		{"zero order shards", with(t, "orderShards", 0), "orderShards", "0 is outside 1..100"},
+		{"101 order shards", with(t, "orderShards", 101), "orderShards", "101 is outside 1..100"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -175,6 +180,24 @@ func TestParseAcceptsValidEnvironments(t *testing.T) {
 				c.Capacity.MaxReadRequestUnits != 4000 || c.Capacity.MaxWriteRequestUnits != 1000 ||
 				len(c.Notifications.Emails) != 1 || len(c.Notifications.HTTPSEndpoints) != 1 {
 				return fmt.Errorf("got %+v", c)
+			}
+			return nil
+		}},
+		{"order indexes default to v1 and 4 shards", valid, func(c envconfig.Config) error {
+			if c.OrderIndexes != schema.OrdersV1 || c.OrderShards != 4 {
+				return fmt.Errorf("got orderIndexes %q, orderShards %d; want v1, 4", c.OrderIndexes, c.OrderShards)
+			}
+			return nil
+		}},
+		{"order indexes both, 16 shards", with(t, "orderIndexes", "both", "orderShards", 16), func(c envconfig.Config) error {
+			if c.OrderIndexes != schema.OrdersBoth || c.OrderShards != 16 {
+				return fmt.Errorf("got orderIndexes %q, orderShards %d; want both, 16", c.OrderIndexes, c.OrderShards)
+			}
+			return nil
+		}},
+		{"order indexes v2", with(t, "orderIndexes", "v2", "orderShards", 100), func(c envconfig.Config) error {
+			if c.OrderIndexes != schema.OrdersV2 || c.OrderShards != 100 {
+				return fmt.Errorf("got orderIndexes %q, orderShards %d; want v2, 100", c.OrderIndexes, c.OrderShards)
 			}
 			return nil
 		}},

@@ -45,6 +45,23 @@ func TestAppConfigErrors(t *testing.T) {
 			}
 			ctx[envconfig.ContextKey] = map[string]any{"prod": prod}
 		}, `oncetable: environment "prod": pitrRecoveryPeriodDays: required value is missing`},
+		{"unknown order index stage", func(ctx map[string]any) {
+			ctx["env"] = "dev"
+			dev := map[string]any{}
+			for k, v := range envs["dev"].(map[string]any) {
+				dev[k] = v
+			}
+			dev["orderIndexes"] = "v3"
+			ctx[envconfig.ContextKey] = map[string]any{"dev": dev}
+		}, `oncetable: environment "dev": orderIndexes: "v3" is not "v1", "both" or "v2" (the stages of the orders-by-status migration, one per deploy: see docs/migrations.md)`},
+		{"order shards out of range", func(ctx map[string]any) {
+			dev := map[string]any{}
+			for k, v := range envs["dev"].(map[string]any) {
+				dev[k] = v
+			}
+			dev["orderShards"] = 0
+			ctx[envconfig.ContextKey] = map[string]any{"dev": dev}
+		}, `oncetable: environment "dev": orderShards: 0 is outside 1..100`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"github.com/oncetable/oncetable/constructs/singletable"
 	"github.com/oncetable/oncetable/runtime/cursorsecret"
 	"github.com/oncetable/oncetable/runtime/httpapi"
+	"github.com/oncetable/oncetable/runtime/schema"
 )
 
 // computeCase is what each environment's compute must look like.
@@ -41,11 +43,19 @@ var computeCases = []computeCase{
 	{"staging", 100, 200, 30, "Retain", false, 5, 3000, 50, 100, 120000},
 	{"prod", 500, 1000, 365, "Retain", true, 1, 1500, 200, 400, 60000},
 	{"defaults", 100, 200, 30, "Retain", false, 5, 3000, 50, 100, 0},
+	// dev at the other order index stages (byStage).
+	{"dev@both", 50, 100, 7, "Delete", false, 5, 3000, 25, 50, 300000},
+	{"dev@v2", 50, 100, 7, "Delete", false, 5, 3000, 25, 50, 300000},
 }
 
+// stackOf is the stack of a computeCase: an environment, "defaults", or
+// "dev@<stage>".
 func stackOf(env string) *synthesized {
 	if env == "defaults" {
 		return defaults
+	}
+	if _, stage, ok := strings.Cut(env, "@"); ok {
+		return byStage[schema.OrderIndexes(stage)]
 	}
 	return byEnv[env]
 }
@@ -104,6 +114,16 @@ func TestComputeFunctions(t *testing.T) {
 				}
 				if _, ok := env[cursorsecret.ARNEnv]; ok != (name == httpapi.FunctionAPI) {
 					t.Errorf("%s: %s set = %v, want it on the api function only", name, cursorsecret.ARNEnv, ok)
+				}
+				// THEN the functions that read or write orders know the table's order index stage
+				orders := s.table.Orders
+				wantStage, wantShards := any(nil), any(nil)
+				if paymentsapi.FunctionAccess(orders.Stage)[name].Orders {
+					wantStage, wantShards = string(orders.Stage), strconv.Itoa(orders.Shards)
+				}
+				if env[singletable.OrderIndexesEnv] != wantStage || env[singletable.OrderShardsEnv] != wantShards {
+					t.Errorf("%s: %s = %v, %s = %v; want %v, %v", name, singletable.OrderIndexesEnv, env[singletable.OrderIndexesEnv],
+						singletable.OrderShardsEnv, env[singletable.OrderShardsEnv], wantStage, wantShards)
 				}
 				code := f["Code"].(map[string]any)
 				if key, _ := code["S3Key"].(string); !strings.HasSuffix(key, ".zip") || len(key) != 64+len(".zip") {
@@ -194,9 +214,9 @@ func checkRoutes(t *testing.T, s *synthesized, authorization string) {
 // logs, X-Ray, the DynamoDB actions its routes call on the table (and index)
 // ARNs, and the table key only through DynamoDB. No wildcard action.
 func TestComputeLeastPrivilege(t *testing.T) {
-	access := paymentsapi.FunctionAccess()
 	for _, tc := range computeCases {
 		s := stackOf(tc.env)
+		access := paymentsapi.FunctionAccess(s.table.Orders.Stage)
 		tableID := logicalID(s, s.table.Table)
 		for name, fn := range s.payments.Functions {
 			t.Run(tc.env+"/"+name, func(t *testing.T) {

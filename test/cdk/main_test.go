@@ -20,7 +20,9 @@ import (
 	"github.com/oncetable/oncetable/constructs/paymentevents"
 	"github.com/oncetable/oncetable/constructs/paymentsapi"
 	"github.com/oncetable/oncetable/constructs/singletable"
+	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/stacks"
+	"github.com/oncetable/oncetable/stacks/envconfig"
 )
 
 // envs are the environments cdk.json must define, in the order tests report.
@@ -44,7 +46,14 @@ var (
 	defaults *synthesized // a stack of every construct with nil props
 	// drStacks are the disaster-recovery stacks, by environment.
 	drStacks = map[string]*synthesized{}
+	// byStage is dev at each order index stage: "v1" is byEnv["dev"] (as
+	// cdk.json has it), "both" and "v2" are dev with cdk.json's
+	// orderIndexes changed, each in an app of its own.
+	byStage = map[schema.OrderIndexes]*synthesized{}
 )
+
+// stageEnv is the environment synthesized at every order index stage.
+const stageEnv = "dev"
 
 func TestMain(m *testing.M) {
 	code := func() int {
@@ -91,22 +100,11 @@ func appBinary(t *testing.T, name string) string {
 // feature flags included) plus a defaults stack, with cdk-nag's AwsSolutions
 // pack on everything, and synthesizes it once.
 func synthAll() error {
-	cdkJSON, err := os.ReadFile(filepath.Join("..", "..", "cdk.json"))
+	ctx, err := cdkContext()
 	if err != nil {
 		return err
 	}
-	var file struct {
-		Context map[string]any `json:"context"`
-	}
-	if err := json.Unmarshal(cdkJSON, &file); err != nil {
-		return err
-	}
-	// With this flag on, synthesis aborts on the first error annotation; off,
-	// cdk-nag's findings reach TestNag as annotations. Templates are the same.
-	file.Context["@aws-cdk/core:validateAgainstDefaultRules"] = false
-	app := awscdk.NewApp(&awscdk.AppProps{Context: &file.Context})
-	awscdk.Aspects_Of(app).Add(cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
-
+	app := newNagApp(ctx)
 	built, err := stacks.AddEnvironments(app)
 	if err != nil {
 		return err
@@ -123,8 +121,7 @@ func synthAll() error {
 	defaults = newDefaultsStack(app)
 	// The Serverless and PCI DSS 3.2.1 packs run on every stack on top of AwsSolutions.
 	for _, s := range append(append([]*synthesized{defaults}, values(byEnv)...), dr...) {
-		awscdk.Aspects_Of(s.stack).Add(cdknag.NewServerlessChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
-		awscdk.Aspects_Of(s.stack).Add(cdknag.NewPCIDSS321Checks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
+		addNagPacks(s)
 	}
 
 	all := append([]*synthesized{defaults}, dr...)
@@ -134,6 +131,15 @@ func synthAll() error {
 			return fmt.Errorf("cdk.json defines no %s environment", env)
 		}
 		byEnv[env] = s
+		all = append(all, s)
+	}
+	byStage[schema.OrdersV1] = byEnv[stageEnv]
+	for _, stage := range []schema.OrderIndexes{schema.OrdersBoth, schema.OrdersV2} {
+		s, err := newStageStack(stage)
+		if err != nil {
+			return err
+		}
+		byStage[stage] = s
 		all = append(all, s)
 	}
 	for _, s := range all {
@@ -149,12 +155,69 @@ func synthAll() error {
 	return nil
 }
 
+// cdkContext is the context of the repository's cdk.json, read afresh.
+func cdkContext() (map[string]any, error) {
+	cdkJSON, err := os.ReadFile(filepath.Join("..", "..", "cdk.json"))
+	if err != nil {
+		return nil, err
+	}
+	var file struct {
+		Context map[string]any `json:"context"`
+	}
+	if err := json.Unmarshal(cdkJSON, &file); err != nil {
+		return nil, err
+	}
+	// With this flag on, synthesis aborts on the first error annotation; off,
+	// cdk-nag's findings reach TestNag as annotations. Templates are the same.
+	file.Context["@aws-cdk/core:validateAgainstDefaultRules"] = false
+	return file.Context, nil
+}
+
+// newNagApp is an app with ctx and cdk-nag's AwsSolutions pack.
+func newNagApp(ctx map[string]any) awscdk.App {
+	app := awscdk.NewApp(&awscdk.AppProps{Context: &ctx})
+	awscdk.Aspects_Of(app).Add(cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
+	return app
+}
+
+// newStageStack builds stageEnv from cdk.json with its orderIndexes set to
+// stage, through the app's own path (context, envconfig, -c env=dev).
+func newStageStack(stage schema.OrderIndexes) (*synthesized, error) {
+	ctx, err := cdkContext()
+	if err != nil {
+		return nil, err
+	}
+	env, ok := ctx[envconfig.ContextKey].(map[string]any)[stageEnv].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("cdk.json defines no %s environment", stageEnv)
+	}
+	env["orderIndexes"] = string(stage)
+	ctx[envconfig.SelectKey] = stageEnv
+	built, err := stacks.AddEnvironments(newNagApp(ctx))
+	if err != nil {
+		return nil, err
+	}
+	if len(built) != 1 || built[0].DR != nil {
+		return nil, fmt.Errorf("stage %s: got %d stacks, want %s alone", stage, len(built), stageEnv)
+	}
+	b := built[0]
+	s := &synthesized{stack: b.Stack, table: b.Table, ops: b.Operations, payments: b.Payments, events: b.Events}
+	addNagPacks(s)
+	return s, nil
+}
+
 func values(m map[string]*synthesized) []*synthesized {
 	var out []*synthesized
 	for _, v := range m {
 		out = append(out, v)
 	}
 	return out
+}
+
+// addNagPacks adds the Serverless and PCI DSS 3.2.1 packs to s's stack.
+func addNagPacks(s *synthesized) {
+	awscdk.Aspects_Of(s.stack).Add(cdknag.NewServerlessChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
+	awscdk.Aspects_Of(s.stack).Add(cdknag.NewPCIDSS321Checks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
 }
 
 // newDefaultsStack uses every construct with nil props, as a consumer would.

@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/oncetable/oncetable/runtime/schema"
 )
 
 // findingPattern matches a finding of cdk-nag's AwsSolutions, Serverless and
@@ -23,6 +25,11 @@ func nagStacks() map[string]*synthesized {
 	}
 	for env, s := range drStacks {
 		out[env+"-dr"] = s
+	}
+	for stage, s := range byStage {
+		if stage != schema.OrdersV1 { // v1 is byEnv[stageEnv]
+			out[stageEnv+"@"+string(stage)] = s
+		}
 	}
 	return out
 }
