@@ -44,8 +44,8 @@ type Access struct {
 // at the order index stage (schema.OrdersV1 for ""), derived from what its
 // routes call in runtime/:
 //
-//	charge  TransactWriteItems{Update order, Put payment, Put idempotency record};
-//	        GetItem of the record on replay
+//	charge  BatchGetItem(order, idempotency record); TransactWriteItems{Update order,
+//	        Put payment, Put record}; GetItem of the record on replay
 //	debit   TransactWriteItems{Update balance, Put ledger entry, Put record}; GetItem on replay
 //	settle  BatchGetItem(order, record); TransactWriteItems{Update order, Update balance,
 //	        Update order summary, Put ledger entry, Put record}; GetItem on replay
@@ -65,7 +65,7 @@ func FunctionAccess(stage schema.OrderIndexes) map[string]Access {
 	replay := []string{ActionGetItem}
 	access := map[string]Access{
 		httpapi.FunctionCharge: {
-			TableActions:    []string{ActionGetItem, ActionPutItem, ActionUpdateItem},
+			TableActions:    []string{ActionBatchGetItem, ActionGetItem, ActionPutItem, ActionUpdateItem},
 			FallbackActions: replay,
 			Orders:          true,
 		},
