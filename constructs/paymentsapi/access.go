@@ -34,10 +34,20 @@ type Access struct {
 	// cancellation reason); they are part of TableActions.
 	FallbackActions []string
 	// Orders says the function reads or writes orders: it gets
-	// ORDER_INDEXES and ORDER_SHARDS, and at stage both its order writes
-	// are fenced (migrate.Fence: a ConditionCheck on the migration's META
-	// item, read with GetItem).
+	// ORDER_INDEXES and ORDER_SHARDS.
 	Orders bool
+	// FencedWrites says the function writes an order's shape (its status or
+	// index keys): at stage both those writes are fenced (migrate.Fence: a
+	// ConditionCheck on the migration's META item, read with GetItem).
+	FencedWrites bool
+	// FenceActions are the actions the fence needs that TableActions lack,
+	// at stage both only. They are granted on the table ARN in a policy of
+	// their own (MigrationFence) on which the function depends: the deploy
+	// to both creates it before the function starts fencing, and the deploy
+	// leaving both deletes it in CloudFormation's cleanup, after the
+	// function stopped fencing (a statement removed from the role's default
+	// policy would go before the function's update).
+	FenceActions []string
 }
 
 // FunctionAccess returns the access of each function (httpapi.Function*)
@@ -53,10 +63,13 @@ type Access struct {
 //	        TransactWriteItems{Update, Put, ConditionCheck} (credit, create order, add address),
 //	        Query on the order index(es) of the stage (GSI1, OrdersByStatus), Unprocessed and Featured
 //
-// charge, settle and api write orders. At stage both their order writes
-// carry the fence's ConditionCheck on the META item and read it with
-// GetItem (both already granted to api; charge and settle gain
-// ConditionCheckItem). At v1 and v2 there is no fence.
+// charge, settle and api read and write orders. settle (the order's
+// status) and api (create order) write an order's shape: at stage both
+// those writes carry the fence's ConditionCheck on the META item and read
+// it with GetItem (both already granted to api; settle gains
+// ConditionCheckItem as a FenceAction). charge only sets the order's
+// paymentId, which no shape depends on, so it is not fenced. At v1 and v2
+// there is no fence.
 //
 // A test runs every route against the embedded engine and checks that each
 // recorded call is covered and that every action is used.
@@ -77,18 +90,20 @@ func FunctionAccess(stage schema.OrderIndexes) map[string]Access {
 			TableActions:    []string{ActionBatchGetItem, ActionGetItem, ActionPutItem, ActionUpdateItem},
 			FallbackActions: replay,
 			Orders:          true,
+			FencedWrites:    true,
 		},
 		httpapi.FunctionAPI: {
 			TableActions: []string{ActionConditionCheckItem, ActionGetItem, ActionPutItem, ActionQuery, ActionUpdateItem},
 			IndexActions: []string{ActionQuery},
 			Indexes:      sorted(orders.IndexNames()),
 			Orders:       true,
+			FencedWrites: true,
 		},
 	}
 	if orders.Stage == schema.OrdersBoth {
 		for name, acc := range access {
-			if acc.Orders {
-				acc.TableActions = fenced(acc.TableActions)
+			if acc.FencedWrites {
+				acc.FenceActions = missing(acc.TableActions, ActionConditionCheckItem, ActionGetItem)
 				access[name] = acc
 			}
 		}
@@ -96,11 +111,11 @@ func FunctionAccess(stage schema.OrderIndexes) map[string]Access {
 	return access
 }
 
-// fenced adds what migrate.Fence calls to a writer's table actions.
-func fenced(actions []string) []string {
-	out := slices.Clone(actions)
-	for _, a := range []string{ActionConditionCheckItem, ActionGetItem} {
-		if !slices.Contains(out, a) {
+// missing lists the actions of want that have lacks, sorted.
+func missing(have []string, want ...string) []string {
+	var out []string
+	for _, a := range want {
+		if !slices.Contains(have, a) {
 			out = append(out, a)
 		}
 	}

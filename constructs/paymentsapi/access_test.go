@@ -10,14 +10,19 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/httpapi"
+	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/migrate"
+	"github.com/oncetable/oncetable/runtime/migrate/orders"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/schema/provision"
+	"github.com/oncetable/oncetable/runtime/store"
 )
 
 // recordingDB records, per function, the IAM action and resource ("table"
@@ -94,17 +99,28 @@ func (r *recordingDB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWrit
 // TestFunctionAccessMatchesRuntime runs every route of the runtime's table
 // through its function against the embedded engine and compares the
 // DynamoDB actions it really calls with FunctionAccess: every call must be
-// granted, and every grant must be used (or be a declared fallback).
+// granted, and every grant must be used (or be a declared fallback). It
+// does so at each order index stage; at stage both the migration
+// orders-by-status-v2 is then moved to cutover and orders are read by status
+// again, so the fenced writes and both order indexes are exercised.
 func TestFunctionAccessMatchesRuntime(t *testing.T) {
+	for _, stage := range []schema.OrderIndexes{schema.OrdersV1, schema.OrdersBoth, schema.OrdersV2} {
+		t.Run(string(stage), func(t *testing.T) { checkAccess(t, stage) })
+	}
+}
+
+func checkAccess(t *testing.T, stage schema.OrderIndexes) {
 	engine := ddblocal.New()
 	defer engine.Close()
 	ctx := context.Background()
 	const table = "oncetable-access"
-	if err := provision.EnsureTable(ctx, engine.Client(), table); err != nil {
+	if err := provision.EnsureTableFor(ctx, engine.Client(), table, schema.Schema{Orders: stage}); err != nil {
 		t.Fatal(err)
 	}
 	db := &recordingDB{Client: engine.Client(), seen: map[string]map[string]bool{}}
-	api := httpapi.New(db, httpapi.Config{Table: table, Log: io.Discard, CursorSecret: []byte("access test secret of 32 bytes!!")})
+	// A phase TTL of 1ns: every write and read looks at the phase afresh.
+	api := httpapi.New(db, httpapi.Config{Table: table, Log: io.Discard, CursorSecret: []byte("access test secret of 32 bytes!!"),
+		Orders: store.OrderLayout{Stage: stage, PhaseTTL: time.Nanosecond}})
 	handlers := map[string]httpapi.HandlerFunc{}
 	for _, fn := range Functions() {
 		var names []string
@@ -162,15 +178,36 @@ func TestFunctionAccessMatchesRuntime(t *testing.T) {
 		t.Fatalf("POST %s: status %d %s", process, resp.StatusCode, resp.Body)
 	}
 	served[route.Name] = true
+	if stage == schema.OrdersBoth {
+		// The migrate command (not a function) moves the migration to
+		// cutover; reads by status then go to OrdersByStatus.
+		m, err := orders.ByStatus(4, keys.Default)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mg, err := migrate.New(engine.Client(), table, m, func(o *migrate.Options) { o.Holder = "access-test" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := mg.Run(ctx, migrate.Cutover); err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range []string{"/orders?status=created", "/orders?status=paid"} {
+			db.function = httpapi.FunctionAPI
+			if resp := call(t, handlers[httpapi.FunctionAPI], "GET", path, "", ""); resp.StatusCode != http.StatusOK {
+				t.Fatalf("GET %s at cutover: status %d %s", path, resp.StatusCode, resp.Body)
+			}
+		}
+	}
 	for _, r := range httpapi.Routes() {
 		if !served[r.Name] {
 			t.Errorf("route %s %s (%s) was not exercised", r.Method, r.Path, r.Name)
 		}
 	}
 
-	for fn, acc := range FunctionAccess(schema.OrdersV1) {
+	for fn, acc := range FunctionAccess(stage) {
 		granted := map[string]bool{}
-		for _, a := range acc.TableActions {
+		for _, a := range append(slices.Clone(acc.TableActions), acc.FenceActions...) {
 			granted["table "+a] = true
 		}
 		for _, ix := range acc.Indexes {

@@ -233,6 +233,7 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
 			LogKey:              p.TableKey,
 		})
 		grant(fn.Role, p.Table, p.TableKey, access[name])
+		grantFence(fn, p.Table, access[name])
 		if name == httpapi.FunctionAPI {
 			fn.Role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 				Sid:       jsii.String("ReadCursorSecret"),
@@ -383,6 +384,24 @@ func grant(role awsiam.Role, table awsdynamodb.ITableV2, key awskms.IKey, acc Ac
 			},
 		}))
 	}
+}
+
+// grantFence gives a fenced order writer, at stage both, the fence's
+// actions in a policy of its own that the function depends on (see
+// Access.FenceActions for why not the default policy).
+func grantFence(fn *gofunction.Function, table awsdynamodb.ITableV2, acc Access) {
+	if len(acc.FenceActions) == 0 {
+		return
+	}
+	policy := awsiam.NewPolicy(fn.Construct, jsii.String("MigrationFencePolicy"), &awsiam.PolicyProps{
+		Roles: &[]awsiam.IRole{fn.Role},
+		Statements: &[]awsiam.PolicyStatement{awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:       jsii.String("MigrationFence"),
+			Actions:   jsii.Strings(sorted(acc.FenceActions)...),
+			Resources: &[]*string{table.TableArn()},
+		})},
+	})
+	fn.Function.Node().AddDependency(policy)
 }
 
 func sorted(in []string) []string {

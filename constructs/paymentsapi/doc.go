@@ -24,8 +24,8 @@
 // v1 | both | v2, see docs/migrations.md). The functions that read or write
 // orders (api, charge, settle) get it as ORDER_INDEXES and ORDER_SHARDS;
 // api may query only the order indexes the stage has; at stage both,
-// charge and settle may also ConditionCheck the migration's META item,
-// which their fenced order writes carry.
+// settle may also ConditionCheck the migration's META item, which its
+// fenced order writes carry (api already may).
 //
 // It is not for the table, backups or the operations topic: see
 // constructs/singletable, constructs/backup and constructs/alarms.

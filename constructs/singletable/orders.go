@@ -5,19 +5,20 @@ import (
 	"strconv"
 
 	"github.com/oncetable/oncetable/runtime/schema"
+	"github.com/oncetable/oncetable/runtime/store"
 )
 
 // The environment variables that carry the order index stage to every
-// function that reads or writes orders (the contract of issue 13 shared
-// with runtime/ and lambdas/).
+// function that reads or writes orders: the runtime's own names, which
+// httpapi.ConfigFromEnv reads.
 const (
-	OrderIndexesEnv = "ORDER_INDEXES"
-	OrderShardsEnv  = "ORDER_SHARDS"
+	OrderIndexesEnv = store.OrderIndexesEnv
+	OrderShardsEnv  = store.OrderShardsEnv
 )
 
 // Bounds of OrderIndexes.Shards.
 const (
-	DefaultOrderShards = 4
+	DefaultOrderShards = store.DefaultOrderShards
 	MaxOrderShards     = 100
 )
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -244,6 +245,10 @@ func TestComputeLeastPrivilege(t *testing.T) {
 					}
 					want = append(want, map[string]any{"Sid": "IndexQueries", "Effect": "Allow", "Action": actionList(acc.IndexActions), "Resource": arns})
 				}
+				if len(acc.FenceActions) > 0 {
+					want = append(want, map[string]any{"Sid": "MigrationFence", "Effect": "Allow", "Action": actionList(acc.FenceActions), "Resource": getAtt(tableID)})
+					checkFencePolicy(t, s, fn)
+				}
 				if name == httpapi.FunctionAPI {
 					secretID := logicalID(s, s.payments.CursorSecret)
 					want = append(want, map[string]any{"Sid": "ReadCursorSecret", "Effect": "Allow", "Action": "secretsmanager:GetSecretValue", "Resource": ref(secretID)})
@@ -274,6 +279,27 @@ func TestComputeLeastPrivilege(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// checkFencePolicy: the fence's grant is a policy of its own, on the
+// function's role only, that the function depends on, so CloudFormation
+// creates it before the function starts fencing and deletes it only after
+// the function stopped (Access.FenceActions).
+func checkFencePolicy(t *testing.T, s *synthesized, fn *gofunction.Function) {
+	t.Helper()
+	child := fn.Construct.Node().TryFindChild(jsii.String("MigrationFencePolicy"))
+	if child == nil {
+		t.Fatal("no MigrationFencePolicy under the function")
+	}
+	policyID := logicalID(s, child)
+	policy := s.json["Resources"].(map[string]any)[policyID].(map[string]any)
+	if got := props(policy)["Roles"]; !reflect.DeepEqual(got, []any{ref(logicalID(s, fn.Role))}) {
+		t.Errorf("fence policy %s: Roles %v, want the function's role only", policyID, got)
+	}
+	deps, _ := s.json["Resources"].(map[string]any)[logicalID(s, fn.Function)].(map[string]any)["DependsOn"].([]any)
+	if !slices.Contains(deps, any(policyID)) {
+		t.Errorf("function DependsOn %v, want it to include the fence policy %s", deps, policyID)
 	}
 }
 
