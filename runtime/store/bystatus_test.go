@@ -12,9 +12,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/internal/dbtest"
 	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/migrate/orders"
+	"github.com/oncetable/oncetable/runtime/retry"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/store"
 )
@@ -148,5 +150,31 @@ func TestOrdersByStatusCursorsRefused(t *testing.T) {
 	}
 	if _, err := v2.OrdersByStatus(ctx, store.OrderCreated, 2, p2.NextCursor); err != nil {
 		t.Errorf("the untampered cursor: %v", err)
+	}
+}
+
+// TestOrderPhaseReadThrottled: in stage both the phase is read from the
+// migration's META item; a throttled read is retried, and one throttled
+// every time is a retry.ErrUnavailable (a 503), never a wrong layout.
+func TestOrderPhaseReadThrottled(t *testing.T) {
+	env := dbtest.NewFor(t, schema.Schema{Orders: schema.OrdersBoth})
+	if env.Engine == nil {
+		t.Skip("injects throttling into the embedded engine")
+	}
+	// Without the SDK's own retries, so that the store's are the ones counted.
+	client := env.Engine.Client(func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
+	st := store.New(client, func(o *store.Options) {
+		o.Table, o.CursorSecret = env.Table, []byte(testSecret)
+		o.Orders = store.OrderLayout{Stage: schema.OrdersBoth, PhaseTTL: time.Nanosecond}
+		o.Retry = retry.Policy{MaxAttempts: 3, Base: time.Millisecond, Cap: 2 * time.Millisecond}
+	})
+	ctx := context.Background()
+	env.Engine.SetFaults(env.Table, ddblocal.Faults{ThrottleRate: 1})
+	if _, err := st.OrdersByStatus(ctx, store.OrderCreated, 5, ""); !errors.Is(err, retry.ErrUnavailable) {
+		t.Errorf("every read throttled: %v, want retry.ErrUnavailable", err)
+	}
+	env.Engine.SetFaults(env.Table, ddblocal.Faults{})
+	if _, err := st.OrdersByStatus(ctx, store.OrderCreated, 5, ""); err != nil {
+		t.Errorf("after the throttling: %v", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/migrate"
 	"github.com/oncetable/oncetable/runtime/migrate/orders"
+	"github.com/oncetable/oncetable/runtime/retry"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/txn"
 )
@@ -110,12 +111,13 @@ type Orders struct {
 	layout OrderLayout
 	shaper migrate.Shaper
 	fence  *migrate.Fence // stage both only
+	retry  retry.Policy   // of the phase reads
 	err    error          // an invalid layout, returned by every Phase
 	stale  atomic.Int64
 }
 
-func newOrders(db DB, table string, sch schema.Schema, kl keys.Layout, l OrderLayout) *Orders {
-	o := &Orders{layout: l}
+func newOrders(db DB, table string, sch schema.Schema, kl keys.Layout, l OrderLayout, rp retry.Policy) *Orders {
+	o := &Orders{layout: l, retry: rp}
 	m, err := orders.ByStatus(l.Shards, kl)
 	if err == nil {
 		o.shaper, err = migrate.NewShaper(m, func(mo *migrate.Options) { mo.Schema = sch })
@@ -152,7 +154,9 @@ func (o *Orders) Fence() *migrate.Fence {
 }
 
 // Phase is the phase to act in now: none in stage v1, done in v2, and in
-// stage both the migration's phase, read through the fence's cache.
+// stage both the migration's phase, read through the fence's cache (a
+// throttled read is retried with the store's policy, then it is a
+// retry.ErrUnavailable).
 func (o *Orders) Phase(ctx context.Context) (OrderPhase, error) {
 	switch {
 	case o == nil:
@@ -164,7 +168,11 @@ func (o *Orders) Phase(ctx context.Context) (OrderPhase, error) {
 	case o.fence == nil:
 		return OrderPhase{Phase: migrate.None}, nil
 	}
-	st, err := o.fence.State(ctx)
+	var st migrate.State
+	err := retry.Do(ctx, o.retry, func(int) (err error) {
+		st, err = o.fence.State(ctx)
+		return err
+	})
 	if err != nil {
 		return OrderPhase{}, err
 	}

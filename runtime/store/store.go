@@ -97,7 +97,7 @@ func New(db DB, opts ...func(*Options)) *Store {
 	kl := o.Keys.WithDefaults()
 	return &Store{db: db, table: o.Table, now: o.Clock, retry: o.Retry, cursor: cursor.New(o.CursorSecret),
 		sch: sch, keys: kl, items: NewBuilder(o.Table, sch),
-		orders: newOrders(db, o.Table, sch, kl, o.Orders.WithDefaults(sch.Orders))}
+		orders: newOrders(db, o.Table, sch, kl, o.Orders.WithDefaults(sch.Orders), o.Retry)}
 }
 
 // Orders is the order layout in use: the phase, shapes and fence of the
