@@ -11,6 +11,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/schema"
+	"github.com/oncetable/oncetable/runtime/store"
 	"github.com/oncetable/oncetable/test/workload"
 )
 
@@ -134,6 +135,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 func Stage(s schema.OrderIndexes, n int) func(*httpapi.Config) {
 	return func(c *httpapi.Config) {
 		c.Schema.Orders = s
+		c.Orders = store.OrderLayout{Stage: s, Shards: n}
 	}
 }
 
@@ -144,6 +146,7 @@ type demo struct {
 	lines    []string
 	live     *workload.Live
 	verified string
+	marked   map[string]int64 // throttle counts at the last mark
 }
 
 func (d *demo) logf(format string, a ...any) {
@@ -164,13 +167,13 @@ func (d *demo) during(ctx context.Context, live *workload.Live) error {
 	if err := sleep(ctx, d.cfg.Before); err != nil {
 		return err
 	}
-	d.logf("v1: %d orders acknowledged, throttles so far %s", live.OrdersCreated(), throttles(live.Engine))
+	d.logf("v1: %d orders acknowledged; partition throttles in v1: %s", live.OrdersCreated(), d.throttles())
 	for _, step := range []func(context.Context) error{d.deploy1, d.migrate, d.deploy2} {
 		if err := step(ctx); err != nil {
 			return err
 		}
 	}
-	d.logf("done: %d orders acknowledged in all, partition throttles %s", live.OrdersCreated(), throttles(live.Engine))
+	d.logf("end of the migration: %d orders acknowledged in all; partition throttles in v2: %s", live.OrdersCreated(), d.throttles())
 	return nil
 }
 
@@ -204,17 +207,19 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// throttles formats the engine's partition throttle counts by reason.
-func throttles(eng *ddblocal.Engine) string {
-	c := eng.ThrottleCounts()
-	if len(c) == 0 {
-		return "none"
-	}
+// throttles formats the engine's partition throttle counts by reason since
+// the last call, and marks the counts.
+func (d *demo) throttles() string {
+	c := d.live.Engine.ThrottleCounts()
 	var parts []string
 	for _, r := range []string{ddblocal.ReasonIndexWriteKeyRange, ddblocal.ReasonTableWriteKeyRange, ddblocal.ReasonIndexReadKeyRange, ddblocal.ReasonTableReadKeyRange} {
-		if c[r] > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", r, c[r]))
+		if n := c[r] - d.marked[r]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", r, n))
 		}
+	}
+	d.marked = c
+	if len(parts) == 0 {
+		return "none"
 	}
 	return strings.Join(parts, ", ")
 }

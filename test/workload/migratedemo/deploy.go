@@ -38,6 +38,7 @@ func (d *demo) deploy1(ctx context.Context) error {
 // deploy2 is the last stack update: the API in stage v2 (no fence, v2
 // shape only), and GSI1 deleted.
 func (d *demo) deploy2(ctx context.Context) error {
+	d.logf("partition throttles in stage both (the migration, its sweeps included): %s", d.throttles())
 	t0 := time.Now()
 	d.live.Deploy(Stage(schema.OrdersV2, d.cfg.Shards))
 	d.logf("deploy 2: API redeployed with ORDER_INDEXES=v2 (no fence, v2 shape only); old instances drained in %s", time.Since(t0).Round(time.Millisecond))

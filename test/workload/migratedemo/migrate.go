@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -12,6 +13,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/migrate"
 	"github.com/oncetable/oncetable/runtime/migrate/orders"
+	"github.com/oncetable/oncetable/runtime/retry"
 )
 
 // errKilled is the cause of the backfill's cancelled context.
@@ -54,7 +56,8 @@ func (d *demo) migrate(ctx context.Context) error {
 	// retries ride out the faults and count the throttled calls.
 	db := d.live.Engine.Client(func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
 	mg, err := migrate.New(db, d.live.Table, m, func(o *migrate.Options) {
-		o.Holder, o.Budget, o.PageSize, o.Progress = "migrate-demo", d.cfg.Budget, 25, pr.observe
+		o.Holder, o.Budget, o.PageSize, o.Progress = "migrate-demo", d.cfg.Budget, 50, pr.observe
+		o.Retry = retry.Policy{MaxAttempts: 12, Base: 20 * time.Millisecond, Cap: time.Second}
 	})
 	if err != nil {
 		return err
@@ -68,9 +71,9 @@ func (d *demo) migrate(ctx context.Context) error {
 	if err := d.verify(ctx, mg, pr, "verify passed"); err != nil {
 		return err
 	}
-	st, err := mg.Rollback(ctx)
+	st, err := d.rollback(ctx, mg)
 	if err != nil {
-		return fmt.Errorf("migratedemo: rollback from verify: %w", err)
+		return err
 	}
 	d.logf("migrate rollback: verify -> %s (epoch %d): readers stay on GSI1, the verify pass is forgotten", st.Phase, st.Epoch)
 	if err := d.dwell(ctx, string(st.Phase)); err != nil {
@@ -90,11 +93,47 @@ func (d *demo) migrate(ctx context.Context) error {
 	return nil
 }
 
+// runTo is `migrate run -to p`, run again (it resumes) when it stopped
+// because the table stayed unavailable through its retries, as an operator
+// would run it again.
+func (d *demo) runTo(ctx context.Context, mg *migrate.Migrator, p migrate.Phase) (migrate.State, error) {
+	for attempt := 1; ; attempt++ {
+		st, err := mg.Run(ctx, p)
+		var ue *retry.UnavailableError
+		if err == nil || !errors.As(err, &ue) || attempt == 3 {
+			if err != nil {
+				return st, fmt.Errorf("migratedemo: run -to %s: %w", p, err)
+			}
+			return st, nil
+		}
+		d.logf("migrate run -to %s stopped: the table stayed %s through %d attempts; running it again (it resumes)", p, ue.Kind, ue.Attempts)
+	}
+}
+
+// rollback is `migrate rollback` from verify. Before it is run again
+// after a failure, the status says whether it happened.
+func (d *demo) rollback(ctx context.Context, mg *migrate.Migrator) (migrate.State, error) {
+	for attempt := 1; ; attempt++ {
+		st, err := mg.Rollback(ctx)
+		var ue *retry.UnavailableError
+		if err == nil || !errors.As(err, &ue) || attempt == 3 {
+			if err != nil {
+				return st, fmt.Errorf("migratedemo: rollback from verify: %w", err)
+			}
+			return st, nil
+		}
+		if cur, serr := mg.Status(ctx); serr == nil && cur.Phase == migrate.Backfill {
+			return cur, nil
+		}
+		d.logf("migrate rollback stopped: the table stayed %s through %d attempts; running it again", ue.Kind, ue.Attempts)
+	}
+}
+
 // run is `migrate run -to p`, then the phase's dwell.
 func (d *demo) run(ctx context.Context, mg *migrate.Migrator, p migrate.Phase) error {
-	st, err := mg.Run(ctx, p)
+	st, err := d.runTo(ctx, mg, p)
 	if err != nil {
-		return fmt.Errorf("migratedemo: run -to %s: %w", p, err)
+		return err
 	}
 	d.logf("migrate run -to %s: phase %s (epoch %d)", p, st.Phase, st.Epoch)
 	return d.dwell(ctx, string(st.Phase))
@@ -127,8 +166,8 @@ func (d *demo) killedBackfill(ctx context.Context, mg *migrate.Migrator, pr *pro
 	d.logf("migrate run -to backfill: killed mid-sweep (context cancelled) after %d items scanned, %d written; phase %s (epoch %d)",
 		killed.Scanned, killed.Written, st.Phase, st.Epoch)
 	items := d.itemCount(ctx)
-	if st, err = mg.Run(ctx, migrate.Backfill); err != nil {
-		return fmt.Errorf("migratedemo: resume the backfill: %w", err)
+	if st, err = d.runTo(ctx, mg, migrate.Backfill); err != nil {
+		return err
 	}
 	r := pr.take("backfill")
 	d.logf("migrate run -to backfill: resumed from the checkpoints: %d items scanned (table ~%d items), %d written, %d skipped (already in the new shape), %d throttled calls retried, %.0f capacity units",
@@ -139,9 +178,9 @@ func (d *demo) killedBackfill(ctx context.Context, mg *migrate.Migrator, pr *pro
 // verify is `migrate run -to verify` (the backfill's remainder, then a full
 // verify that must pass).
 func (d *demo) verify(ctx context.Context, mg *migrate.Migrator, pr *progress, word string) error {
-	st, err := mg.Run(ctx, migrate.Verify)
+	st, err := d.runTo(ctx, mg, migrate.Verify)
 	if err != nil {
-		return fmt.Errorf("migratedemo: run -to verify: %w", err)
+		return err
 	}
 	if st.VerifiedEpoch != st.Epoch {
 		return fmt.Errorf("migratedemo: run -to verify returned without a pass (%+v)", st)
