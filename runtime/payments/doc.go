@@ -32,6 +32,17 @@
 // retry policy; *store.Store is one) through the transactional mode of
 // runtime/idempotency.
 //
+// Create order and settle write the order in the shape of the Backend's
+// order layout (store.OrderLayout, when it has Orders() as *store.Store
+// does; v1 otherwise): the GSI1 keys in v1, shard and schemaVersion in v2,
+// and in stage both the shape of the phase of orders-by-status-v2, with
+// the migration's fence (the ConditionCheck named migrate.FenceItem) in the
+// transaction. A flow the fence cancels wrote nothing: it reads the phase
+// again and rebuilds, before any business reason of the cancellation is
+// read, and after 4 tries it is a retry.ErrUnavailable. With the fence an
+// effect has room for 98 items of its own, so the largest order (48 lines
+// of 48 products) is an [ErrInvalidOrder] while it is on.
+//
 // It is not for HTTP: [Response] carries a status code and JSON body only
 // because the record stores them.
 package payments
