@@ -24,7 +24,9 @@
 // increments the epoch, so a writer holding a stale phase is cancelled, reads
 // the phase again and rebuilds its write in the new phase: no write in an
 // old shape can land after the backfill has passed its item. Writers use
-// [Migrator.Shape] to write an item as their phase requires.
+// [Migrator.Shape] (or a [Shaper], which needs no client) to write an item
+// as their phase requires; a Fence needs only GetItem and
+// TransactWriteItems ([FenceAPI]).
 //
 // The backfill is a parallel Scan (Options.Segments) whose position is
 // checkpointed per segment in the table, so a killed run resumes. It is
