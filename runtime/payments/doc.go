@@ -40,8 +40,8 @@
 // transaction. A flow the fence cancels wrote nothing: it reads the phase
 // again and rebuilds, before any business reason of the cancellation is
 // read, and after 4 tries it is a retry.ErrUnavailable. With the fence an
-// effect has room for 98 items of its own, so the largest order (48 lines
-// of 48 products) is an [ErrInvalidOrder] while it is on.
+// effect has room for 99 items of its own, and the largest order
+// ([MaxOrderItems] lines of as many products, and the record: 98) fits.
 //
 // It is not for HTTP: [Response] carries a status code and JSON body only
 // because the record stores them.

@@ -236,9 +236,9 @@ func TestStalePhaseWriter(t *testing.T) {
 }
 
 // TestFencedOrderItemLimit: the fence takes one of a transaction's 100
-// items, so while it is on, the largest order (48 lines of 48 products, 99
-// items and the record) is refused as invalid and writes nothing; 47 lines
-// still fit.
+// items, and the largest order (MaxOrderItems lines of as many products,
+// with the record 98 items) still fits while it is on; one line more is
+// refused as invalid and writes nothing, as it is without the fence.
 func TestFencedOrderItemLimit(t *testing.T) {
 	f := newLayoutFixture(t, schema.OrdersBoth, 0, false)
 	f.user(t, "u1", 0)
@@ -253,7 +253,7 @@ func TestFencedOrderItemLimit(t *testing.T) {
 	tests := []struct {
 		lines int
 		want  error
-	}{{payments.MaxOrderItems, payments.ErrInvalidOrder}, {payments.MaxOrderItems - 1, nil}}
+	}{{payments.MaxOrderItems + 1, payments.ErrInvalidOrder}, {payments.MaxOrderItems, nil}}
 	for _, tt := range tests {
 		in := lines(tt.lines)
 		in.OrderID = fmt.Sprintf("o-%d", tt.lines)

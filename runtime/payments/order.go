@@ -20,8 +20,11 @@ import (
 const (
 	// MaxOrderItems keeps an order's transaction inside DynamoDB's 100
 	// actions: one Put per line, at most one catalogue ConditionCheck per
-	// line, the order, its summary, the counter and the record (2*48+4).
-	MaxOrderItems = 48
+	// line, the order, its summary, the counter and the record (2*47+4 =
+	// 98), and the migration fence's ConditionCheck while a migration of
+	// the order layout runs (99). So the same orders are valid whatever
+	// the migration phase.
+	MaxOrderItems = 47
 	MaxQuantity   = 10_000
 )
 
