@@ -102,10 +102,11 @@ var errCrash = errors.New("workload: consumer crashed in the middle of a batch")
 //
 //   - fails, as a function that dies mid-batch: the mapping retries the
 //     whole batch, so the prefix is delivered again;
-//   - or kills its process (kill ends the running poller's context): the
-//     poller is gone with what it held, and the next one resumes from the
-//     checkpoints, so the batch is delivered again from its first record
-//     not checkpointed.
+//   - or kills its process (kill ends the running poller's context) after
+//     publishing some or all of the batch, before the poller checkpoints
+//     it: the poller is gone with what it held, and the next one resumes
+//     from the checkpoints, so the batch is delivered again from its
+//     first record not checkpointed.
 type crashingConsumer struct {
 	h        streampoll.Handler
 	rng      *rand.Rand
@@ -120,20 +121,19 @@ func (c *crashingConsumer) setKill(kill context.CancelFunc) { c.kill = kill }
 func (c *crashingConsumer) handle(ctx context.Context, batch events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 	k := c.window()
 	f := eventFaultsFor(k)
-	n := len(batch.Records)
-	if n < 2 {
-		return c.h(ctx, batch)
-	}
-	x := c.rng.Float64()
-	if x >= f.RestartRate+f.ErrorRate {
-		return c.h(ctx, batch)
-	}
-	_, _ = c.h(ctx, events.DynamoDBEvent{Records: batch.Records[:1+c.rng.IntN(n-1)]})
-	if x < f.RestartRate {
+	n, x := len(batch.Records), c.rng.Float64()
+	switch {
+	case n > 0 && x < f.RestartRate:
+		// dies after publishing some or all of the batch, before its
+		// checkpoint
 		c.restarts[k]++
+		_, _ = c.h(ctx, events.DynamoDBEvent{Records: batch.Records[:1+c.rng.IntN(n)]})
 		c.kill()
-	} else {
+	case n > 1 && x < f.RestartRate+f.ErrorRate:
 		c.crashes[k]++
+		_, _ = c.h(ctx, events.DynamoDBEvent{Records: batch.Records[:1+c.rng.IntN(n-1)]})
+	default:
+		return c.h(ctx, batch)
 	}
 	return events.DynamoDBEventResponse{}, errCrash
 }
