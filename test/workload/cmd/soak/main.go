@@ -93,11 +93,11 @@ table's stream feeds the production outbox (runtime/streampoll driving runtime/o
 Publisher, through the real EventBridge SDK client, into a fake EventBridge on loopback). Outside
 calm windows the fake refuses 10 % of entries and 5 % of the consumer's invocations fail after
 publishing part of their batch (the mapping retries the batch); in the consumer-restart window a
-quarter of the invocations (a twentieth in all-faults) kill the consumer's process after
-publishing part of the batch, and a new poller resumes from the shard's checkpoint; the engine
-delays stream records in the delay windows. After the run the checker compares the full history,
-and every event delivered, with the table; see the package documentation of test/workload for
-the invariants and how each is checked.
+quarter of the invocations (a twentieth in all-faults) kill the consumer's process after it
+published some or all of the batch, before the checkpoint, and a new poller resumes from the
+shard's checkpoint; the engine delays stream records in the delay windows. After the run the
+checker compares the full history, and every event delivered, with the table; see the package
+documentation of test/workload for the invariants and how each is checked.
 
 `)
 	b.WriteString("![throughput and p99 latency over the run, fault windows shaded](" + name + ".svg)\n\n")
