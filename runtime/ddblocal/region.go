@@ -33,11 +33,16 @@ func signedRegion(auth string) string {
 		return ""
 	}
 	scope, _, _ = strings.Cut(scope, ",")
-	parts := strings.Split(strings.TrimSpace(scope), "/")
-	if len(parts) != 5 || parts[4] != "aws4_request" || !validRegion(parts[2]) {
+	// AKID/date/region/service/aws4_request, cut without a slice: this
+	// runs on every signed request.
+	_, rest, ok1 := strings.Cut(strings.TrimSpace(scope), "/") // the key id
+	_, rest, ok2 := strings.Cut(rest, "/")                     // the date
+	region, rest, ok3 := strings.Cut(rest, "/")
+	_, term, ok4 := strings.Cut(rest, "/") // the service
+	if !ok1 || !ok2 || !ok3 || !ok4 || term != "aws4_request" || !validRegion(region) {
 		return ""
 	}
-	return parts[2]
+	return region
 }
 
 // validRegion accepts region names as AWS spells them (us-east-1,

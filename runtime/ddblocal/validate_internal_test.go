@@ -31,11 +31,18 @@ func TestSignedRegion(t *testing.T) {
 		{"AWS4-HMAC-SHA256 Credential=AKID/20261201/us-gov-west-1/dynamodb/aws4_request,SignedHeaders=host", "us-gov-west-1"},
 		{"AWS4-HMAC-SHA256 Credential=AKID/20261201/EU WEST/dynamodb/aws4_request", ""},
 		{"AWS4-HMAC-SHA256 Credential=AKID/20261201/eu-west-2/dynamodb", ""},
+		{"AWS4-HMAC-SHA256 Credential=AKID/20261201/eu-west-2/dynamodb/aws4_request/extra", ""},
+		{"AWS4-HMAC-SHA256 Credential= AKID/20261201/eu-west-2/dynamodb/aws4_request ,SignedHeaders=host", "eu-west-2"},
+		{"AWS4-HMAC-SHA256 SignedHeaders=host", ""},
 		{"", ""},
 	} {
 		if got := signedRegion(tc.auth); got != tc.want {
 			t.Errorf("signedRegion(%q) = %q, want %q", tc.auth, got, tc.want)
 		}
+	}
+	auth := "AWS4-HMAC-SHA256 Credential=AKID/20261201/eu-west-2/dynamodb/aws4_request, SignedHeaders=host, Signature=abc"
+	if n := testing.AllocsPerRun(100, func() { _ = signedRegion(auth) }); n != 0 {
+		t.Errorf("signedRegion allocates %v times, want 0", n)
 	}
 }
 
