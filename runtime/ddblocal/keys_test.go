@@ -106,3 +106,25 @@ func TestCapacityUnits(t *testing.T) {
 		})
 	}
 }
+
+// TestEntryOrderIsByteOrder checks that comparing rows by their inline key
+// prefix first orders them exactly as their whole keys compare, around the
+// 16-byte boundary, with zero bytes and with keys that are prefixes of
+// others.
+func TestEntryOrderIsByteOrder(t *testing.T) {
+	keys := [][]byte{
+		nil, {0}, {0, 0}, {0, 1}, {1}, []byte("A"), []byte("A\x00"), []byte("A\x00\x00"), []byte("A\x01"),
+		[]byte("USER#00000000123"), []byte("USER#000000001234"), []byte("USER#000000001234\x00\x01ORDER#1"),
+		[]byte("USER#000000001234\x00\x01ORDER#2"), []byte("USER#000000001235"), []byte("USER#00000000124"),
+		[]byte("0123456789abcdef"), []byte("0123456789abcdef\x00"), []byte("0123456789abcdeg"),
+		{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}, {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0},
+	}
+	for _, a := range keys {
+		for _, b := range keys {
+			want := bytes.Compare(a, b) < 0
+			if got := entryLess(probe(a), probe(b)); got != want {
+				t.Errorf("entryLess(%q, %q) = %v, want %v", a, b, got, want)
+			}
+		}
+	}
+}

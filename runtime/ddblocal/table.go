@@ -2,6 +2,7 @@ package ddblocal
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -14,17 +15,36 @@ import (
 
 // entry is one stored row: the encoded key followed by the encoded item, in
 // a single allocation, which keeps a million small items well under 1 GB.
+// pfx holds the key's first 16 bytes inline, so that most comparisons of a
+// tree search end without reading kv, which is a cache miss of its own on a
+// large table.
 type entry struct {
 	kv   []byte
 	klen uint32
 	size uint32 // attr.ItemSize of the item, for paging and capacity
+	pfx  rowPrefix
 }
 
 func (e entry) key() []byte { return e.kv[:e.klen:e.klen] }
 func (e entry) val() []byte { return e.kv[e.klen:] }
 
 // probe is an entry for looking a key up.
-func probe(key []byte) entry { return entry{kv: key, klen: uint32(len(key))} }
+func probe(key []byte) entry {
+	return entry{kv: key, klen: uint32(len(key)), pfx: prefixOf(key)}
+}
+
+// rowPrefix is the first 16 bytes of an encoded key as two big-endian
+// words, zero-padded. Padding keeps the order of keys: where two prefixes
+// first differ, either both keys have a byte there, or the shorter key ends
+// (a zero) while the longer has a byte above zero there (had it a zero,
+// the prefixes would not differ there). Equal prefixes decide nothing.
+type rowPrefix [2]uint64
+
+func prefixOf(key []byte) rowPrefix {
+	var b [16]byte
+	copy(b[:], key)
+	return rowPrefix{binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])}
+}
 
 var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
@@ -39,7 +59,7 @@ func newEntry(key []byte, it attr.Item) entry {
 		*bp = buf[:0]
 		scratch.Put(bp)
 	}
-	return entry{kv: kv, klen: uint32(len(key)), size: uint32(size)}
+	return entry{kv: kv, klen: uint32(len(key)), size: uint32(size), pfx: prefixOf(key)}
 }
 
 // joinEntry is an entry of key and an already encoded item of size bytes.
@@ -47,7 +67,7 @@ func joinEntry(key, val []byte, size uint32) entry {
 	kv := make([]byte, len(key)+len(val))
 	copy(kv, key)
 	copy(kv[len(key):], val)
-	return entry{kv: kv, klen: uint32(len(key)), size: size}
+	return entry{kv: kv, klen: uint32(len(key)), size: size, pfx: prefixOf(key)}
 }
 
 // change is a row written by an operation, for the persistent store; val
@@ -57,7 +77,15 @@ type change struct {
 	val []byte
 }
 
-func entryLess(a, b entry) bool { return bytes.Compare(a.key(), b.key()) < 0 }
+func entryLess(a, b entry) bool {
+	if a.pfx[0] != b.pfx[0] {
+		return a.pfx[0] < b.pfx[0]
+	}
+	if a.pfx[1] != b.pfx[1] {
+		return a.pfx[1] < b.pfx[1]
+	}
+	return bytes.Compare(a.key(), b.key()) < 0
+}
 
 func newTree() *btree.BTreeG[entry] { return btree.NewG(32, entryLess) }
 
