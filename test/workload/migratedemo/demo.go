@@ -31,8 +31,8 @@ type Config struct {
 	// Shards is ORDER_SHARDS, the migration's N. Default: 4.
 	Shards int
 	// WriteUnits and ReadUnits are each partition's limits per second,
-	// scaled down from DynamoDB's 1,000 and 3,000 so that this machine's
-	// load reaches them. Default: 150 and 450.
+	// scaled down from DynamoDB's 1,000 and 3,000 (by 12.5) so that this
+	// machine's load reaches them. Default: 80 and 240.
 	WriteUnits, ReadUnits float64
 	// Before is how long the soak runs in v1 before deploy 1, so that
 	// there are orders to backfill. Default: 10s.
@@ -61,7 +61,7 @@ func (c Config) withDefaults() Config {
 	for _, f := range []struct {
 		v *float64
 		d float64
-	}{{&c.WriteUnits, 150}, {&c.ReadUnits, 450}, {&c.Budget, 1500}} {
+	}{{&c.WriteUnits, 80}, {&c.ReadUnits, 240}, {&c.Budget, 1500}} {
 		if *f.v <= 0 {
 			*f.v = f.d
 		}
