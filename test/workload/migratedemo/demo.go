@@ -46,6 +46,10 @@ type Config struct {
 	Budget float64
 	// Out receives the demo's lines as they happen. Default: discarded.
 	Out io.Writer
+	// Deploy1 is the stage deploy 1 deploys. Default: both. A test deploys
+	// v1 (writers without the mirror writes and the fence) to show that
+	// the demo catches what that loses.
+	Deploy1 schema.OrderIndexes
 }
 
 func (c Config) withDefaults() Config {
@@ -76,6 +80,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Seed == 0 {
 		c.Seed = 1
+	}
+	if c.Deploy1 == "" {
+		c.Deploy1 = schema.OrdersBoth
 	}
 	if c.Out == nil {
 		c.Out = io.Discard

@@ -29,10 +29,10 @@ func (d *demo) deploy1(ctx context.Context) error {
 	d.logf("deploy 1: UpdateTable Create %s (HASH status+shard, RANGE createdAt+orderId): ACTIVE in %s, backfilled by the engine",
 		schema.OrdersByStatus.Name, time.Since(t0).Round(time.Millisecond))
 	t0 = time.Now()
-	d.live.Deploy(Stage(schema.OrdersBoth, d.cfg.Shards))
-	d.logf("deploy 1: API redeployed with ORDER_INDEXES=both ORDER_SHARDS=%d (writers fenced on the migration's phase); old instances drained in %s",
-		d.cfg.Shards, time.Since(t0).Round(time.Millisecond))
-	return d.dwell(ctx, "both, phase none")
+	d.live.Deploy(Stage(d.cfg.Deploy1, d.cfg.Shards))
+	d.logf("deploy 1: API redeployed with ORDER_INDEXES=%s ORDER_SHARDS=%d (writers fenced on the migration's phase); old instances drained in %s",
+		d.cfg.Deploy1, d.cfg.Shards, time.Since(t0).Round(time.Millisecond))
+	return d.dwell(ctx, string(d.cfg.Deploy1)+", phase none")
 }
 
 // deploy2 is the last stack update: the API in stage v2 (no fence, v2
