@@ -60,6 +60,12 @@
 // one seed make the same kinds of requests in a similar mix, not the same
 // history.
 //
+// Config.During runs beside the clients, for example a migration
+// (test/workload/migratedemo, `make migrate-demo`); its Live.Deploy swaps the
+// API for one built with a new configuration, as a Lambda deploy does, and
+// waits for the requests of the old one to finish. Config.Check adds
+// checks of its own on the table at rest.
+//
 // The short run is a test of this package (part of `make test`); the long
 // one is cmd/soak (`make soak DURATION=10m`), which writes docs/soak.md and
 // docs/soak.svg.
