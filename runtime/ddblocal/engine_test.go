@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"sync"
 	"testing"
@@ -198,6 +199,51 @@ func TestTransactWriteItemsCancellationReasons(t *testing.T) {
 	out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("tbl"), Key: key("B", "1")})
 	if err != nil || out.Item != nil {
 		t.Fatalf("cancelled put was applied: %v %v", out.Item, err)
+	}
+}
+
+// TestTransactWriteItemsSharedExpressions writes several items with the
+// same update expression: each gets its own values (numbers as spelled,
+// lists), names and condition, whether or not they repeat the previous
+// item's.
+func TestTransactWriteItemsSharedExpressions(t *testing.T) {
+	_, db := newTable(t)
+	ctx := context.Background()
+	list := func(v string) av { return &types.AttributeValueMemberL{Value: []av{n(v)}} }
+	tests := []struct {
+		sk     string
+		update string
+		names  map[string]string
+		vals   map[string]av
+		want   av
+	}{
+		{"1", "SET v = :v", nil, map[string]av{":v": n("1")}, n("1")},
+		{"2", "SET v = :v", nil, map[string]av{":v": n("1")}, n("1")},
+		{"3", "SET v = :v", nil, map[string]av{":v": n("1.50")}, n("1.5")}, // numbers are stored normalized
+		{"4", "SET v = :v", nil, map[string]av{":v": s("1")}, s("1")},
+		{"5", "SET v = :v", nil, map[string]av{":v": list("2")}, list("2")},
+		{"6", "SET v = :v", nil, map[string]av{":v": list("3")}, list("3")},
+		{"7", "SET #a = :v", map[string]string{"#a": "v"}, map[string]av{":v": n("7")}, n("7")},
+		{"8", "SET #a = :v", map[string]string{"#a": "w"}, map[string]av{":v": n("7")}, nil},
+	}
+	var items []types.TransactWriteItem
+	for _, tc := range tests {
+		put(t, db, map[string]av{"PK": s("S"), "SK": s(tc.sk)})
+		items = append(items, types.TransactWriteItem{Update: &types.Update{TableName: aws.String("tbl"), Key: key("S", tc.sk),
+			UpdateExpression: aws.String(tc.update), ConditionExpression: aws.String("attribute_exists(PK)"),
+			ExpressionAttributeNames: tc.names, ExpressionAttributeValues: tc.vals}})
+	}
+	if _, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("tbl"), Key: key("S", tc.sk), ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := out.Item["v"]; !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("item %s: v = %#v, want %#v", tc.sk, got, tc.want)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package ddblocal
 import (
 	"context"
 	"crypto/sha256"
+	"maps"
 	"reflect"
 	"sort"
 	"strings"
@@ -107,11 +108,13 @@ func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInp
 	ops := make([]*txOp, 0, n)
 	seen := map[string]bool{}
 	size := 0
+	var prev *txOp
 	for _, ti := range in.TransactItems {
-		op, err := e.prepareTxOp(ti)
+		op, err := e.prepareTxOp(ti, prev)
 		if err != nil {
 			return nil, err
 		}
+		prev = op
 		if op.invalid == "" {
 			id := op.t.name + "\x00" + string(op.key)
 			if seen[id] {
@@ -303,7 +306,9 @@ func reportAll(usage map[string]*consumed, mode string) []map[string]any {
 }
 
 // prepareTxOp validates one TransactItems entry without reading data.
-func (e *Engine) prepareTxOp(ti transactWriteItem) (*txOp, error) {
+// prev is the entry prepared before it (nil for the first), whose compiled
+// expressions it shares when it has the same ones.
+func (e *Engine) prepareTxOp(ti transactWriteItem, prev *txOp) (*txOp, error) {
 	op := &txOp{}
 	count := 0
 	for _, k := range [...]struct {
@@ -340,7 +345,9 @@ func (e *Engine) prepareTxOp(ti transactWriteItem) (*txOp, error) {
 		}
 		src.update = a.UpdateExpression
 	}
-	if op.x, err = compile(params, src); err != nil {
+	if prev != nil && prev.x != nil && sameExpressions(prev.act, a) {
+		op.x = prev.x // compiled expressions are never modified
+	} else if op.x, err = compile(params, src); err != nil {
 		return nil, err
 	}
 	if op.kind == "Put" {
@@ -598,4 +605,34 @@ func keyMismatch(err error) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// sameExpressions reports whether two transaction actions compile to the
+// same expressions: the same expression strings, names and values. Values
+// are compared exactly, as the request spelled them, and only scalar ones:
+// a transaction often applies one update to several items, and comparing
+// costs much less than compiling again.
+func sameExpressions(a, b *txAction) bool {
+	if !sameString(a.ConditionExpression, b.ConditionExpression) || !sameString(a.UpdateExpression, b.UpdateExpression) ||
+		!maps.Equal(a.ExpressionAttributeNames, b.ExpressionAttributeNames) ||
+		(a.ExpressionAttributeNames == nil) != (b.ExpressionAttributeNames == nil) ||
+		(a.ExpressionAttributeValues == nil) != (b.ExpressionAttributeValues == nil) ||
+		len(a.ExpressionAttributeValues) != len(b.ExpressionAttributeValues) {
+		return false
+	}
+	for k, av := range a.ExpressionAttributeValues {
+		bv, ok := b.ExpressionAttributeValues[k]
+		if !ok || !sameScalar(av, bv) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameString(a, b *string) bool { return a == b || a != nil && b != nil && *a == *b }
+
+// sameScalar reports whether a and b are one scalar value, spelled alike.
+func sameScalar(a, b attr.Value) bool {
+	return a.L == nil && a.M == nil && a.Set == nil && b.L == nil && b.M == nil && b.Set == nil &&
+		a.T == b.T && a.S == b.S && a.Bool == b.Bool
 }
