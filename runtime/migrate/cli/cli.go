@@ -38,6 +38,7 @@ type flags struct {
 	endpoint, region, table, name, holder, to string
 	segments                                  int
 	budget, sample                            float64
+	mirrorGrace                               time.Duration
 }
 
 // Main runs args (without the program name) and returns the exit code.
@@ -83,6 +84,7 @@ func (c Command) parse(args []string) (flags, string, error) {
 	fs.IntVar(&f.segments, "segments", 4, "parallel Scan segments (resume with the same number)")
 	fs.Float64Var(&f.budget, "budget", 100, "capacity units per second the backfill and cleanup may use")
 	fs.Float64Var(&f.sample, "sample", 1, "share of items verify checks, in (0, 1]")
+	fs.DurationVar(&f.mirrorGrace, "mirror-grace", 0, "how long mirror must last before backfill may start (writers of the previous deploy draining)")
 	fs.Usage = func() {
 		fmt.Fprintln(c.Stderr, "usage: migrate [flags] status | run -to PHASE | rollback | verify")
 		fs.PrintDefaults()
@@ -124,6 +126,7 @@ func (c Command) run(ctx context.Context, args []string) error {
 	}
 	mg, err := migrate.New(client, f.table, m, func(o *migrate.Options) {
 		o.Holder, o.Segments, o.Budget, o.Sample, o.Progress = f.holder, f.segments, f.budget, f.sample, c.progress()
+		o.MirrorGrace = f.mirrorGrace
 	})
 	if err != nil {
 		return err

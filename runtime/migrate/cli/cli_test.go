@@ -49,6 +49,8 @@ func TestCommand(t *testing.T) {
 		{"unknown migration", []string{"-migration", "nope", "status"}, 1, "", `unknown migration "nope" (known: orders-by-status-v2)`},
 		{"unknown phase", []string{"run", "-to", "sideways"}, 1, "", `unknown phase "sideways"`},
 		{"verify too early", []string{"verify"}, 1, "", "phase out of order"},
+		{"run to mirror", []string{"run", "-to", "mirror"}, 0, `"phase":"mirror"`, ""},
+		{"within the mirror grace", []string{"-mirror-grace", "1h", "run", "-to", "backfill"}, 1, "", "of its 1h0m0s grace"},
 		{"run to verify", []string{"run", "--to", "verify"}, 0, `"job":"backfill","scanned":3,"segments":4,"segmentsDone":4,"skipped":0,"throttled":0,"written":3}`, ""},
 		{"verified", []string{"status"}, 0, `"phase":"verify","verifiedEpoch":3`, ""},
 		{"run to cutover", []string{"run", "-to", "cutover"}, 0, `"phase":"cutover"`, ""},
