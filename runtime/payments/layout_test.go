@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,10 +32,16 @@ const layoutShards = 4
 // be without the fence.
 type unfenced struct {
 	*dynamodb.Client
-	strip bool
+	strip  bool
+	fences atomic.Int64 // fence items seen
 }
 
 func (u *unfenced) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	for _, it := range in.TransactItems {
+		if cc := it.ConditionCheck; cc != nil && strings.HasPrefix(avS(cc.Key["PK"]), "MIGRATION#") {
+			u.fences.Add(1)
+		}
+	}
 	if u.strip {
 		kept := *in
 		kept.TransactItems = nil
@@ -61,6 +68,7 @@ func avS(v types.AttributeValue) string {
 type layoutFixture struct {
 	*fixture
 	mg *migrate.Migrator
+	db *unfenced
 }
 
 func newLayoutFixture(t *testing.T, stage schema.OrderIndexes, ttl time.Duration, stripFence bool) *layoutFixture {
@@ -81,7 +89,7 @@ func newLayoutFixture(t *testing.T, stage schema.OrderIndexes, ttl time.Duration
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &layoutFixture{fixture: &fixture{env: env, st: st, svc: payments.New(st)}, mg: mg}
+	return &layoutFixture{fixture: &fixture{env: env, st: st, svc: payments.New(st)}, mg: mg, db: db}
 }
 
 func (f *layoutFixture) run(t *testing.T, to migrate.Phase) {
@@ -265,4 +273,26 @@ func TestFencedOrderItemLimit(t *testing.T) {
 			t.Errorf("%d lines: order read = %v", tt.lines, err)
 		}
 	}
+}
+
+// TestNoFenceOnceDone: in stage both, the writers fence every transaction
+// until the migration is done, and none after it (done is the last phase).
+func TestNoFenceOnceDone(t *testing.T) {
+	f := newLayoutFixture(t, schema.OrdersBoth, 0, false)
+	f.user(t, "u1", 100_000)
+	f.run(t, migrate.Cleanup)
+	f.order(t, "u1", "o-clean", 100, 1)
+	f.settle(t, "o-clean")
+	if n := f.db.fences.Load(); n != 2 {
+		t.Errorf("in cleanup: %d fenced transactions, want 2 (create order and settle)", n)
+	}
+	f.run(t, migrate.Done)
+	f.order(t, "u1", "o-done", 100, 1) // its cached cleanup is fenced, cancelled, then done
+	before := f.db.fences.Load()
+	f.settle(t, "o-done")
+	f.order(t, "u1", "o-done-2", 100, 1)
+	if n := f.db.fences.Load() - before; n != 0 {
+		t.Errorf("after done: %d fenced transactions, want 0", n)
+	}
+	checkShape(t, f.raw(t, "o-done"), migrate.Done, store.OrderPaid)
 }
