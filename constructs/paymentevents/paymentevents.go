@@ -19,6 +19,8 @@ import (
 
 	"github.com/oncetable/oncetable/constructs/gofunction"
 	"github.com/oncetable/oncetable/runtime/outbox"
+	"github.com/oncetable/oncetable/runtime/schema"
+	"github.com/oncetable/oncetable/runtime/store"
 )
 
 // Defaults of Props.
@@ -31,9 +33,37 @@ const (
 	DefaultIteratorAge          = time.Minute
 )
 
-// EventEntityTypes are the entity types whose stream records can carry a
-// payment event (runtime/outbox.FromRecord); the filter admits only them.
-var EventEntityTypes = []string{"LedgerEntry", "Order", "Payment"}
+// EventRecord names stream records that can carry a payment event
+// (runtime/outbox.FromRecord): an eventName and the entity types it
+// applies to.
+type EventRecord struct {
+	EventName   string
+	EntityTypes []string
+}
+
+// EventRecords are the records the mapping's filter admits, one filter
+// each (a record passing any of them invokes the function): ledger entries
+// inserted (CreditPosted, DebitPosted), orders modified (PaymentCreated
+// when charge gives the order its paymentId, OrderPaid when settle pays
+// it) and payments modified (PaymentProcessed). A payment's INSERT carries
+// no event, so it does not invoke the function; nor do profiles,
+// addresses, products, order items and idempotency records.
+var EventRecords = []EventRecord{
+	{EventName: "INSERT", EntityTypes: []string{store.TypeLedgerEntry}},
+	{EventName: "MODIFY", EntityTypes: []string{store.TypeOrder, store.TypePayment}},
+}
+
+// eventFilters are EventRecords as Lambda event filter patterns.
+func eventFilters() *[]*map[string]any {
+	var out []*map[string]any
+	for _, r := range EventRecords {
+		out = append(out, awslambda.FilterCriteria_Filter(&map[string]any{
+			"eventName": []string{r.EventName},
+			"dynamodb":  map[string]any{"NewImage": map[string]any{schema.EntityType: map[string]any{"S": r.EntityTypes}}},
+		}))
+	}
+	return &out
+}
 
 // Props configures the outbox. Only Table is required.
 type Props struct {
@@ -183,10 +213,7 @@ func (e *PaymentEvents) mapping(c constructs.Construct, p Props) {
 		MaxRecordAge:            awscdk.Duration_Seconds(jsii.Number(p.MaxRecordAge.Seconds())),
 		ReportBatchItemFailures: jsii.Bool(true),
 		OnFailure:               awslambdaeventsources.NewSqsDlq(e.FailureQueue),
-		Filters: &[]*map[string]any{awslambda.FilterCriteria_Filter(&map[string]any{
-			"eventName": []string{"INSERT", "MODIFY"},
-			"dynamodb":  map[string]any{"NewImage": map[string]any{"EntityType": map[string]any{"S": EventEntityTypes}}},
-		})},
+		Filters:                 eventFilters(),
 	})
 }
 

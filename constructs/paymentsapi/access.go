@@ -54,12 +54,13 @@ type Access struct {
 // at the order index stage (schema.OrdersV1 for ""), derived from what its
 // routes call in runtime/:
 //
-//	charge  BatchGetItem(order, idempotency record); TransactWriteItems{Update order,
-//	        Put payment, Put record}; GetItem of the record on replay
+//	charge  TransactWriteItems{Update order, Put payment, Put idempotency record};
+//	        GetItem of the record on replay
 //	debit   TransactWriteItems{Update balance, Put ledger entry, Put record}; GetItem on replay
 //	settle  BatchGetItem(order, record); TransactWriteItems{Update order, Update balance,
 //	        Update order summary, Put ledger entry, Put record}; GetItem on replay
-//	api     GetItem, PutItem, UpdateItem (process payment), Query on the table,
+//	api     GetItem, PutItem, UpdateItem (process payment: GetItem of the order's
+//	        userId, then UpdateItem of the payment), Query on the table,
 //	        TransactWriteItems{Update, Put, ConditionCheck} (credit, create order, add address),
 //	        Query on the order index(es) of the stage (GSI1, OrdersByStatus), Unprocessed and Featured
 //
@@ -78,7 +79,7 @@ func FunctionAccess(stage schema.OrderIndexes) map[string]Access {
 	replay := []string{ActionGetItem}
 	access := map[string]Access{
 		httpapi.FunctionCharge: {
-			TableActions:    []string{ActionBatchGetItem, ActionGetItem, ActionPutItem, ActionUpdateItem},
+			TableActions:    []string{ActionGetItem, ActionPutItem, ActionUpdateItem},
 			FallbackActions: replay,
 			Orders:          true,
 		},

@@ -265,20 +265,36 @@ func TestRequestCounts(t *testing.T) {
 		{"debit insufficient", "/users/hank/debits", `{"amount":999999,"currency":"EUR"}`, "k-debit-2", 402, tx},
 		{"order first", "/users/hank/orders", `{"orderId":"o-h3","currency":"EUR","items":[{"productId":"p","quantity":1,"unitPrice":5}]}`, "k-order", 201, tx},
 		{"order replay", "/users/hank/orders", `{"orderId":"o-h3","currency":"EUR","items":[{"productId":"p","quantity":1,"unitPrice":5}]}`, "k-order", 201, tx},
-		{"charge first", "/orders/o-h1/payments", `{"amount":700,"currency":"EUR"}`, "k-charge", 201, map[string]int{"BatchGetItem": 1, "TransactWriteItems": 1}},
-		{"charge replay", "/orders/o-h1/payments", `{"amount":700,"currency":"EUR"}`, "k-charge", 201, map[string]int{"BatchGetItem": 1}},
+		{"charge first", "/orders/o-h1/payments", `{"amount":700,"currency":"EUR"}`, "k-charge", 201, tx},
+		{"charge replay", "/orders/o-h1/payments", `{"amount":700,"currency":"EUR"}`, "k-charge", 201, tx},
 		{"settle first", "/orders/o-h2/settle", "", "k-settle", 200, map[string]int{"BatchGetItem": 1, "TransactWriteItems": 1}},
 		{"settle replay", "/orders/o-h2/settle", "", "k-settle", 200, map[string]int{"BatchGetItem": 1}},
 	}
+	paymentID := ""
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
 			h.env.Requests.Reset()
-			h.must(t, s.status, "POST", s.path, s.body, key(s.key))
+			r := h.must(t, s.status, "POST", s.path, s.body, key(s.key))
 			got := h.env.Requests.Snapshot()
 			if fmt.Sprint(got) != fmt.Sprint(s.want) {
 				t.Errorf("requests = %v, want %v", got, s.want)
 			}
+			if s.name == "charge first" {
+				paymentID = field(t, r.Body, "paymentId").(string)
+			}
 			t.Logf("%s: %v", s.name, got)
 		})
 	}
+	// Processing (back office, not an idempotent flow) reads the order's
+	// user for the payment's events, then updates the payment.
+	t.Run("process", func(t *testing.T) {
+		h.env.Requests.Reset()
+		r := h.must(t, 200, "POST", "/orders/o-h1/payments/"+paymentID+"/process", "", nil)
+		if got, want := h.env.Requests.Snapshot(), map[string]int{"GetItem": 1, "UpdateItem": 1}; fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("requests = %v, want %v", got, want)
+		}
+		if u := field(t, r.Body, "userId"); u != "hank" {
+			t.Errorf("processed payment's userId = %v, want the order's user hank", u)
+		}
+	})
 }

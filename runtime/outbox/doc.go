@@ -8,12 +8,18 @@
 //
 //	ledger entry inserted, kind credit        CreditPosted      id CreditPosted:<entryId>
 //	ledger entry inserted, kind debit/settle  DebitPosted       id DebitPosted:<entryId>
-//	payment inserted                          PaymentCreated    id PaymentCreated:<paymentId>
+//	order modified to gain paymentId (charge) PaymentCreated    id PaymentCreated:<paymentId>
 //	order modified to status paid (settle)    OrderPaid         id OrderPaid:<orderId>
 //	payment modified to status processed      PaymentProcessed  id PaymentProcessed:<paymentId>
 //
 // Everything else (profiles, addresses, orders being created, order items,
-// idempotency records and their TTL expiry) produces nothing. Ids come
+// payments being inserted, idempotency records and their TTL expiry)
+// produces nothing. PaymentCreated is read from the order, not from the
+// payment's INSERT in the same transaction, because charge's request names
+// only the order and the payment does not carry the user: the order's
+// MODIFY has the user, the total (the payment's amount) and updatedAt (the
+// payment's createdAt). Every event names its user; an event-bearing
+// record without one is a *RecordError. Ids come
 // from the items, not from stream sequence numbers, which change when a
 // table is restored, so a consumer deduplicates redeliveries by Event.ID.
 //

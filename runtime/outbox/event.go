@@ -33,8 +33,8 @@ type Event struct {
 	ID   string `json:"id"`
 	Type Type   `json:"type"`
 	// UserID is the user whose money moved. Every event has one: ledger
-	// entries, orders and (since charge records it) payments name their
-	// user.
+	// entries and orders name their user (PaymentCreated is read from the
+	// order), and processing puts it on the payment (PaymentProcessed).
 	UserID    string `json:"userId"`
 	OrderID   string `json:"orderId,omitempty"`
 	PaymentID string `json:"paymentId,omitempty"`
@@ -45,7 +45,8 @@ type Event struct {
 	Amount   int64  `json:"amount"`
 	Currency string `json:"currency"`
 	// CommittedAt is when the change was made, from the item's own
-	// timestamp (createdAt, paidAt, processedAt).
+	// timestamp (createdAt, paidAt, processedAt; for PaymentCreated the
+	// order's updatedAt, which charge sets to the payment's createdAt).
 	CommittedAt time.Time `json:"committedAt"`
 }
 
@@ -97,8 +98,8 @@ func FromRecordOf(r events.DynamoDBEventRecord, entityTypeAttr string) (ev Event
 	switch {
 	case r.EventName == "INSERT" && entity == store.TypeLedgerEntry:
 		ev, err = ledgerEvent(next)
-	case r.EventName == "INSERT" && entity == store.TypePayment:
-		ev, err = paymentEvent(next, PaymentCreated, "createdAt")
+	case r.EventName == "MODIFY" && entity == store.TypeOrder && gainsPayment(old, next):
+		ev, err = paymentCreatedEvent(next)
 	case r.EventName == "MODIFY" && entity == store.TypePayment && becomes(old, next, store.PaymentProcessed):
 		ev, err = paymentEvent(next, PaymentProcessed, "processedAt")
 	case r.EventName == "MODIFY" && entity == store.TypeOrder && becomes(old, next, store.OrderPaid):
@@ -125,6 +126,24 @@ func becomes(old, next image, status string) bool {
 	return next.str("status") == status && (old == nil || old.str("status") != status)
 }
 
+// gainsPayment reports the order change that charge makes: paymentId
+// appears (absent in the old image, present in the new). Without an old
+// image (a NEW_IMAGE stream) a created order with a payment counts, so a
+// later change of that order may repeat the event under its stable id, but
+// settle's (status paid) does not.
+func gainsPayment(old, next image) bool {
+	if next.str(paymentIDAttr) == "" {
+		return false
+	}
+	if old == nil {
+		return next.str("status") == store.OrderCreated
+	}
+	return old.str(paymentIDAttr) == ""
+}
+
+// paymentIDAttr is the payment's id on the order and on the payment.
+const paymentIDAttr = "paymentId"
+
 func ledgerEvent(im image) (Event, error) {
 	ev := Event{Type: DebitPosted, UserID: im.str("userId"), OrderID: im.str("orderId"),
 		EntryID: im.str("entryId"), Kind: im.str("kind")}
@@ -141,6 +160,15 @@ func ledgerEvent(im image) (Event, error) {
 func paymentEvent(im image, typ Type, at string) (Event, error) {
 	ev := Event{Type: typ, UserID: im.str("userId"), OrderID: im.str("orderId"), PaymentID: im.str("paymentId")}
 	return withMoney(ev, im, fields{id: ev.PaymentID, idAttr: "paymentId", amount: "amount", at: at})
+}
+
+// paymentCreatedEvent reads PaymentCreated from the order that charge gave
+// its payment: the payment's amount is the order's total (charge's
+// condition requires them equal) and its createdAt is the order's
+// updatedAt (charge stamps both with one time).
+func paymentCreatedEvent(im image) (Event, error) {
+	ev := Event{Type: PaymentCreated, UserID: im.str("userId"), OrderID: im.str("orderId"), PaymentID: im.str(paymentIDAttr)}
+	return withMoney(ev, im, fields{id: ev.PaymentID, idAttr: paymentIDAttr, amount: "total", at: schema.UpdatedAt})
 }
 
 func orderPaidEvent(im image) (Event, error) {

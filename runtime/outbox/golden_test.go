@@ -221,33 +221,93 @@ func TestFromRecordOfAnotherSchema(t *testing.T) {
 	}
 }
 
-// TestPaymentEventsNameTheUser: charge writes the order's user on the
-// payment, and a payment record without one (written before it did) is a
-// RecordError, not an event without a user.
-func TestPaymentEventsNameTheUser(t *testing.T) {
-	n := 0
+// recordOf returns the batch's record with that eventID.
+func recordOf(t *testing.T, id string) events.DynamoDBEventRecord {
+	t.Helper()
 	for _, r := range loadBatch(t).Records {
-		if r.Change.NewImage["EntityType"].DataType() != events.DataTypeString || r.Change.NewImage["EntityType"].String() != "Payment" {
-			continue
-		}
-		n++
-		ev, ok, err := outbox.FromRecord(r)
-		if !ok || err != nil || ev.UserID != "u1" {
-			t.Errorf("%s %s: %+v %v %v, want an event of user u1", r.EventName, r.EventID, ev, ok, err)
-		}
-		img := map[string]events.DynamoDBAttributeValue{}
-		for k, v := range r.Change.NewImage {
-			if k != "userId" {
-				img[k] = v
-			}
-		}
-		r.Change.NewImage = img
-		var re *outbox.RecordError
-		if _, ok, err := outbox.FromRecord(r); ok || !errorsAs(err, &re) || !strings.Contains(re.Reason, "no userId") {
-			t.Errorf("%s %s without userId: ok %v, err %v; want a RecordError naming userId", r.EventName, r.EventID, ok, err)
+		if r.EventID == id {
+			return r
 		}
 	}
-	if n < 2 {
-		t.Fatalf("testdata/stream-batch.json has %d payment records, want its creation and processing", n)
+	t.Fatalf("testdata/stream-batch.json has no record %s", id)
+	return events.DynamoDBEventRecord{}
+}
+
+// without is an image without the named attribute.
+func without(im map[string]events.DynamoDBAttributeValue, name string) map[string]events.DynamoDBAttributeValue {
+	out := map[string]events.DynamoDBAttributeValue{}
+	for k, v := range im {
+		if k != name {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// TestPaymentEventsNameTheUser: charge's request names only the order, so
+// PaymentCreated is read from the order's MODIFY that gains paymentId (it
+// has the user), the payment's INSERT carries none and yields nothing, and
+// processing puts the user on the payment for PaymentProcessed. An
+// event-bearing record without a user is a RecordError, not an event
+// without one.
+func TestPaymentEventsNameTheUser(t *testing.T) {
+	for _, c := range []struct {
+		record, want string
+	}{
+		{"ev108", "PaymentCreated:p1"},   // the charge's order MODIFY
+		{"ev112", "PaymentProcessed:p1"}, // the payment processed
+	} {
+		r := recordOf(t, c.record)
+		ev, ok, err := outbox.FromRecord(r)
+		if !ok || err != nil || ev.ID != c.want || ev.UserID != "u1" {
+			t.Errorf("%s: %+v %v %v, want %s of user u1", c.record, ev, ok, err, c.want)
+		}
+		r.Change.NewImage = without(r.Change.NewImage, "userId")
+		var re *outbox.RecordError
+		if _, ok, err := outbox.FromRecord(r); ok || !errorsAs(err, &re) || !strings.Contains(re.Reason, "no userId") {
+			t.Errorf("%s without userId: ok %v, err %v; want a RecordError naming userId", c.record, ok, err)
+		}
+	}
+	if ev, ok, err := outbox.FromRecord(recordOf(t, "ev109")); ok || err != nil {
+		t.Errorf("the payment's INSERT: %+v %v %v, want no event (PaymentCreated is the order's)", ev, ok, err)
+	}
+}
+
+// TestPaymentCreatedFromTheOrder: only the order change that gains a
+// paymentId is PaymentCreated, with the payment's amount (the total) and
+// commit time (updatedAt, which charge stamps with the payment's
+// createdAt); settle's change of a charged order is OrderPaid alone.
+func TestPaymentCreatedFromTheOrder(t *testing.T) {
+	charge, settle := recordOf(t, "ev108"), recordOf(t, "ev110")
+	created, err := time.Parse(time.RFC3339Nano, recordOf(t, "ev109").Change.NewImage["createdAt"].String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	newImageOnly := func(r events.DynamoDBEventRecord) events.DynamoDBEventRecord {
+		r.Change.OldImage = nil
+		return r
+	}
+	noPaymentYet := charge
+	noPaymentYet.Change.NewImage = without(charge.Change.NewImage, "paymentId")
+	for _, c := range []struct {
+		name string
+		r    events.DynamoDBEventRecord
+		want string // event id, "" for none
+	}{
+		{"charge: paymentId appears", charge, "PaymentCreated:p1"},
+		{"settle of the charged order", settle, "OrderPaid:o1"},
+		{"an order change without a payment", noPaymentYet, ""},
+		{"charge on a NEW_IMAGE stream (created, with a payment)", newImageOnly(charge), "PaymentCreated:p1"},
+		{"settle on a NEW_IMAGE stream", newImageOnly(settle), "OrderPaid:o1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ev, ok, err := outbox.FromRecord(c.r)
+			if err != nil || ok != (c.want != "") || ev.ID != c.want {
+				t.Fatalf("FromRecord = %q %v %v, want %q", ev.ID, ok, err, c.want)
+			}
+			if ev.Type == outbox.PaymentCreated && (ev.Amount != 2500 || !ev.CommittedAt.Equal(created)) {
+				t.Errorf("PaymentCreated amount %d at %s, want the payment's 2500 at its createdAt %s", ev.Amount, ev.CommittedAt, created)
+			}
+		})
 	}
 }

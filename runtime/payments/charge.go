@@ -49,38 +49,29 @@ func (s *Service) chargeable(amt money.Amount) expression.ConditionBuilder {
 // TransactWriteItems: an Update of the order (SET paymentId; condition: it
 // exists, is created, totals amt and has no payment yet), the payment Put
 // (attribute_not_exists; it carries the keys of the sparse Unprocessed
-// index) and the idempotency record. Status 201.
+// index) and the idempotency record. Status 201. A replay is the record's
+// ALL_OLD image in the cancellation reasons: one request either way.
 //
-// The payment names the order's user, so that its events (PaymentCreated,
-// PaymentProcessed) carry the user like every other event. The request
-// names only the order, and DynamoDB cannot copy one item's attribute into
-// another, so charge first reads the order together with the idempotency
-// record in one strongly consistent BatchGetItem, as settle does: a replay
-// is answered from that read (one request), a first call costs the read
-// plus the transaction (two). An order's user never changes, so the read
-// cannot be stale in what it gives the payment; the transaction's
-// conditions decide everything else.
+// The request names only the order, so the payment does not carry the
+// order's user (DynamoDB cannot copy one item's attribute into another
+// without a read). The order's stream record carries it instead: the
+// order's MODIFY where paymentId appears is the PaymentCreated event
+// (runtime/outbox), with the user, the total (the payment's amount, which
+// the condition checks) and updatedAt, stamped with the payment's
+// createdAt. Processing puts the user on the payment (store.ProcessPayment).
 func (s *Service) Charge(ctx context.Context, idem Idem, orderID string, amt money.Amount) (Response, error) {
-	ok, err := s.keys.Order(orderID)
-	if err != nil {
-		return Response{}, err
-	}
-	req := idempotency.Request{Scope: idem.Scope, Key: idem.Key, Fingerprint: idem.Fingerprint, Partition: ok.PK}
-	order, replay, err := s.readForSettle(ctx, req, ok)
-	if err != nil || replay != nil {
-		return deref(replay), err
-	}
-	if order == nil {
-		return Response{}, fmt.Errorf("order %q: %w", orderID, ErrNotFound)
-	}
-	f, err := s.chargeFlow(idem, ok, order.UserID, orderID, amt)
+	f, err := s.chargeFlow(idem, orderID, amt)
 	if err != nil {
 		return Response{}, err
 	}
 	return s.run(ctx, f)
 }
 
-func (s *Service) chargeFlow(idem Idem, ok keys.Key, userID, orderID string, amt money.Amount) (flow, error) {
+func (s *Service) chargeFlow(idem Idem, orderID string, amt money.Amount) (flow, error) {
+	ok, err := s.keys.Order(orderID)
+	if err != nil {
+		return flow{}, err
+	}
 	paymentID := keys.NewID("pay")
 	pk, err := s.keys.Payment(orderID, paymentID)
 	if err != nil {
@@ -96,7 +87,7 @@ func (s *Service) chargeFlow(idem Idem, ok keys.Key, userID, orderID string, amt
 		}
 		put, err := s.items.PutNew(store.Payment{PK: pk.PK, SK: pk.SK, EntityType: store.TypePayment,
 			UnprocessedPK: s.keys.UnprocessedPartition, UnprocessedSK: keys.UnprocessedSK(now, paymentID),
-			PaymentID: paymentID, OrderID: orderID, UserID: userID, Amount: amt.Minor, Currency: string(amt.Currency),
+			PaymentID: paymentID, OrderID: orderID, Amount: amt.Minor, Currency: string(amt.Currency),
 			Status: store.PaymentCreated, CreatedAt: ts})
 		if err != nil {
 			return nil, err

@@ -185,3 +185,51 @@ func TestPageEndsWithoutCursor(t *testing.T) {
 		}
 	}
 }
+
+// TestProcessPaymentNamesTheUser: a payment as charge writes it (without
+// the user) gets its order's user when processed, in one GetItem of the
+// order and one UpdateItem; a user already on the payment is kept; a
+// payment of no order is not found and nothing is written.
+func TestProcessPaymentNamesTheUser(t *testing.T) {
+	st, env := newStore(t)
+	ctx := context.Background()
+	ok, _ := keys.Order("o1")
+	if err := putRaw(ctx, env, map[string]any{"PK": ok.PK, "SK": ok.SK, "EntityType": store.TypeOrder, "orderId": "o1",
+		"userId": "u1", "status": store.OrderCreated, "total": 500, "currency": "EUR"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []store.Payment{
+		{PaymentID: "p1", OrderID: "o1"},
+		{PaymentID: "p2", OrderID: "o1", UserID: "kept"},
+		{PaymentID: "p3", OrderID: "o-none"},
+	} {
+		pk, _ := keys.Payment(p.OrderID, p.PaymentID)
+		p.PK, p.SK, p.EntityType, p.Amount, p.Currency, p.Status = pk.PK, pk.SK, store.TypePayment, 500, "EUR", store.PaymentCreated
+		if err := putRaw(ctx, env, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		order, payment, user string
+		err                  error
+	}{
+		{"o1", "p1", "u1", nil},
+		{"o1", "p1", "u1", nil}, // again: unchanged
+		{"o1", "p2", "kept", nil},
+		{"o-none", "p3", "", store.ErrNotFound},
+		{"o1", "p-none", "", store.ErrNotFound},
+	} {
+		env.Requests.Reset()
+		p, err := st.ProcessPayment(ctx, c.order, c.payment)
+		if !errors.Is(err, c.err) || p.UserID != c.user || (err == nil && p.Status != store.PaymentProcessed) {
+			t.Errorf("ProcessPayment(%s, %s) = %+v, %v; want user %q, error %v", c.order, c.payment, p, err, c.user, c.err)
+		}
+		want := "map[GetItem:1 UpdateItem:1]"
+		if c.order == "o-none" {
+			want = "map[GetItem:1]"
+		}
+		if got := fmt.Sprint(env.Requests.Snapshot()); got != want {
+			t.Errorf("ProcessPayment(%s, %s) made %s, want %s", c.order, c.payment, got, want)
+		}
+	}
+}

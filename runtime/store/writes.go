@@ -167,16 +167,25 @@ func (s *Store) CreateProduct(ctx context.Context, in NewProduct) (Product, erro
 }
 
 // ProcessPayment marks a payment processed and REMOVEs its Unprocessed index
-// keys, which takes it out of the sparse index (one UpdateItem). Processing
-// twice is harmless: the first processedAt is kept.
+// keys, which takes it out of the sparse index, and puts the order's user on
+// it for its PaymentProcessed event: charge's request names only the order,
+// so the payment is written without the user (runtime/payments). That costs
+// a strongly consistent GetItem of the order, projected to userId (1 read
+// unit), before the UpdateItem: two requests. Processing twice is harmless:
+// the first processedAt and userId are kept.
 func (s *Store) ProcessPayment(ctx context.Context, orderID, paymentID string) (Payment, error) {
 	k, err := s.keys.Payment(orderID, paymentID)
 	if err != nil {
 		return Payment{}, err
 	}
-	processedAt := expression.Name("processedAt")
+	userID, err := s.orderUser(ctx, orderID, paymentID)
+	if err != nil {
+		return Payment{}, err
+	}
+	processedAt, user := expression.Name("processedAt"), expression.Name("userId")
 	upd := expression.Set(expression.Name("status"), expression.Value(PaymentProcessed)).
 		Set(processedAt, expression.IfNotExists(processedAt, expression.Value(keys.Timestamp(s.now())))).
+		Set(user, expression.IfNotExists(user, expression.Value(userID))).
 		Remove(expression.Name(s.sch.Unprocessed.PartitionKey)).
 		Remove(expression.Name(s.sch.Unprocessed.SortKey))
 	expr, err := expression.NewBuilder().WithUpdate(upd).
@@ -206,4 +215,27 @@ func (s *Store) ProcessPayment(ctx context.Context, orderID, paymentID string) (
 	}
 	var p Payment
 	return p, s.items.Unmarshal(out.Attributes, &p)
+}
+
+// orderUser reads the user of the order a payment belongs to (GetItem,
+// strongly consistent, projected to userId). An order's user never
+// changes. No order means no payment either.
+func (s *Store) orderUser(ctx context.Context, orderID, paymentID string) (string, error) {
+	ok, err := s.keys.Order(orderID)
+	if err != nil {
+		return "", err
+	}
+	var o struct {
+		UserID string `dynamodbav:"userId"`
+	}
+	found, err := s.getItem(ctx, ok, &o, "userId")
+	switch {
+	case err != nil:
+		return "", err
+	case !found:
+		return "", notFound("payment", paymentID)
+	case o.UserID == "":
+		return "", fmt.Errorf("store: order %q has no userId", orderID)
+	}
+	return o.UserID, nil
 }

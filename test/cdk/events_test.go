@@ -6,7 +6,6 @@ import (
 
 	"github.com/aws/jsii-runtime-go"
 
-	"github.com/oncetable/oncetable/constructs/paymentevents"
 	"github.com/oncetable/oncetable/runtime/outbox"
 )
 
@@ -33,9 +32,14 @@ func TestPaymentEvents(t *testing.T) {
 			streamArn := map[string]any{"Fn::GetAtt": []any{tableID, "StreamArn"}}
 			fnID := logicalID(s, s.events.Function.Function)
 			queueID := logicalID(s, s.events.FailureQueue)
-			entityTypes := []any{}
-			for _, e := range paymentevents.EventEntityTypes {
-				entityTypes = append(entityTypes, e)
+			// Ledger entries inserted; orders (PaymentCreated, OrderPaid) and
+			// payments (PaymentProcessed) modified. A payment's INSERT
+			// carries no event and does not invoke the function.
+			pattern := func(eventName string, entityTypes ...any) any {
+				return map[string]any{"Pattern": compact(map[string]any{
+					"eventName": []any{eventName},
+					"dynamodb":  map[string]any{"NewImage": map[string]any{"EntityType": map[string]any{"S": entityTypes}}},
+				})}
 			}
 			check(t, "the stream mapping", func() {
 				s.template.HasResourceProperties(jsii.String("AWS::Lambda::EventSourceMapping"), map[string]any{
@@ -44,10 +48,10 @@ func TestPaymentEvents(t *testing.T) {
 					"MaximumRetryAttempts": tt.retries, "MaximumRecordAgeInSeconds": tt.ageSec,
 					"FunctionResponseTypes": []any{"ReportBatchItemFailures"},
 					"DestinationConfig":     map[string]any{"OnFailure": map[string]any{"Destination": getAtt(queueID)}},
-					"FilterCriteria": map[string]any{"Filters": []any{map[string]any{"Pattern": compact(map[string]any{
-						"eventName": []any{"INSERT", "MODIFY"},
-						"dynamodb":  map[string]any{"NewImage": map[string]any{"EntityType": map[string]any{"S": entityTypes}}},
-					})}}},
+					"FilterCriteria": map[string]any{"Filters": []any{
+						pattern("INSERT", "LedgerEntry"),
+						pattern("MODIFY", "Order", "Payment"),
+					}},
 				})
 			})
 			if p := props(s.json["Resources"].(map[string]any)[queueID].(map[string]any)); p["SqsManagedSseEnabled"] != true {

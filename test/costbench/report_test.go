@@ -125,17 +125,17 @@ figures show the cost of the protocol's requests under contention, not DynamoDB'
 	b.WriteString(`
 ## Reading the figures
 
-- **debit** commits the effect and the idempotency record in one TransactWriteItems: one
+- **charge and debit** commit the effect and the idempotency record in one TransactWriteItems: one
   request on a first call. A replay (and the loser of a race) meets the record's condition and gets the
   stored response back inside the cancellation reason (ReturnValuesOnConditionCheckFailure=ALL_OLD): one
-  request, no GetItem.
-- **settle and charge** read the order together with the idempotency record in one strongly consistent
-  BatchGetItem before their transaction, because the request names neither the user nor the total (settle)
-  or only the order while the payment records the order's user for its events (charge), and DynamoDB cannot
-  use one item's attribute in another item's update (runtime/payments documents this). A first call is
+  request, no GetItem. Charge's request names only the order, and its payment does not carry the user:
+  PaymentCreated reads the user from the order's stream record (docs/events.md), so the events' user
+  costs charge no request.
+- **settle** reads the order together with the idempotency record in one strongly consistent BatchGetItem
+  before its transaction, because the request names neither the user nor the total and DynamoDB cannot use
+  one item's attribute in another item's update (runtime/payments documents this). A first call is
   therefore two requests; a replay is answered from that read, one request. The baseline needs the same
-  read of the order inside its settle, so it makes four requests on a first call; its charge does not
-  record the user, so it reads nothing.
+  read of the order inside its effect, so it makes four requests on a first call.
 - **Write units.** oncetable writes its idempotency record inside the transaction, and a transactional
   write costs twice the units of a standard one, while the baseline's Put and Update of its record are
   standard writes; compare the WCU columns. What oncetable saves is round trips (each one a network

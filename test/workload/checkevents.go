@@ -196,10 +196,14 @@ func detailOf(a Arrival) outbox.Event {
 	return ev
 }
 
-// itemOf names the table item an event comes from.
+// itemOf names the table item an event comes from: PaymentCreated is the
+// order's (runtime/outbox reads it from the order's MODIFY that gains
+// paymentId), PaymentProcessed the payment's.
 func itemOf(ev outbox.Event) string {
 	switch ev.Type {
-	case outbox.PaymentCreated, outbox.PaymentProcessed:
+	case outbox.PaymentCreated:
+		return "order:" + ev.OrderID
+	case outbox.PaymentProcessed:
 		return "payment:" + ev.PaymentID
 	}
 	return objectOf(ev)

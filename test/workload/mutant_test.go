@@ -162,33 +162,7 @@ func TestEventMutantsAreCaught(t *testing.T) {
 				return h(ctx, events.DynamoDBEvent{Records: recs})
 			}
 		}, workload.InvEventCommitted},
-		{"a payment's creation published after its processing", func(h streampoll.Handler) streampoll.Handler {
-			held := map[string]events.DynamoDBEventRecord{}
-			return func(ctx context.Context, b events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
-				var recs []events.DynamoDBEventRecord
-				for _, r := range b.Records {
-					im := r.Change.NewImage
-					if im["EntityType"].DataType() != events.DataTypeString || im["EntityType"].String() != "Payment" {
-						recs = append(recs, r)
-						continue
-					}
-					id := im["paymentId"].String()
-					if r.EventName == "INSERT" {
-						held[id] = r
-						continue
-					}
-					recs = append(recs, r)
-					if c, ok := held[id]; ok {
-						recs = append(recs, c)
-						delete(held, id)
-					}
-				}
-				if len(recs) == 0 {
-					return events.DynamoDBEventResponse{}, nil
-				}
-				return h(ctx, events.DynamoDBEvent{Records: recs})
-			}
-		}, workload.InvEventOrder},
+		{"a payment's creation published after the order is paid", holdPaymentCreated, workload.InvEventOrder},
 		{"a publisher that reorders a user's events across items", holdFirstLedgerEntry, workload.InvEventUserOrder},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -228,6 +202,32 @@ func holdFirstLedgerEntry(h streampoll.Handler) streampoll.Handler {
 				recs = append(recs, r, held[ev.UserID])
 				delete(held, ev.UserID)
 				done[ev.UserID] = true
+			}
+		}
+		if len(recs) == 0 {
+			return events.DynamoDBEventResponse{}, nil
+		}
+		return h(ctx, events.DynamoDBEvent{Records: recs})
+	}
+}
+
+// holdPaymentCreated is a consumer that reorders one item's records: it
+// holds back the order's MODIFY that gains a paymentId (PaymentCreated)
+// and publishes it after that order's next record (settle's OrderPaid).
+func holdPaymentCreated(h streampoll.Handler) streampoll.Handler {
+	held := map[string]events.DynamoDBEventRecord{}
+	return func(ctx context.Context, b events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+		var recs []events.DynamoDBEventRecord
+		for _, r := range b.Records {
+			ev, ok, err := outbox.FromRecord(r)
+			switch {
+			case err == nil && ok && ev.Type == outbox.PaymentCreated:
+				held[ev.OrderID] = r
+			case err == nil && ok && ev.Type == outbox.OrderPaid && held[ev.OrderID].EventID != "":
+				recs = append(recs, r, held[ev.OrderID])
+				delete(held, ev.OrderID)
+			default:
+				recs = append(recs, r)
 			}
 		}
 		if len(recs) == 0 {
