@@ -54,30 +54,59 @@ var (
 // Update (SET balance = balance + :amt, fixing the currency on the first
 // credit), a ledger entry and the idempotency record. Status 201.
 func (s *Service) Credit(ctx context.Context, idem Idem, userID string, amt money.Amount) (Response, error) {
-	f, err := s.creditFlow(idem, userID, amt)
+	return s.moveBalance(ctx, creditMove, idem, userID, amt)
+}
+
+// balanceMove is all that tells a credit from a debit: both are one
+// TransactWriteItems of a profile Update, a ledger entry and the
+// idempotency record, status 201, and a cancellation of the Update is
+// explained from the profile's ALL_OLD image.
+type balanceMove struct {
+	name    string // the flow
+	prefix  string // of the entry's id
+	kind    string // of the ledger entry
+	update  func(s *Service, uk keys.Key, amt money.Amount, now time.Time) (types.TransactWriteItem, error)
+	failure func(userID string, old map[string]types.AttributeValue, amt money.Amount) error
+	body    func(entryID string, amt money.Amount) any
+}
+
+var (
+	creditMove = balanceMove{name: FlowCredit, prefix: "cr", kind: store.LedgerCredit,
+		update: (*Service).credit, failure: creditFailure,
+		body: func(id string, amt money.Amount) any {
+			return CreditResult{EntryID: id, Amount: amt.Minor, Currency: string(amt.Currency)}
+		}}
+	debitMove = balanceMove{name: FlowDebit, prefix: "db", kind: store.LedgerDebit,
+		update: (*Service).guardedDebit, failure: debitFailure,
+		body: func(id string, amt money.Amount) any {
+			return DebitResult{DebitID: id, Amount: amt.Minor, Currency: string(amt.Currency)}
+		}}
+)
+
+func (s *Service) moveBalance(ctx context.Context, m balanceMove, idem Idem, userID string, amt money.Amount) (Response, error) {
+	f, err := s.balanceFlow(m, idem, userID, amt)
 	if err != nil {
 		return Response{}, err
 	}
 	return s.run(ctx, f)
 }
 
-func (s *Service) creditFlow(idem Idem, userID string, amt money.Amount) (flow, error) {
+func (s *Service) balanceFlow(m balanceMove, idem Idem, userID string, amt money.Amount) (flow, error) {
 	uk, err := s.keys.User(userID)
 	if err != nil {
 		return flow{}, err
 	}
-	entryID := keys.NewID("cr")
+	entryID := keys.NewID(m.prefix)
 	build := func(now time.Time) (*idempotency.Effect, error) {
-		upd, err := s.credit(uk, amt, now)
+		upd, err := m.update(s, uk, amt, now)
 		if err != nil {
 			return nil, err
 		}
-		entry, err := s.ledgerPut(userID, now, entryID, store.LedgerCredit, amt, "")
+		entry, err := s.ledgerPut(userID, now, entryID, m.kind, amt, "")
 		if err != nil {
 			return nil, err
 		}
-		eff := &idempotency.Effect{Status: http.StatusCreated,
-			Body: CreditResult{EntryID: entryID, Amount: amt.Minor, Currency: string(amt.Currency)}}
+		eff := &idempotency.Effect{Status: http.StatusCreated, Body: m.body(entryID, amt)}
 		eff.Items.Add(itemBalance, upd)
 		eff.Items.Add(itemLedger, entry)
 		return eff, nil
@@ -86,9 +115,9 @@ func (s *Service) creditFlow(idem Idem, userID string, amt money.Amount) (flow, 
 		if !c.Failed(itemBalance) {
 			return nil
 		}
-		return creditFailure(userID, c.Item(itemBalance), amt)
+		return m.failure(userID, c.Item(itemBalance), amt)
 	}
-	return flow{name: FlowCredit, idem: idem, partition: uk.PK, invocation: []string{entryID}, build: build, fail: fail}, nil
+	return flow{name: m.name, idem: idem, partition: uk.PK, invocation: []string{entryID}, build: build, fail: fail}, nil
 }
 
 // credit is the profile Update of a credit.
@@ -119,41 +148,7 @@ func creditFailure(userID string, old map[string]types.AttributeValue, amt money
 // condition balance >= :amt), a ledger entry and the idempotency record.
 // Concurrent debits therefore never drive the balance negative. Status 201.
 func (s *Service) Debit(ctx context.Context, idem Idem, userID string, amt money.Amount) (Response, error) {
-	f, err := s.debitFlow(idem, userID, amt)
-	if err != nil {
-		return Response{}, err
-	}
-	return s.run(ctx, f)
-}
-
-func (s *Service) debitFlow(idem Idem, userID string, amt money.Amount) (flow, error) {
-	uk, err := s.keys.User(userID)
-	if err != nil {
-		return flow{}, err
-	}
-	debitID := keys.NewID("db")
-	build := func(now time.Time) (*idempotency.Effect, error) {
-		upd, err := s.guardedDebit(uk, amt, now)
-		if err != nil {
-			return nil, err
-		}
-		entry, err := s.ledgerPut(userID, now, debitID, store.LedgerDebit, amt, "")
-		if err != nil {
-			return nil, err
-		}
-		eff := &idempotency.Effect{Status: http.StatusCreated,
-			Body: DebitResult{DebitID: debitID, Amount: amt.Minor, Currency: string(amt.Currency)}}
-		eff.Items.Add(itemBalance, upd)
-		eff.Items.Add(itemLedger, entry)
-		return eff, nil
-	}
-	fail := func(c *txn.CancelledError) error {
-		if c.Failed(itemBalance) {
-			return debitFailure(userID, c.Item(itemBalance), amt)
-		}
-		return nil
-	}
-	return flow{name: FlowDebit, idem: idem, partition: uk.PK, invocation: []string{debitID}, build: build, fail: fail}, nil
+	return s.moveBalance(ctx, debitMove, idem, userID, amt)
 }
 
 // guardedDebit is the profile Update shared by debit and settle.
