@@ -187,9 +187,10 @@ func (a *API) addAddress(ctx context.Context, c *call) (reply, error) {
 		City: in.City, PostalCode: in.PostalCode, Country: in.Country}))
 }
 
-// moneyMove is credit and debit: the same body, different flows.
-func (a *API) moneyMove(ctx context.Context, c *call, flow string, run func(context.Context, payments.Idem, string, money.Amount) (payments.Response, error)) (reply, error) {
-	userID := c.params["userId"]
+// amountFlow is credit, debit and charge: the same body {"amount",
+// "currency"} and the same steps, on the route's user or order (param).
+func (a *API) amountFlow(ctx context.Context, c *call, param, flow string, run func(context.Context, payments.Idem, string, money.Amount) (payments.Response, error)) (reply, error) {
+	id := c.params[param]
 	var in AmountRequest
 	raw, err := c.decode(&in)
 	if err != nil {
@@ -203,15 +204,15 @@ func (a *API) moneyMove(ctx context.Context, c *call, flow string, run func(cont
 	if err != nil {
 		return reply{}, err
 	}
-	return flowReply(run(ctx, idem, userID, amt))
+	return flowReply(run(ctx, idem, id, amt))
 }
 
 func (a *API) credit(ctx context.Context, c *call) (reply, error) {
-	return a.moneyMove(ctx, c, payments.FlowCredit, a.svc.Credit)
+	return a.amountFlow(ctx, c, "userId", payments.FlowCredit, a.svc.Credit)
 }
 
 func (a *API) debit(ctx context.Context, c *call) (reply, error) {
-	return a.moneyMove(ctx, c, payments.FlowDebit, a.svc.Debit)
+	return a.amountFlow(ctx, c, "userId", payments.FlowDebit, a.svc.Debit)
 }
 
 func (a *API) balance(ctx context.Context, c *call) (reply, error) {
@@ -220,9 +221,15 @@ func (a *API) balance(ctx context.Context, c *call) (reply, error) {
 }
 
 func (a *API) ledger(ctx context.Context, c *call) (reply, error) {
+	return userPage(ctx, a, c, a.st.Ledger)
+}
+
+// userPage answers one page of a list of the route's user; an empty first
+// page is the user's 404 when the user does not exist (see userExists).
+func userPage[T any](ctx context.Context, a *API, c *call, list func(context.Context, string, int, string) (store.Page[T], error)) (reply, error) {
 	id := c.params["userId"]
 	return listPage(c, func(limit int, cur string) (any, error) {
-		p, err := a.st.Ledger(ctx, id, limit, cur)
+		p, err := list(ctx, id, limit, cur)
 		if err == nil && len(p.Items) == 0 && cur == "" {
 			err = a.userExists(ctx, id)
 		}
@@ -240,14 +247,7 @@ func (a *API) userExists(ctx context.Context, id string) error {
 }
 
 func (a *API) userOrders(ctx context.Context, c *call) (reply, error) {
-	id := c.params["userId"]
-	return listPage(c, func(limit int, cur string) (any, error) {
-		p, err := a.st.UserOrders(ctx, id, limit, cur)
-		if err == nil && len(p.Items) == 0 && cur == "" {
-			err = a.userExists(ctx, id)
-		}
-		return p, err
-	})
+	return userPage(ctx, a, c, a.st.UserOrders)
 }
 
 func (a *API) createOrder(ctx context.Context, c *call) (reply, error) {
@@ -307,21 +307,7 @@ func (a *API) listOrders(ctx context.Context, c *call) (reply, error) {
 }
 
 func (a *API) charge(ctx context.Context, c *call) (reply, error) {
-	orderID := c.params["orderId"]
-	var in AmountRequest
-	raw, err := c.decode(&in)
-	if err != nil {
-		return reply{}, err
-	}
-	amt, err := money.ParseJSON(in.Amount, in.Currency)
-	if err != nil {
-		return reply{}, err
-	}
-	idem, err := c.idem(payments.FlowCharge, raw)
-	if err != nil {
-		return reply{}, err
-	}
-	return flowReply(a.svc.Charge(ctx, idem, orderID, amt))
+	return a.amountFlow(ctx, c, "orderId", payments.FlowCharge, a.svc.Charge)
 }
 
 // settle takes an optional body {"amount", "currency"}: when present it
