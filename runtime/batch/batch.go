@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -55,78 +54,66 @@ type Options struct {
 // order. Keys that do not exist are simply absent from the result.
 func Get(ctx context.Context, db Getter, table string, keys []map[string]types.AttributeValue, opts Options) ([]map[string]types.AttributeValue, error) {
 	var items []map[string]types.AttributeValue
-	for start := 0; start < len(keys); start += MaxGetKeys {
-		pending := keys[start:min(start+MaxGetKeys, len(keys))]
-		p := opts.Backoff
-		if p.MaxAttempts <= 0 {
-			p.MaxAttempts = 5
+	err := rounds(ctx, keys, MaxGetKeys, opts, func(pending []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
+		var out *dynamodb.BatchGetItemOutput
+		err := retry.Do(ctx, opts.Backoff, func(int) error {
+			var err error
+			out, err = db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
+				table: {Keys: pending, ConsistentRead: aws.Bool(opts.ConsistentRead)},
+			}})
+			return err
+		})
+		if err != nil {
+			return nil, err
 		}
-		for attempt := 0; len(pending) > 0; attempt++ {
-			if attempt == p.MaxAttempts {
-				return items, &IncompleteError{Remaining: len(pending) + len(keys) - min(start+MaxGetKeys, len(keys))}
-			}
-			if attempt > 0 {
-				if err := sleep(ctx, p.Backoff(attempt)); err != nil {
-					return items, err
-				}
-			}
-			var out *dynamodb.BatchGetItemOutput
-			err := retry.Do(ctx, opts.Backoff, func(int) error {
-				var err error
-				out, err = db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
-					table: {Keys: pending, ConsistentRead: aws.Bool(opts.ConsistentRead)},
-				}})
-				return err
-			})
-			if err != nil {
-				return items, err
-			}
-			items = append(items, out.Responses[table]...)
-			pending = out.UnprocessedKeys[table].Keys
-		}
-	}
-	return items, nil
+		items = append(items, out.Responses[table]...)
+		return out.UnprocessedKeys[table].Keys, nil
+	})
+	return items, err
 }
 
 // Write applies writes (puts and deletes) to table in chunks of 25.
 func Write(ctx context.Context, db Writer, table string, writes []types.WriteRequest, opts Options) error {
-	for start := 0; start < len(writes); start += MaxWrites {
-		pending := writes[start:min(start+MaxWrites, len(writes))]
-		p := opts.Backoff
-		if p.MaxAttempts <= 0 {
-			p.MaxAttempts = 5
+	return rounds(ctx, writes, MaxWrites, opts, func(pending []types.WriteRequest) ([]types.WriteRequest, error) {
+		var out *dynamodb.BatchWriteItemOutput
+		err := retry.Do(ctx, opts.Backoff, func(int) error {
+			var err error
+			out, err = db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{table: pending}})
+			return err
+		})
+		if err != nil {
+			return nil, err
 		}
+		return out.UnprocessedItems[table], nil
+	})
+}
+
+// rounds is the loop of Get and Write: it sends all in chunks of size, and
+// each chunk again with what send left unprocessed, waiting opts.Backoff
+// between rounds, until nothing is left or the attempts (default 5) run
+// out: then an [*IncompleteError] counts what was not sent.
+func rounds[T any](ctx context.Context, all []T, size int, opts Options, send func(pending []T) ([]T, error)) error {
+	p := opts.Backoff
+	if p.MaxAttempts <= 0 {
+		p.MaxAttempts = 5
+	}
+	for start := 0; start < len(all); start += size {
+		end := min(start+size, len(all))
+		pending := all[start:end]
 		for attempt := 0; len(pending) > 0; attempt++ {
 			if attempt == p.MaxAttempts {
-				return &IncompleteError{Remaining: len(pending) + len(writes) - min(start+MaxWrites, len(writes))}
+				return &IncompleteError{Remaining: len(pending) + len(all) - end}
 			}
 			if attempt > 0 {
-				if err := sleep(ctx, p.Backoff(attempt)); err != nil {
+				if err := retry.Sleep(ctx, p.Backoff(attempt)); err != nil {
 					return err
 				}
 			}
-			var out *dynamodb.BatchWriteItemOutput
-			err := retry.Do(ctx, opts.Backoff, func(int) error {
-				var err error
-				out, err = db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{table: pending}})
-				return err
-			})
-			if err != nil {
+			var err error
+			if pending, err = send(pending); err != nil {
 				return err
 			}
-			pending = out.UnprocessedItems[table]
 		}
 	}
 	return nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -144,12 +144,8 @@ func Do(ctx context.Context, p Policy, fn func(attempt int) error) error {
 			if p.OnRetry != nil {
 				p.OnRetry(kind, attempt)
 			}
-			t := time.NewTimer(p.Backoff(attempt))
-			select {
-			case <-ctx.Done():
-				t.Stop()
+			if Sleep(ctx, p.Backoff(attempt)) != nil {
 				return &UnavailableError{Kind: kind, Attempts: attempt, RetryAfter: p.RetryAfter, Cause: err}
-			case <-t.C:
 			}
 		}
 		err = fn(attempt)
@@ -163,4 +159,16 @@ func Do(ctx context.Context, p Policy, fn func(attempt int) error) error {
 		}
 	}
 	return &UnavailableError{Kind: kind, Attempts: p.MaxAttempts, RetryAfter: p.RetryAfter, Cause: err}
+}
+
+// Sleep waits d, or less when ctx ends first; it then answers ctx.Err().
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }

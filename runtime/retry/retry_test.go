@@ -92,3 +92,28 @@ func TestBackoffIsCapped(t *testing.T) {
 		}
 	}
 }
+
+func TestSleep(t *testing.T) {
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name string
+		ctx  context.Context
+		d    time.Duration
+		want error
+	}{
+		{"waits", context.Background(), time.Millisecond, nil},
+		{"ended context", done, time.Hour, context.Canceled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			if err := retry.Sleep(tt.ctx, tt.d); !errors.Is(err, tt.want) {
+				t.Fatalf("Sleep = %v, want %v", err, tt.want)
+			}
+			if tt.want == nil && time.Since(start) < tt.d {
+				t.Errorf("Sleep returned after %v, before %v", time.Since(start), tt.d)
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/httpapi"
+	"github.com/oncetable/oncetable/runtime/retry"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/store"
 	"github.com/oncetable/oncetable/test/workload"
@@ -171,7 +172,7 @@ func (d *demo) logf(format string, a ...any) {
 // during is the migration in the middle of the soak.
 func (d *demo) during(ctx context.Context, live *workload.Live) error {
 	d.live = live
-	if err := sleep(ctx, d.cfg.Before); err != nil {
+	if err := retry.Sleep(ctx, d.cfg.Before); err != nil {
 		return err
 	}
 	d.logf("v1: %d orders acknowledged; partition throttles in v1: %s", live.OrdersCreated(), d.throttles())
@@ -188,30 +189,19 @@ func (d *demo) during(ctx context.Context, live *workload.Live) error {
 // acknowledged in it, so that the clients write orders in every phase.
 func (d *demo) dwell(ctx context.Context, phase string) error {
 	start, t0 := d.live.OrdersCreated(), time.Now()
-	if err := sleep(ctx, d.cfg.Dwell); err != nil {
+	if err := retry.Sleep(ctx, d.cfg.Dwell); err != nil {
 		return err
 	}
 	for d.live.OrdersCreated()-start < d.cfg.MinOrders {
 		if time.Since(t0) > 30*time.Second {
 			return fmt.Errorf("migratedemo: only %d orders acknowledged in phase %s in 30s", d.live.OrdersCreated()-start, phase)
 		}
-		if err := sleep(ctx, 100*time.Millisecond); err != nil {
+		if err := retry.Sleep(ctx, 100*time.Millisecond); err != nil {
 			return err
 		}
 	}
 	d.logf("  %s: %d orders acknowledged in %.1fs", phase, d.live.OrdersCreated()-start, time.Since(t0).Seconds())
 	return nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // throttles formats the engine's partition throttle counts by reason since
