@@ -36,7 +36,8 @@
 // loopback. In every window but calm, that endpoint refuses a seeded share
 // of PutEvents entries and the consumer fails in a seeded share of
 // invocations after publishing part of its batch (the poller retries the
-// batch); in the consumer-restart window (and, fewer, in all-faults) the
+// batch); in the consumer-restart window (at its first invocation, then in
+// a share; fewer in all-faults) the
 // consumer's process dies after publishing part of a batch, and a new
 // poller resumes from the shard's checkpoint (streampoll.Checkpoints); the
 // engine's StreamDelay holds records back in the delay windows. After the

@@ -114,6 +114,7 @@ type crashingConsumer struct {
 	kill     context.CancelFunc
 	crashes  map[FaultKind]int
 	restarts map[FaultKind]int
+	prev     FaultKind // the window of the previous invocation
 }
 
 func (c *crashingConsumer) setKill(kill context.CancelFunc) { c.kill = kill }
@@ -122,8 +123,15 @@ func (c *crashingConsumer) handle(ctx context.Context, batch events.DynamoDBEven
 	k := c.window()
 	f := eventFaultsFor(k)
 	n, x := len(batch.Records), c.rng.Float64()
+	// The first invocation in a consumer-restart window always dies, so
+	// that every window the consumer reaches exercises a restart, however
+	// few invocations a loaded machine fits in it.
+	first := k == ConsumerRestart && c.prev != ConsumerRestart
+	if n > 0 {
+		c.prev = k
+	}
 	switch {
-	case n > 0 && x < f.RestartRate:
+	case n > 0 && (first || x < f.RestartRate):
 		// dies after publishing some or all of the batch, before its
 		// checkpoint
 		c.restarts[k]++
