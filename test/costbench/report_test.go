@@ -45,16 +45,7 @@ Target (issue 6): 1 request per first call and 1 per replay, against the baselin
 | flow | case | oncetable | requests made | baseline | requests made | oncetable / baseline |
 |---|---|---:|---|---:|---|---:|
 `)
-	for _, f := range flows {
-		for _, c := range caseNames {
-			o, p := results[f.name+"/"+c.key+"/oncetable"], results[f.name+"/"+c.key+"/baseline"]
-			if o == nil || p == nil {
-				continue
-			}
-			or, pr := o.perCall(float64(o.u.Requests)), p.perCall(float64(p.u.Requests))
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %.2f |\n", f.name, c.title, num(or), ops(o), num(pr), ops(p), or/pr)
-		}
-	}
+	requestRows(&b, "oncetable")
 	b.WriteString(`
 ## The library's external mode
 
@@ -67,16 +58,7 @@ A replay is the failed PutItem alone: the record comes back inside the Condition
 | flow | case | external | requests made | baseline | requests made | external / baseline |
 |---|---|---:|---|---:|---|---:|
 `)
-	for _, f := range flows {
-		for _, c := range caseNames {
-			x, p := results[f.name+"/"+c.key+"/external"], results[f.name+"/"+c.key+"/baseline"]
-			if x == nil || p == nil {
-				continue
-			}
-			xr, pr := x.perCall(float64(x.u.Requests)), p.perCall(float64(p.u.Requests))
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %.2f |\n", f.name, c.title, num(xr), ops(x), num(pr), ops(p), xr/pr)
-		}
-	}
+	requestRows(&b, "external")
 	b.WriteString(`
 ## Capacity and latency per call
 
@@ -171,6 +153,21 @@ func loadAverage() string {
 func hotOrder(n string) string {
 	c, impl, _ := strings.Cut(strings.TrimPrefix(n, "clients="), "/")
 	return fmt.Sprintf("%04s/%s", c, impl)
+}
+
+// requestRows writes the rows of a table of requests per call: impl
+// against the baseline, for every flow and case measured for both.
+func requestRows(b *strings.Builder, impl string) {
+	for _, f := range flows {
+		for _, c := range caseNames {
+			s, p := results[f.name+"/"+c.key+"/"+impl], results[f.name+"/"+c.key+"/baseline"]
+			if s == nil || p == nil {
+				continue
+			}
+			sr, pr := s.perCall(float64(s.u.Requests)), p.perCall(float64(p.u.Requests))
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %.2f |\n", f.name, c.title, num(sr), ops(s), num(pr), ops(p), sr/pr)
+		}
+	}
 }
 
 func num(v float64) string {
