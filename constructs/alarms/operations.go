@@ -12,7 +12,6 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
-	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 )
 
 // OperationsProps configures the topic, Slack routing and dashboard. The zero
@@ -196,26 +195,10 @@ func (o *Operations) subscribe(c constructs.Construct, props *OperationsProps) {
 // email or HTTPS subscriber (14 days), and alarms on the first one, so the
 // other subscribers learn that a pager is unreachable.
 func (o *Operations) subscriptionsDLQ(c constructs.Construct) {
-	o.SubscriptionsDLQ = awssqs.NewQueue(c, jsii.String("SubscriptionsDLQ"), &awssqs.QueueProps{
-		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
-		EnforceSSL:      jsii.Bool(true),
-		RetentionPeriod: awscdk.Duration_Days(jsii.Number(14)),
-	})
-	const isDLQ = "This queue is itself a dead-letter queue: that of the operations topic's email and HTTPS subscriptions, read by people after its alarm."
-	cdknag.NagSuppressions_AddResourceSuppressions(o.SubscriptionsDLQ, &[]*cdknag.NagPackSuppression{
-		{Id: jsii.String("AwsSolutions-SQS3"), Reason: jsii.String(isDLQ)},
-		{Id: jsii.String("Serverless-SQSRedrivePolicy"), Reason: jsii.String(isDLQ)},
-	}, jsii.Bool(false))
-	o.AddAlarm(o.SubscriptionsDLQ.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
-		Period:    awscdk.Duration_Minutes(jsii.Number(5)),
-		Statistic: jsii.String("Maximum"),
-	}).CreateAlarm(c, jsii.String("SubscriptionsDLQAlarm"), &awscloudwatch.CreateAlarmOptions{
-		AlarmDescription:   jsii.String("SNS could not deliver an alarm to an email or HTTPS subscriber of the operations topic; read the SubscriptionsDLQ queue"),
-		Threshold:          jsii.Number(0),
-		EvaluationPeriods:  jsii.Number(1),
-		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD,
-		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
-	}))
+	o.SubscriptionsDLQ = DeadLetterQueue(c, "SubscriptionsDLQ",
+		"This queue is itself a dead-letter queue: that of the operations topic's email and HTTPS subscriptions, read by people after its alarm.")
+	o.AddAlarm(QueueNotEmpty(c, "SubscriptionsDLQAlarm", o.SubscriptionsDLQ,
+		"SNS could not deliver an alarm to an email or HTTPS subscriber of the operations topic; read the SubscriptionsDLQ queue"))
 }
 
 // alarmSourceConditions admit only CloudWatch alarms of this account and

@@ -17,6 +17,8 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
+
+	"github.com/oncetable/oncetable/constructs/alarms"
 )
 
 // Schedule says how often a rule runs. Every rule starts at 05:00 UTC.
@@ -331,26 +333,10 @@ func (b *TableBackup) missingBackups(c constructs.Construct, topic awssns.ITopic
 // goes through CloudWatch, not EventBridge, so it still reaches the topic
 // when the rule's delivery is what fails.
 func (b *TableBackup) failedJobsDLQ(c constructs.Construct, topic awssns.ITopic) awssqs.IQueue {
-	b.FailedJobsDLQ = awssqs.NewQueue(c, jsii.String("FailedJobsDLQ"), &awssqs.QueueProps{
-		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
-		EnforceSSL:      jsii.Bool(true),
-		RetentionPeriod: awscdk.Duration_Days(jsii.Number(14)),
-	})
-	const isDLQ = "This queue is itself a dead-letter queue: that of the FailedJobs EventBridge rule's target, read by people after its alarm."
-	cdknag.NagSuppressions_AddResourceSuppressions(b.FailedJobsDLQ, &[]*cdknag.NagPackSuppression{
-		{Id: jsii.String("AwsSolutions-SQS3"), Reason: jsii.String(isDLQ)},
-		{Id: jsii.String("Serverless-SQSRedrivePolicy"), Reason: jsii.String(isDLQ)},
-	}, jsii.Bool(false))
-	b.FailedJobsDLQAlarm = b.FailedJobsDLQ.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
-		Period:    awscdk.Duration_Minutes(jsii.Number(5)),
-		Statistic: jsii.String("Maximum"),
-	}).CreateAlarm(c, jsii.String("FailedJobsDLQAlarm"), &awscloudwatch.CreateAlarmOptions{
-		AlarmDescription:   jsii.String("A failed AWS Backup job could not be reported through EventBridge; read the FailedJobsDLQ queue"),
-		Threshold:          jsii.Number(0),
-		EvaluationPeriods:  jsii.Number(1),
-		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD,
-		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
-	})
+	b.FailedJobsDLQ = alarms.DeadLetterQueue(c, "FailedJobsDLQ",
+		"This queue is itself a dead-letter queue: that of the FailedJobs EventBridge rule's target, read by people after its alarm.")
+	b.FailedJobsDLQAlarm = alarms.QueueNotEmpty(c, "FailedJobsDLQAlarm", b.FailedJobsDLQ,
+		"A failed AWS Backup job could not be reported through EventBridge; read the FailedJobsDLQ queue")
 	action := awscloudwatchactions.NewSnsAction(topic)
 	b.FailedJobsDLQAlarm.AddAlarmAction(action)
 	b.FailedJobsDLQAlarm.AddOkAction(action)

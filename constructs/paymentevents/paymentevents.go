@@ -17,6 +17,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
+	"github.com/oncetable/oncetable/constructs/alarms"
 	"github.com/oncetable/oncetable/constructs/gofunction"
 	"github.com/oncetable/oncetable/runtime/outbox"
 	"github.com/oncetable/oncetable/runtime/schema"
@@ -193,16 +194,8 @@ func withDefaults(p Props) Props {
 // record: the function reports the first record it could not publish, the
 // mapping bisects and retries, then sends what still fails to the queue.
 func (e *PaymentEvents) mapping(c constructs.Construct, p Props) {
-	e.FailureQueue = awssqs.NewQueue(c, jsii.String("FailureQueue"), &awssqs.QueueProps{
-		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
-		EnforceSSL:      jsii.Bool(true),
-		RetentionPeriod: awscdk.Duration_Days(jsii.Number(14)),
-	})
-	const isDLQ = "This queue is itself the on-failure destination of the events function's stream mapping, read by people after its alarm."
-	cdknag.NagSuppressions_AddResourceSuppressions(e.FailureQueue, &[]*cdknag.NagPackSuppression{
-		{Id: jsii.String("AwsSolutions-SQS3"), Reason: jsii.String(isDLQ)},
-		{Id: jsii.String("Serverless-SQSRedrivePolicy"), Reason: jsii.String(isDLQ)},
-	}, jsii.Bool(false))
+	e.FailureQueue = alarms.DeadLetterQueue(c, "FailureQueue",
+		"This queue is itself the on-failure destination of the events function's stream mapping, read by people after its alarm.")
 	e.Mapping = e.Function.Function.AddEventSourceMapping(jsii.String("TableStream"), &awslambda.EventSourceMappingOptions{
 		EventSourceArn:          p.Table.TableStreamArn(),
 		StartingPosition:        awslambda.StartingPosition_TRIM_HORIZON,
@@ -250,12 +243,8 @@ func (e *PaymentEvents) monitor(c constructs.Construct, p Props) {
 			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
 			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 		}),
-		depth.CreateAlarm(c, jsii.String("FailureQueueAlarm"), &awscloudwatch.CreateAlarmOptions{
-			AlarmDescription: jsii.String("events: stream records were given up on (retries or age exhausted); read FailureQueue and replay"),
-			Threshold:        jsii.Number(0), EvaluationPeriods: jsii.Number(1),
-			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD,
-			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
-		}),
+		alarms.QueueNotEmpty(c, "FailureQueueAlarm", e.FailureQueue,
+			"events: stream records were given up on (retries or age exhausted); read FailureQueue and replay"),
 	)
 	if p.Monitor != nil {
 		for _, a := range e.Alarms {
