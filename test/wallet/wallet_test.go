@@ -2,11 +2,8 @@ package wallet_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,12 +11,11 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go/middleware"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
+	"github.com/oncetable/oncetable/runtime/ddbtest"
 	"github.com/oncetable/oncetable/runtime/idempotency/idemhttp"
 	"github.com/oncetable/oncetable/runtime/money"
 	"github.com/oncetable/oncetable/test/wallet"
@@ -28,36 +24,24 @@ import (
 // env is one test's wallets table: on the embedded engine, or against
 // DYNAMODB_ENDPOINT when it is set (the table is deleted afterwards).
 type env struct {
-	db      *dynamodb.Client
-	table   string
-	svc     *wallet.Service
-	handler http.Handler
-	now     atomic.Int64
-	mu      sync.Mutex
-	ops     map[string]int
+	db       *dynamodb.Client
+	table    string
+	svc      *wallet.Service
+	handler  http.Handler
+	now      atomic.Int64
+	requests ddbtest.Counter
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	e := &env{ops: map[string]int{}}
+	e := &env{}
 	e.now.Store(time.Now().UnixNano())
 	clock := func() time.Time { return time.Unix(0, e.now.Load()) }
-	var suffix [4]byte
-	rand.Read(suffix[:])
-	e.table = "wallets-" + hex.EncodeToString(suffix[:])
-	count := func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, e.count) }
-	if ep := os.Getenv("DYNAMODB_ENDPOINT"); ep != "" {
-		e.db = dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(ep), HTTPClient: ddblocal.HTTPClient(),
-			Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-				return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local"}, nil
-			})}, count)
-		t.Cleanup(func() {
-			e.db.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(e.table)})
-		})
-	} else {
-		eng := ddblocal.New(func(o *ddblocal.Options) { o.Clock = clock })
-		t.Cleanup(func() { eng.Close() })
-		e.db = eng.Client(count)
+	e.table = ddbtest.TableName("wallets")
+	var eng *ddblocal.Engine
+	e.db, eng = ddbtest.Client(t, []func(*ddblocal.Options){func(o *ddblocal.Options) { o.Clock = clock }}, e.requests.Option)
+	if eng == nil {
+		ddbtest.DeleteAfter(t, e.db, e.table)
 	}
 	e.svc = wallet.New(e.db, e.table, func(o *wallet.Options) { o.Clock, o.Expiry = clock, time.Hour })
 	ctx := context.Background()
@@ -70,34 +54,8 @@ func newEnv(t *testing.T) *env {
 		}
 	}
 	e.handler = e.svc.Handler()
-	e.reset()
+	e.requests.Reset()
 	return e
-}
-
-func (e *env) count(stack *middleware.Stack) error {
-	return stack.Finalize.Add(middleware.FinalizeMiddlewareFunc("walletRequests",
-		func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
-			e.mu.Lock()
-			e.ops[awsmiddleware.GetOperationName(ctx)]++
-			e.mu.Unlock()
-			return next.HandleFinalize(ctx, in)
-		}), middleware.After)
-}
-
-func (e *env) reset() {
-	e.mu.Lock()
-	e.ops = map[string]int{}
-	e.mu.Unlock()
-}
-
-func (e *env) requests() map[string]int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := make(map[string]int, len(e.ops))
-	for k, v := range e.ops {
-		out[k] = v
-	}
-	return out
 }
 
 func (e *env) post(key, body string) *httptest.ResponseRecorder {
@@ -175,11 +133,11 @@ func TestConcurrentDuplicates(t *testing.T) {
 func TestRequestsPerCall(t *testing.T) {
 	e := newEnv(t)
 	for _, step := range []string{"first call", "replay"} {
-		e.reset()
+		e.requests.Reset()
 		if w := e.post("once", pay); w.Code != http.StatusCreated {
 			t.Fatalf("%s: %d %s", step, w.Code, w.Body)
 		}
-		if got := e.requests(); got["TransactWriteItems"] != 1 || len(got) != 1 {
+		if got := e.requests.Snapshot(); got["TransactWriteItems"] != 1 || len(got) != 1 {
 			t.Errorf("%s: requests %v, want exactly 1 TransactWriteItems", step, got)
 		}
 	}
@@ -189,12 +147,12 @@ func TestChangedPayloadWritesNothing(t *testing.T) {
 	e := newEnv(t)
 	first := e.post("k", pay)
 	before := e.balances(t)
-	e.reset()
+	e.requests.Reset()
 	w := e.post("k", strings.Replace(pay, "2500", "2600", 1))
 	if w.Code != http.StatusUnprocessableEntity || w.Header().Get("Content-Type") != "application/problem+json" {
 		t.Errorf("changed payload: %d %s, want 422 problem+json", w.Code, w.Body)
 	}
-	if got := e.requests(); got["TransactWriteItems"] != 1 || len(got) != 1 {
+	if got := e.requests.Snapshot(); got["TransactWriteItems"] != 1 || len(got) != 1 {
 		t.Errorf("changed payload: requests %v, want the 1 failed TransactWriteItems", got)
 	}
 	if after := e.balances(t); after != before || e.transfers(t) != 1 || first.Code != http.StatusCreated {
