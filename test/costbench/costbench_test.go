@@ -186,6 +186,17 @@ func (w *world) run(c call, impl string) (usage, time.Duration, bool, error) {
 // baseline's effects.
 var impls = []string{"oncetable", "baseline", "external"}
 
+// calls makes b.N fresh calls of f, all for one new user of w, so that
+// every iteration is a first call.
+func (f flow) calls(b *testing.B, w *world) []call {
+	user := w.user(b, 1_000_000_000)
+	calls := make([]call, b.N)
+	for i := range calls {
+		calls[i] = f.make(b, w, user)
+	}
+	return calls
+}
+
 // BenchmarkFlows: each flow, each case, each implementation. ddb-req/op is
 // the number of DynamoDB requests of one call.
 func BenchmarkFlows(b *testing.B) {
@@ -193,11 +204,7 @@ func BenchmarkFlows(b *testing.B) {
 		for _, impl := range impls {
 			b.Run(f.name+"/first/"+impl, func(b *testing.B) {
 				w := newWorld(b)
-				user := w.user(b, 1_000_000_000)
-				calls := make([]call, b.N)
-				for i := range calls {
-					calls[i] = f.make(b, w, user)
-				}
+				calls := f.calls(b, w)
 				s := &sample{}
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
@@ -228,11 +235,7 @@ func BenchmarkFlows(b *testing.B) {
 			})
 			b.Run(f.name+"/race-loser/"+impl, func(b *testing.B) {
 				w := newWorld(b)
-				user := w.user(b, 1_000_000_000)
-				calls := make([]call, b.N)
-				for i := range calls {
-					calls[i] = f.make(b, w, user)
-				}
+				calls := f.calls(b, w)
 				s := &sample{}
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
