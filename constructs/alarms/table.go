@@ -1,6 +1,7 @@
 package alarms
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -102,9 +103,7 @@ func (p TableAlarmsProps) withDefaults() TableAlarmsProps {
 			*v = d
 		}
 	}
-	if p.Period == 0 {
-		p.Period = 5 * time.Minute
-	}
+	p.Period = cmp.Or(p.Period, 5*time.Minute)
 	def(&p.ThrottleEvents, 10)
 	def(&p.KeyRangeThrottleEvents, p.ThrottleEvents)
 	def(&p.SystemErrors, 5)

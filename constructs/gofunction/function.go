@@ -1,6 +1,7 @@
 package gofunction
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -102,21 +103,11 @@ func New(scope constructs.Construct, id string, props *Props) *Function {
 		panic("gofunction: Props.Entry (the main package, such as ./lambdas/charge) is required")
 	}
 	p := *props
-	if p.MemoryMB == 0 {
-		p.MemoryMB = DefaultMemoryMB
-	}
-	if p.Timeout == 0 {
-		p.Timeout = DefaultTimeout
-	}
-	if p.LogRetentionDays == 0 {
-		p.LogRetentionDays = DefaultLogRetentionDays
-	}
-	if p.IdempotencyExpiry == 0 {
-		p.IdempotencyExpiry = DefaultIdempotencyExpiry
-	}
-	if p.Description == "" {
-		p.Description = "oncetable " + p.Entry
-	}
+	p.MemoryMB = cmp.Or(p.MemoryMB, DefaultMemoryMB)
+	p.Timeout = cmp.Or(p.Timeout, DefaultTimeout)
+	p.LogRetentionDays = cmp.Or(p.LogRetentionDays, DefaultLogRetentionDays)
+	p.IdempotencyExpiry = cmp.Or(p.IdempotencyExpiry, DefaultIdempotencyExpiry)
+	p.Description = cmp.Or(p.Description, "oncetable "+p.Entry)
 	switch {
 	case p.MemoryMB < 128 || p.MemoryMB > 10240:
 		panic(fmt.Sprintf("gofunction: MemoryMB %d is outside Lambda's 128..10240", p.MemoryMB))

@@ -1,6 +1,7 @@
 package gofunction
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -42,21 +43,11 @@ func (f *Function) Monitor(m Monitor, props *AlarmProps) []awscloudwatch.Alarm {
 	if props != nil {
 		p = *props
 	}
-	if p.Name == "" {
-		p.Name = *f.Construct.Node().Id()
-	}
-	if p.Errors == 0 {
-		p.Errors = 1
-	}
-	if p.Throttles == 0 {
-		p.Throttles = 1
-	}
-	if p.DurationPercentOfTimeout == 0 {
-		p.DurationPercentOfTimeout = 80
-	}
-	if p.Period == 0 {
-		p.Period = 5 * time.Minute
-	}
+	p.Name = cmp.Or(p.Name, *f.Construct.Node().Id())
+	p.Errors = cmp.Or(p.Errors, 1)
+	p.Throttles = cmp.Or(p.Throttles, 1)
+	p.DurationPercentOfTimeout = cmp.Or(p.DurationPercentOfTimeout, 80)
+	p.Period = cmp.Or(p.Period, 5*time.Minute)
 	if p.Errors < 0 || p.Throttles < 0 || p.DurationPercentOfTimeout < 1 || p.DurationPercentOfTimeout > 100 || p.Period < time.Minute {
 		panic(fmt.Sprintf("gofunction: invalid AlarmProps %+v", p))
 	}

@@ -1,6 +1,7 @@
 package paymentevents
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -164,24 +165,12 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentEvents {
 }
 
 func withDefaults(p Props) Props {
-	if p.BatchSize == 0 {
-		p.BatchSize = DefaultBatchSize
-	}
-	if p.BatchingWindow == 0 {
-		p.BatchingWindow = DefaultBatchingWindow
-	}
-	if p.RetryAttempts == 0 {
-		p.RetryAttempts = DefaultRetryAttempts
-	}
-	if p.MaxRecordAge == 0 {
-		p.MaxRecordAge = DefaultMaxRecordAge
-	}
-	if p.ArchiveRetentionDays == 0 {
-		p.ArchiveRetentionDays = DefaultArchiveRetentionDays
-	}
-	if p.IteratorAge == 0 {
-		p.IteratorAge = DefaultIteratorAge
-	}
+	p.BatchSize = cmp.Or(p.BatchSize, DefaultBatchSize)
+	p.BatchingWindow = cmp.Or(p.BatchingWindow, DefaultBatchingWindow)
+	p.RetryAttempts = cmp.Or(p.RetryAttempts, DefaultRetryAttempts)
+	p.MaxRecordAge = cmp.Or(p.MaxRecordAge, DefaultMaxRecordAge)
+	p.ArchiveRetentionDays = cmp.Or(p.ArchiveRetentionDays, DefaultArchiveRetentionDays)
+	p.IteratorAge = cmp.Or(p.IteratorAge, DefaultIteratorAge)
 	if p.BatchSize < 1 || p.BatchSize > 10000 || p.BatchingWindow > 300*time.Second || p.RetryAttempts < 0 || p.RetryAttempts > 10000 ||
 		p.MaxRecordAge < time.Minute || p.MaxRecordAge > 7*24*time.Hour {
 		panic(fmt.Sprintf("paymentevents: batch size %d (1..10000), window %s (<= 5m), retries %d (0..10000), record age %s (1m..7d) out of range",

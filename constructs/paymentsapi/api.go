@@ -1,6 +1,7 @@
 package paymentsapi
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"sort"
@@ -151,33 +152,15 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
 		panic("paymentsapi: Props.Table is required")
 	}
 	p := *props
-	if p.ThrottleRatePerSecond == 0 {
-		p.ThrottleRatePerSecond = DefaultThrottleRatePerSecond
-	}
-	if p.ThrottleBurst == 0 {
-		p.ThrottleBurst = DefaultThrottleBurst
-	}
-	if p.LogRetentionDays == 0 {
-		p.LogRetentionDays = DefaultLogRetentionDays
-	}
-	if p.ServerErrors == 0 {
-		p.ServerErrors = DefaultServerErrors
-	}
-	if p.LatencyP99 == 0 {
-		p.LatencyP99 = DefaultLatencyP99
-	}
-	if p.SecretRotation == 0 {
-		p.SecretRotation = DefaultSecretRotation
-	}
-	if p.RemovalPolicy == "" {
-		p.RemovalPolicy = awscdk.RemovalPolicy_RETAIN
-	}
-	if p.MoneyRouteRatePerSecond == 0 {
-		p.MoneyRouteRatePerSecond = max(1, p.ThrottleRatePerSecond/2)
-	}
-	if p.MoneyRouteBurst == 0 {
-		p.MoneyRouteBurst = max(1, p.ThrottleBurst/2)
-	}
+	p.ThrottleRatePerSecond = cmp.Or(p.ThrottleRatePerSecond, DefaultThrottleRatePerSecond)
+	p.ThrottleBurst = cmp.Or(p.ThrottleBurst, DefaultThrottleBurst)
+	p.LogRetentionDays = cmp.Or(p.LogRetentionDays, DefaultLogRetentionDays)
+	p.ServerErrors = cmp.Or(p.ServerErrors, DefaultServerErrors)
+	p.LatencyP99 = cmp.Or(p.LatencyP99, DefaultLatencyP99)
+	p.SecretRotation = cmp.Or(p.SecretRotation, DefaultSecretRotation)
+	p.RemovalPolicy = cmp.Or(p.RemovalPolicy, awscdk.RemovalPolicy_RETAIN)
+	p.MoneyRouteRatePerSecond = cmp.Or(p.MoneyRouteRatePerSecond, max(1, p.ThrottleRatePerSecond/2))
+	p.MoneyRouteBurst = cmp.Or(p.MoneyRouteBurst, max(1, p.ThrottleBurst/2))
 	if p.MoneyRouteRatePerSecond > p.ThrottleRatePerSecond || p.MoneyRouteBurst > p.ThrottleBurst {
 		panic(fmt.Sprintf("paymentsapi: money route throttling %d/%d must not exceed the stage's %d/%d",
 			p.MoneyRouteRatePerSecond, p.MoneyRouteBurst, p.ThrottleRatePerSecond, p.ThrottleBurst))
