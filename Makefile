@@ -115,10 +115,13 @@ openapi-check: $(NODE_STAMP)
 test: deps lint
 	go test -race -tags ddblocal_poison -count=1 ./...
 
-## bench-engine: the embedded engine against minidyn and dynalite (installs dynalite@4.0.0 into a cache dir);
-##               writes docs/engine-benchmark.md
+## bench-engine: the embedded engine against minidyn and dynalite (installs dynalite@4.0.0 into a cache dir), and the
+##               engine ÷ SDK-alone ratios measured paired (PAIRED_ROUNDS alternating rounds, GOMAXPROCS PAIRED_PROCS,
+##               0 = unchanged); writes docs/engine-benchmark.md
+PAIRED_ROUNDS ?= 15
+PAIRED_PROCS ?= 0
 bench-engine: deps
-	cd test/enginebench && go test -run '^$$' -bench . -benchtime 2s -timeout 60m . -args -report $(CURDIR)/docs/engine-benchmark.md
+	cd test/enginebench && go test -run '^$$' -bench . -benchtime 2s -timeout 60m . -args -report $(CURDIR)/docs/engine-benchmark.md -paired-rounds $(PAIRED_ROUNDS) -paired-procs $(PAIRED_PROCS)
 
 ## bench-engine-regression: the engine rows and runtime/ddblocal benchmarks of commit BASE (default 9f303ac, the engine
 ##                          before issue 10) and of the working tree, side by side in one run, ROUNDS rounds alternating;

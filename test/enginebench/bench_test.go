@@ -194,21 +194,9 @@ func BenchmarkEngine(b *testing.B) {
 					results.Put(enginebench.Result{Op: w.op, Peer: name, Note: "not supported (" + reason + ")"})
 					b.Skip(reason)
 				}
-				ctx := context.Background()
-				f := prepared(p, w.op, func(ctx context.Context, table string) error {
-					if w.prepare == nil {
-						return nil
-					}
-					return w.prepare(ctx, p.API, table)
-				})
-				if f.err != nil {
-					b.Fatalf("prepare %s on %s: %v", w.op, name, f.err)
-				}
-				var op func(*rand.Rand, int) error
-				if p.Raw != nil {
-					op = w.raw(p.Raw, f.table)
-				} else {
-					op = w.run(ctx, p.API, f.table)
+				op, err := w.on(p)
+				if err != nil {
+					b.Fatal(err)
 				}
 				disarm := func() {}
 				if p.Arm != nil {
@@ -229,6 +217,24 @@ func BenchmarkEngine(b *testing.B) {
 			})
 		}
 	}
+}
+
+// on prepares w's table on p (once per peer and workload) and returns a
+// fresh run of w on it.
+func (w workload) on(p *enginebench.Peer) (func(*rand.Rand, int) error, error) {
+	f := prepared(p, w.op, func(ctx context.Context, table string) error {
+		if w.prepare == nil {
+			return nil
+		}
+		return w.prepare(ctx, p.API, table)
+	})
+	if f.err != nil {
+		return nil, fmt.Errorf("prepare %s on %s: %w", w.op, p.Name, f.err)
+	}
+	if p.Raw != nil {
+		return w.raw(p.Raw, f.table), nil
+	}
+	return w.run(context.Background(), p.API, f.table), nil
 }
 
 func find(ps []*enginebench.Peer, name string) *enginebench.Peer {
@@ -356,13 +362,15 @@ func startDynalite() (time.Duration, error) {
 
 func writeReport(path string) error {
 	env := enginebench.Environment{
-		When:      time.Now(),
-		GoVersion: runtime.Version(),
-		CPU:       cpuModel(),
-		CPUs:      runtime.NumCPU(),
-		Load:      startLoad,
-		BenchTime: benchTime(),
-		Node:      nodeVersion(),
+		When:        time.Now(),
+		GoVersion:   runtime.Version(),
+		CPU:         cpuModel(),
+		CPUs:        runtime.NumCPU(),
+		Load:        startLoad,
+		BenchTime:   benchTime(),
+		Node:        nodeVersion(),
+		PairedSlice: *pairedSlice,
+		PairedProcs: pairedGOMAXPROCS(),
 	}
 	mem := measureRSS()
 	var buf bytes.Buffer

@@ -27,6 +27,17 @@
 //
 //	go test -run '^$' -bench . -benchtime 2s ./test/enginebench/ -args -report ../../docs/engine-benchmark.md
 //
+// BenchmarkPaired, part of the same run, measures the engine in-process
+// against the SDK client alone in alternating slices of about
+// -paired-slice (200ms), -paired-rounds (15) rounds per row (with
+// GOMAXPROCS -paired-procs when set), swapping
+// which goes first every round (ABBA), on the tables BenchmarkEngine
+// prepared; its median per-round ratio is what the report's engine goals
+// judge, since two cells measured minutes apart on a shared machine
+// drift too much for their ratio to decide a goal. A quick trial:
+//
+//	go test -run '^$' -bench Paired -benchtime 200ms ./test/enginebench/ -args -large-table 2000 -rss-items 0 -report /tmp/trial.md
+//
 // `make bench-engine-regression` (regression.sh, rendered by cmd/benchab)
 // measures the engine rows and the runtime/ddblocal benchmarks of an older
 // commit (BASE, by default 9f303ac) and of the working tree side by side in

@@ -39,8 +39,22 @@ func TestWriteMarkdown(t *testing.T) {
 	cell(OpTx100k, PeerEngineRaw, 100, 10*time.Millisecond, us(60), us(200))
 	cell(OpTx100k, PeerEngineInproc, 100, 200*time.Millisecond, us(150), us(900))
 	cell(OpTx100k, PeerSDKAlone, 100, 100*time.Millisecond, us(80), us(300))
+	// Paired: met on PutItem, just missed on 100k (0.599 must not read as
+	// 0.6); Query has no paired measurement and falls back to its cells.
+	paired := func(op string, engine ...float64) {
+		pr := Paired{Op: op}
+		for i, e := range engine {
+			pr.Rounds = append(pr.Rounds, PairedRound{EngineFirst: EngineFirst(i), Engine: Slice{N: int(e), Wall: time.Second}, Ceiling: Slice{N: 1000, Wall: time.Second}})
+		}
+		pr.Load = "1.20 1.00 0.90"
+		rs.PutPaired(pr)
+	}
+	paired(OpPut, 850, 820, 910, 790, 880)
+	paired(OpHotUpdate, 700, 760, 720)
+	paired(OpTx1k, 620, 640, 610, 655)
+	paired(OpTx100k, 599, 560, 620, 590, 605)
 	env := Environment{When: time.Date(2026, 11, 29, 23, 0, 0, 0, time.UTC), GoVersion: "go1.26", CPU: "test CPU", CPUs: 2,
-		Load: "0.50 0.40 0.30", BenchTime: "2s", Node: "v22"}
+		Load: "0.50 0.40 0.30", BenchTime: "2s", Node: "v22", PairedSlice: 200 * time.Millisecond, PairedProcs: 2}
 	var got bytes.Buffer
 	WriteMarkdown(&got, &rs, env, Memory{Items: 1_000_000, ItemBytes: 199, LoadSeconds: 12.5, RSSBytes: 380 << 20, HWMBytes: 700 << 20, HeapBytes: 350 << 20})
 	golden := filepath.Join("testdata", "report.golden.md")
