@@ -110,7 +110,18 @@ func (r *jsonReader) rawString() ([]byte, bool) {
 	return nil, false
 }
 
+// str reads a string of the request's structure (a name, an expression,
+// an enum), interned.
 func (r *jsonReader) str() (string, bool) {
+	b, ok := r.rawString()
+	if !ok {
+		return "", false
+	}
+	return intern(b), true
+}
+
+// text reads a string of the data (an attribute value), not interned.
+func (r *jsonReader) text() (string, bool) {
 	b, ok := r.rawString()
 	if !ok {
 		return "", false
@@ -241,7 +252,7 @@ func (r *jsonReader) names() (map[string]string, bool) {
 		if !ok {
 			return nil, false
 		}
-		m[string(k)] = v
+		m[intern(k)] = v
 	}
 }
 
@@ -271,7 +282,7 @@ func (r *jsonReader) itemInto(it attr.Item) (attr.Item, bool) {
 		if !ok {
 			return nil, false
 		}
-		it[string(k)] = v
+		it[intern(k)] = v
 	}
 }
 
@@ -294,7 +305,7 @@ func (r *jsonReader) value() (attr.Value, bool) {
 	switch string(t) {
 	case "S":
 		v.T = attr.S
-		v.S, ok = r.str()
+		v.S, ok = r.text()
 	case "N":
 		var b []byte
 		if b, ok = r.rawString(); ok {

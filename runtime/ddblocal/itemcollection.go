@@ -152,7 +152,7 @@ type collectionReport struct {
 }
 
 func newCollectionReport(mode string) *collectionReport {
-	return &collectionReport{mode: mode, byName: map[string][]map[string]any{}, seen: map[string]bool{}}
+	return &collectionReport{mode: mode}
 }
 
 // add reports the collection of it (the item written, or deleted) once per
@@ -164,6 +164,9 @@ func (r *collectionReport) add(t *table, it attr.Item) {
 	id := t.name + "\x00" + string(t.partitionPrefix(it))
 	if r.seen[id] {
 		return
+	}
+	if r.seen == nil {
+		r.seen, r.byName = map[string]bool{}, map[string][]map[string]any{}
 	}
 	r.seen[id] = true
 	if m := t.itemCollectionMetrics(r.mode, it); m != nil {

@@ -38,6 +38,13 @@ func appendKey(dst []byte, v attr.Value) []byte {
 // terminator; without it the result is a prefix of every longer string's
 // encoding, which begins_with relies on.
 func appendEscaped(dst []byte, s string, terminate bool) []byte {
+	if strings.IndexByte(s, 0) < 0 {
+		dst = append(dst, s...)
+		if terminate {
+			dst = append(dst, 0x00, 0x01)
+		}
+		return dst
+	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		dst = append(dst, c)

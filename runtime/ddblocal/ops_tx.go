@@ -1,12 +1,14 @@
 package ddblocal
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
 )
@@ -26,6 +28,11 @@ type txAction struct {
 	ReturnValuesOnConditionCheckFailure string                `json:",omitempty"`
 	ExpressionAttributeNames            map[string]string     `json:",omitempty"`
 	ExpressionAttributeValues           map[string]attr.Value `json:",omitempty"`
+
+	// condition and update hold what ConditionExpression and
+	// UpdateExpression point to when the fast decoder filled them, which
+	// saves an allocation per pointer.
+	condition, update string
 }
 
 type transactWriteItem struct {
@@ -40,10 +47,12 @@ type transactWriteItemsInput struct {
 	ReturnConsumedCapacity      string
 	ReturnItemCollectionMetrics string
 	ClientRequestToken          *string
+
+	token string // what ClientRequestToken points to, when decoded fast
 }
 
 func (in *transactWriteItemsInput) tableNames() []string {
-	var names []string
+	names := make([]string, 0, len(in.TransactItems))
 	for _, ti := range in.TransactItems {
 		for _, a := range []*txAction{ti.ConditionCheck, ti.Put, ti.Delete, ti.Update} {
 			if a != nil {
@@ -56,16 +65,17 @@ func (in *transactWriteItemsInput) tableNames() []string {
 
 // txOp is one validated action of a transaction.
 type txOp struct {
-	kind  string // ConditionCheck, Put, Delete, Update
-	act   *txAction
-	t     *table
-	key   []byte
-	x     *compiled
-	old   attr.Item // nil when absent, or when an update was made to it in place
-	prior prior     // what the write replaces
-	next  attr.Item
-	row   *entry // next's row when evaluate encoded it
-	write bool
+	kind   string // ConditionCheck, Put, Delete, Update
+	act    *txAction
+	t      *table
+	key    []byte
+	x      *compiled
+	old    attr.Item // nil when absent, or when an update was made to it in place
+	prior  prior     // what the write replaces
+	next   attr.Item
+	row    *entry // next's row when evaluate encoded it (then &rowBuf)
+	rowBuf entry
+	write  bool
 	// invalid is the ValidationError reason of an action that cannot run.
 	invalid string
 }
@@ -88,54 +98,13 @@ func transactionCanceled(reasons []cancellationReason) *APIError {
 }
 
 func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInput) (any, error) {
-	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
+	if err := checkTransactWrite(in); err != nil {
 		return nil, err
 	}
-	if in.TransactItems == nil {
-		return nil, validationf("1 validation error detected: Value null at 'transactItems' failed to satisfy constraint: Member must not be null")
-	}
-	n := len(in.TransactItems)
-	if n == 0 || n > maxTransactItems {
-		bound := "less than or equal to 100"
-		if n == 0 {
-			bound = "greater than or equal to 1"
-		}
-		return nil, validationf("1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length %s", bound)
-	}
-	if in.ClientRequestToken != nil && (len(*in.ClientRequestToken) < 1 || len(*in.ClientRequestToken) > 36) {
-		return nil, validationf("1 validation error detected: Value '%s' at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36", *in.ClientRequestToken)
-	}
-	ops := make([]*txOp, 0, n)
-	seen := map[string]bool{}
-	size := 0
-	var prev *txOp
-	for _, ti := range in.TransactItems {
-		op, err := e.prepareTxOp(ti, prev)
-		if err != nil {
-			return nil, err
-		}
-		prev = op
-		if op.invalid == "" {
-			id := op.t.name + "\x00" + string(op.key)
-			if seen[id] {
-				return nil, validationf("Transaction request cannot include multiple operations on one item")
-			}
-			seen[id] = true
-		}
-		if op.act.Item != nil {
-			size += attr.ItemSize(op.act.Item)
-		} else {
-			size += attr.ItemSize(op.act.Key)
-		}
-		ops = append(ops, op)
-	}
-	if size > maxTransactBytes {
-		return nil, validationf("Transaction request cannot be larger than 4 MB")
-	}
-	if err := invalidActions(ops); err != nil {
+	ops, err := e.prepareTxOps(in.TransactItems)
+	if err != nil {
 		return nil, err
 	}
-
 	var digest [sha256.Size]byte
 	if in.ClientRequestToken != nil {
 		// The SDK writes maps in random order, so the digest is taken over
@@ -162,60 +131,149 @@ func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInp
 			return replayed(ops, out, in.ReturnConsumedCapacity), nil
 		}
 	}
-	if i := e.faults.transactionConflict("TransactWriteItems", in.tableNames(), len(ops)); i >= 0 {
-		reasons := make([]cancellationReason, len(ops))
-		for j := range reasons {
-			reasons[j] = cancellationReason{Code: "None"}
-		}
-		reasons[i] = cancellationReason{Code: "TransactionConflict", Message: "Transaction is ongoing for the item"}
-		return nil, transactionCanceled(reasons)
-	}
-
-	reasons := make([]cancellationReason, len(ops))
-	failed := false
-	for i, op := range ops {
-		reasons[i] = cancellationReason{Code: "None"}
-		if err := op.evaluate(e); err != nil {
-			failed = true
-			ae, _ := asAPIError(err).(*APIError)
-			switch {
-			case ae != nil && ae.Code == CodeConditionalCheckFailed:
-				reasons[i] = cancellationReason{Code: "ConditionalCheckFailed", Message: "The conditional request failed"}
-				if op.act.ReturnValuesOnConditionCheckFailure == "ALL_OLD" && op.old != nil {
-					reasons[i].Item = op.old
-				}
-			case ae != nil && ae.Code == CodeValidation:
-				reasons[i] = cancellationReason{Code: "ValidationError", Message: ae.Message}
-			case ae != nil && ae.Code == CodeItemCollectionSizeLimitExceeded:
-				reasons[i] = cancellationReason{Code: "ItemCollectionSizeLimitExceeded", Message: ae.Message}
-			default:
-				return nil, err
-			}
+	if e.faults.active.Load() {
+		if i := e.faults.transactionConflict("TransactWriteItems", in.tableNames(), len(ops)); i >= 0 {
+			return nil, transactionCanceled(reasonsAt(len(ops), i, cancellationReason{Code: "TransactionConflict", Message: "Transaction is ongoing for the item"}))
 		}
 	}
-	if failed {
-		return nil, transactionCanceled(reasons)
+	if err := evaluateTx(e, ops); err != nil {
+		return nil, err
 	}
 	if e.parts != nil {
 		if err := e.chargeTxWrite(ops); err != nil {
 			return nil, err
 		}
 	}
+	out, err := e.commitTx(ops, tables, in, now)
+	if err != nil {
+		return nil, err
+	}
+	if in.ClientRequestToken != nil {
+		e.tokens.store(*in.ClientRequestToken, digest, now, e.opts.IdempotencyWindow, out)
+	}
+	return out, nil
+}
 
-	usage := map[string]*consumed{}
+// checkTransactWrite validates a TransactWriteItems request's own
+// parameters, before any of its items.
+func checkTransactWrite(in *transactWriteItemsInput) error {
+	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
+		return err
+	}
+	if in.TransactItems == nil {
+		return validationf("1 validation error detected: Value null at 'transactItems' failed to satisfy constraint: Member must not be null")
+	}
+	n := len(in.TransactItems)
+	if n == 0 || n > maxTransactItems {
+		bound := "less than or equal to 100"
+		if n == 0 {
+			bound = "greater than or equal to 1"
+		}
+		return validationf("1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length %s", bound)
+	}
+	if in.ClientRequestToken != nil && (len(*in.ClientRequestToken) < 1 || len(*in.ClientRequestToken) > 36) {
+		return validationf("1 validation error detected: Value '%s' at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36", *in.ClientRequestToken)
+	}
+	return nil
+}
+
+// prepareTxOps validates every action of a transaction without reading
+// data: one action per item, 4 MB in all, each action runnable.
+func (e *Engine) prepareTxOps(items []transactWriteItem) ([]*txOp, error) {
+	ops := make([]*txOp, 0, len(items))
+	store := make([]txOp, len(items)) // one allocation for every action
+	seen := newItemSet(len(items))
+	size := 0
+	var prev *txOp
+	for i, ti := range items {
+		op := &store[i]
+		if err := e.prepareTxOp(op, ti, prev); err != nil {
+			return nil, err
+		}
+		prev = op
+		if op.invalid == "" && !seen.add(op.t, op.key) {
+			return nil, validationf("Transaction request cannot include multiple operations on one item")
+		}
+		if op.act.Item != nil {
+			size += attr.ItemSize(op.act.Item)
+		} else {
+			size += attr.ItemSize(op.act.Key)
+		}
+		ops = append(ops, op)
+	}
+	if size > maxTransactBytes {
+		return nil, validationf("Transaction request cannot be larger than 4 MB")
+	}
+	return ops, invalidActions(ops)
+}
+
+// evaluateTx evaluates every action; any failure cancels the transaction,
+// with a reason for each action in order. The caller holds the locks.
+func evaluateTx(e *Engine, ops []*txOp) error {
+	var reasons []cancellationReason // made at the first failure
+	for i, op := range ops {
+		err := op.evaluate(e)
+		if err == nil {
+			continue
+		}
+		r, ok := cancellationFor(op, err)
+		if !ok {
+			return err
+		}
+		if reasons == nil {
+			reasons = reasonsAt(len(ops), -1, cancellationReason{})
+		}
+		reasons[i] = r
+	}
+	if reasons != nil {
+		return transactionCanceled(reasons)
+	}
+	return nil
+}
+
+// cancellationFor is the cancellation reason of an action that failed with
+// err; false when err fails the whole request instead.
+func cancellationFor(op *txOp, err error) (cancellationReason, bool) {
+	ae, _ := asAPIError(err).(*APIError)
+	switch {
+	case ae != nil && ae.Code == CodeConditionalCheckFailed:
+		r := cancellationReason{Code: "ConditionalCheckFailed", Message: "The conditional request failed"}
+		if op.act.ReturnValuesOnConditionCheckFailure == "ALL_OLD" && op.old != nil {
+			r.Item = op.old
+		}
+		return r, true
+	case ae != nil && ae.Code == CodeValidation:
+		return cancellationReason{Code: "ValidationError", Message: ae.Message}, true
+	case ae != nil && ae.Code == CodeItemCollectionSizeLimitExceeded:
+		return cancellationReason{Code: "ItemCollectionSizeLimitExceeded", Message: ae.Message}, true
+	}
+	return cancellationReason{}, false
+}
+
+// reasonsAt is n reasons None, with r at i (none when i < 0).
+func reasonsAt(n, i int, r cancellationReason) []cancellationReason {
+	reasons := make([]cancellationReason, n)
+	for j := range reasons {
+		reasons[j] = cancellationReason{Code: "None"}
+	}
+	if i >= 0 {
+		reasons[i] = r
+	}
+	return reasons
+}
+
+// commitTx writes the evaluated actions and builds the response. The
+// caller holds the locks.
+func (e *Engine) commitTx(ops []*txOp, tables []*table, in *transactWriteItemsInput, now time.Time) (map[string]any, error) {
+	usage := newTxUsage(in.ReturnConsumedCapacity, tables)
 	collections := newCollectionReport(in.ReturnItemCollectionMetrics)
 	for _, op := range ops {
-		cc := usage[op.t.name]
-		if cc == nil {
-			cc = &consumed{table: op.t.name}
-			usage[op.t.name] = cc
-		}
 		if !op.write {
-			cc.write += 2 * writeUnits(op.prior.size)
+			usage.of(op.t).write += 2 * writeUnits(op.prior.size)
 			continue
 		}
 		delay := e.faults.gsiDelay(op.t.name)
-		cc.addWrite(op.t, op.t.writeEntry(op.key, op.prior, op.next, op.row, delay, now), 2)
+		usage.of(op.t).addWrite(op.t, op.t.writeEntry(op.key, op.prior, op.next, op.row, delay, now), 2)
 		if op.next != nil {
 			collections.add(op.t, op.next)
 		} else {
@@ -229,14 +287,86 @@ func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInp
 	}
 	releaseTxItems(ops)
 	out := map[string]any{}
-	if r := reportAll(usage, in.ReturnConsumedCapacity); r != nil {
+	if r := usage.report(); r != nil {
 		out["ConsumedCapacity"] = r
 	}
 	collections.addTo(out)
-	if in.ClientRequestToken != nil {
-		e.tokens.store(*in.ClientRequestToken, digest, now, e.opts.IdempotencyWindow, out)
-	}
 	return out, nil
+}
+
+// txUsage is the capacity a transaction consumes, per table: tables
+// holds them in name order, as the report lists them.
+type txUsage struct {
+	mode   string
+	tables []*table
+	each   []consumed
+}
+
+func newTxUsage(mode string, tables []*table) *txUsage {
+	return &txUsage{mode: mode, tables: tables, each: make([]consumed, len(tables))}
+}
+
+func (u *txUsage) of(t *table) *consumed {
+	for i, x := range u.tables {
+		if x == t {
+			c := &u.each[i]
+			c.table = t.name
+			return c
+		}
+	}
+	panic("ddblocal: transaction table not locked: " + t.name)
+}
+
+// report is the ConsumedCapacity list, or nil when none was asked for.
+func (u *txUsage) report() []map[string]any {
+	if !reportsCapacity(u.mode) {
+		return nil
+	}
+	out := make([]map[string]any, 0, len(u.each))
+	for i := range u.each {
+		out = append(out, u.each[i].report(u.mode))
+	}
+	return out
+}
+
+// itemSet tells the items of one transaction apart, by table and key:
+// by comparing when there are few, by a map when there are many.
+type itemSet struct {
+	list []itemRef
+	m    map[string]bool
+}
+
+type itemRef struct {
+	t   *table
+	key []byte
+}
+
+const itemSetLinear = 16
+
+func newItemSet(n int) *itemSet {
+	if n > itemSetLinear {
+		return &itemSet{m: make(map[string]bool, n)}
+	}
+	return &itemSet{list: make([]itemRef, 0, n)}
+}
+
+// add reports whether the item is new to the set, and adds it.
+func (s *itemSet) add(t *table, key []byte) bool {
+	if s.m != nil {
+		id := t.name + "\x00" + string(key)
+		if s.m[id] {
+			return false
+		}
+		s.m[id] = true
+		return true
+	}
+	for _, r := range s.list {
+		if r.t == t && bytes.Equal(r.key, key) {
+			return false
+		}
+	}
+	s.list = append(s.list, itemRef{t, key})
+	return true
 }
 
 // releaseTxItems gives the maps of a committed transaction back for reuse:
@@ -308,8 +438,7 @@ func reportAll(usage map[string]*consumed, mode string) []map[string]any {
 // prepareTxOp validates one TransactItems entry without reading data.
 // prev is the entry prepared before it (nil for the first), whose compiled
 // expressions it shares when it has the same ones.
-func (e *Engine) prepareTxOp(ti transactWriteItem, prev *txOp) (*txOp, error) {
-	op := &txOp{}
+func (e *Engine) prepareTxOp(op *txOp, ti transactWriteItem, prev *txOp) error {
 	count := 0
 	for _, k := range [...]struct {
 		kind string
@@ -321,15 +450,15 @@ func (e *Engine) prepareTxOp(ti transactWriteItem, prev *txOp) (*txOp, error) {
 		}
 	}
 	if count != 1 {
-		return nil, validationf("TransactItems can only contain one of Check, Put, Update or Delete")
+		return validationf("TransactItems can only contain one of Check, Put, Update or Delete")
 	}
 	a := op.act
 	if err := checkOnFailure(a.ReturnValuesOnConditionCheckFailure); err != nil {
-		return nil, err
+		return err
 	}
 	t, err := e.table(a.TableName)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	op.t = t
 	params := exprParams{ExpressionAttributeNames: a.ExpressionAttributeNames, ExpressionAttributeValues: a.ExpressionAttributeValues}
@@ -337,54 +466,54 @@ func (e *Engine) prepareTxOp(ti transactWriteItem, prev *txOp) (*txOp, error) {
 	switch op.kind {
 	case "ConditionCheck":
 		if a.ConditionExpression == nil {
-			return nil, validationf("1 validation error detected: Value null at 'transactItems.1.member.conditionCheck.conditionExpression' failed to satisfy constraint: Member must not be null")
+			return validationf("1 validation error detected: Value null at 'transactItems.1.member.conditionCheck.conditionExpression' failed to satisfy constraint: Member must not be null")
 		}
 	case "Update":
 		if a.UpdateExpression == nil {
-			return nil, validationf("1 validation error detected: Value null at 'transactItems.1.member.update.updateExpression' failed to satisfy constraint: Member must not be null")
+			return validationf("1 validation error detected: Value null at 'transactItems.1.member.update.updateExpression' failed to satisfy constraint: Member must not be null")
 		}
 		src.update = a.UpdateExpression
 	}
 	if prev != nil && prev.x != nil && sameExpressions(prev.act, a) {
 		op.x = prev.x // compiled expressions are never modified
 	} else if op.x, err = compile(params, src); err != nil {
-		return nil, err
+		return err
 	}
 	if op.kind == "Put" {
 		if a.Item == nil {
-			return nil, validationf("1 validation error detected: Value null at 'transactItems.1.member.put.item' failed to satisfy constraint: Member must not be null")
+			return validationf("1 validation error detected: Value null at 'transactItems.1.member.put.item' failed to satisfy constraint: Member must not be null")
 		}
 		if op.key, err = t.itemKey(a.Item); err != nil {
 			// A mistyped or missing key cancels the transaction with a
 			// ValidationError reason instead of failing the request.
 			if ae, ok := err.(*APIError); ok && (strings.Contains(ae.Message, "Type mismatch for key") || strings.Contains(ae.Message, "Missing the key")) {
 				op.invalid = ae.Message
-				return op, nil
+				return nil
 			}
-			return nil, err
+			return err
 		}
 		if err := checkItemSize(a.Item, false); err != nil {
-			return nil, err
+			return err
 		}
-		return op, nil
+		return nil
 	}
 	if a.Key == nil {
-		return nil, validationf("1 validation error detected: Value null at 'transactItems.1.member.key' failed to satisfy constraint: Member must not be null")
+		return validationf("1 validation error detected: Value null at 'transactItems.1.member.key' failed to satisfy constraint: Member must not be null")
 	}
 	if op.key, err = t.keyOf(a.Key); err != nil {
 		// As for a Put: the action cancels with a ValidationError reason.
 		if msg, ok := keyMismatch(err); ok {
 			op.invalid = msg
-			return op, nil
+			return nil
 		}
-		return nil, err
+		return err
 	}
 	if op.kind == "Update" {
 		if err := op.x.checkUpdateKeys(t); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return op, nil
+	return nil
 }
 
 // evaluate reads the item, checks the condition and computes the new item.
@@ -397,7 +526,8 @@ func (op *txOp) evaluate(e *Engine) error {
 		u, err := e.applyUpdate(op.t, op.key, op.act.Key, op.x, false)
 		op.old, op.prior, op.next, op.write = u.old, u.prior, u.next, true
 		if err == nil {
-			op.row = &u.row
+			op.rowBuf = u.row
+			op.row = &op.rowBuf
 			err = e.checkItemCollection(op.t, op.t.collectionBytes(op.old), op.next)
 		}
 		return err
@@ -424,21 +554,26 @@ func (op *txOp) evaluate(e *Engine) error {
 // lockTables locks the distinct tables of ops in name order, so that
 // concurrent transactions cannot deadlock.
 func lockTables(ops []*txOp, write bool) []*table {
-	byName := map[string]*table{}
-	for _, op := range ops {
-		byName[op.t.name] = op.t
-	}
-	names := sortedKeys(byName)
-	sort.Strings(names)
-	tables := make([]*table, len(names))
-	for i, n := range names {
-		tables[i] = byName[n]
+	tables := distinctTables(ops)
+	for i := range tables {
 		if write {
 			tables[i].mu.Lock()
 		} else {
 			tables[i].mu.RLock()
 		}
 	}
+	return tables
+}
+
+// distinctTables lists the tables of ops once each, in name order.
+func distinctTables(ops []*txOp) []*table {
+	tables := make([]*table, 0, 1)
+	for _, op := range ops {
+		if !slices.Contains(tables, op.t) {
+			tables = append(tables, op.t)
+		}
+	}
+	slices.SortFunc(tables, func(a, b *table) int { return strings.Compare(a.name, b.name) })
 	return tables
 }
 

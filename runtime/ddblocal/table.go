@@ -109,6 +109,29 @@ type keySchema struct {
 	nHash int
 }
 
+// count is the number of key attributes.
+func (k keySchema) count() int {
+	switch {
+	case k.attrs != nil:
+		return len(k.attrs)
+	case k.hash.name == "":
+		return 0
+	case k.rng.name == "":
+		return 1
+	}
+	return 2
+}
+
+// keyCap is room for the encoded key of key's values (numbers encode to at
+// most 3 bytes more than their text; strings take a 2-byte terminator).
+func keyCap(key attr.Item) int {
+	n := 0
+	for _, v := range key {
+		n += len(v.S) + 4
+	}
+	return n
+}
+
 func (k keySchema) names() []string {
 	if k.attrs == nil && k.hash.name != "" {
 		k = k.withAttrs() // built from hash and rng alone
@@ -284,12 +307,12 @@ func (t *table) itemKey(it attr.Item) ([]byte, error) {
 
 // keyOf validates a Key parameter (exactly the key attributes) and encodes it.
 func (t *table) keyOf(key attr.Item) ([]byte, error) {
-	names := t.keys.names()
-	if len(key) != len(names) {
+	if len(key) != t.keys.count() {
 		return nil, validationf("The provided key element does not match the schema")
 	}
-	var buf []byte
-	for _, ka := range []keyAttr{t.keys.hash, t.keys.rng} {
+	// Sized for both values, their escapes aside: one allocation per key.
+	buf := make([]byte, 0, keyCap(key))
+	for _, ka := range [2]keyAttr{t.keys.hash, t.keys.rng} {
 		if ka.name == "" {
 			continue
 		}

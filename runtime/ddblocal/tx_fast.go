@@ -16,18 +16,49 @@ func (in *transactWriteItemsInput) decodeField(r *jsonReader, name string) bool 
 	var ok bool
 	switch name {
 	case "TransactItems":
-		in.TransactItems, ok = decodeArray(r, decodeTransactWriteItem)
+		in.TransactItems, ok = decodeTransactItems(r)
 	case "ReturnConsumedCapacity":
 		in.ReturnConsumedCapacity, ok = r.str()
 	case "ReturnItemCollectionMetrics":
 		in.ReturnItemCollectionMetrics, ok = r.str()
 	case "ClientRequestToken":
-		in.ClientRequestToken, ok = r.strPtr()
+		// The token is unique per call: not interned, and held by the
+		// input itself rather than by a pointer of its own.
+		if in.token, ok = r.text(); ok {
+			in.ClientRequestToken = &in.token
+		}
 	}
 	return ok
 }
 
-func decodeTransactWriteItem(r *jsonReader, ti *transactWriteItem) bool {
+// decodeTransactItems reads TransactItems, taking the actions from one
+// slab instead of an allocation each.
+func decodeTransactItems(r *jsonReader) ([]transactWriteItem, bool) {
+	if !r.consume('[') {
+		return nil, false
+	}
+	items := make([]transactWriteItem, 0, 4)
+	var slab []txAction
+	for i := 0; ; i++ {
+		more, ok := r.elem(i)
+		if !more || !ok {
+			return items, ok
+		}
+		if len(slab) == cap(slab) {
+			slab = make([]txAction, 0, max(4, 2*cap(slab)))
+		}
+		slab = slab[:len(slab)+1]
+		var ti transactWriteItem
+		if !decodeTransactWriteItem(r, &ti, &slab[len(slab)-1]) {
+			return nil, false
+		}
+		items = append(items, ti)
+	}
+}
+
+// decodeTransactWriteItem reads one entry of TransactItems into ti, its
+// action into a.
+func decodeTransactWriteItem(r *jsonReader, ti *transactWriteItem, a *txAction) bool {
 	return r.decodeObject(func(name string) bool {
 		var dst **txAction
 		switch name {
@@ -42,7 +73,9 @@ func decodeTransactWriteItem(r *jsonReader, ti *transactWriteItem) bool {
 		default:
 			return false
 		}
-		a := &txAction{}
+		if *ti != (transactWriteItem{}) {
+			return false // two actions in one entry: encoding/json reports it
+		}
 		*dst = a
 		return r.decodeObject(func(name string) bool { return a.decodeField(r, name) })
 	})
@@ -61,9 +94,13 @@ func (a *txAction) decodeField(r *jsonReader, name string) bool {
 	case "Item":
 		a.Item, ok = r.reusedItem()
 	case "ConditionExpression":
-		a.ConditionExpression, ok = r.strPtr()
+		if a.condition, ok = r.str(); ok {
+			a.ConditionExpression = &a.condition
+		}
 	case "UpdateExpression":
-		a.UpdateExpression, ok = r.strPtr()
+		if a.update, ok = r.str(); ok {
+			a.UpdateExpression = &a.update
+		}
 	case "ReturnValuesOnConditionCheckFailure":
 		a.ReturnValuesOnConditionCheckFailure, ok = r.str()
 	case "ExpressionAttributeNames":

@@ -191,8 +191,14 @@ func (e *env) cond(c Cond) (bool, error) {
 }
 
 func (e *env) function(c *Call) (bool, error) {
-	args := make([]attr.Value, len(c.Args))
-	present := make([]bool, len(c.Args))
+	// Every condition function takes one or two arguments: no allocation.
+	var argBuf [2]attr.Value
+	var presentBuf [2]bool
+	args, present := argBuf[:0], presentBuf[:0]
+	if len(c.Args) > len(argBuf) {
+		args, present = make([]attr.Value, 0, len(c.Args)), make([]bool, 0, len(c.Args))
+	}
+	args, present = args[:len(c.Args)], present[:len(c.Args)]
 	for i, a := range c.Args {
 		v, ok, err := e.value(a)
 		if err != nil {
