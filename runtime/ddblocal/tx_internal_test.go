@@ -1,10 +1,12 @@
 package ddblocal
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -57,4 +59,41 @@ func TestInternSharesRepeatedStrings(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+func TestTokenCacheWindow(t *testing.T) {
+	c := newTokenCache()
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	const window = 10 * time.Minute
+	d1, d2 := sha256.Sum256([]byte("first")), sha256.Sum256([]byte("other"))
+	c.store("tok-empty", d1, t0, window, map[string]any{})
+	c.store("tok-capacity", d1, t0, window, map[string]any{"ConsumedCapacity": "x"})
+	for _, tc := range []struct {
+		name, token          string
+		digest               [sha256.Size]byte
+		at                   time.Time
+		found, mismatch      bool
+		wantConsumedCapacity bool
+	}{
+		{"replay", "tok-empty", d1, t0.Add(time.Minute), true, false, false},
+		{"replay keeps the response", "tok-capacity", d1, t0.Add(time.Minute), true, false, true},
+		{"other parameters", "tok-empty", d2, t0.Add(time.Minute), false, true, false},
+		{"unknown token", "tok-none", d1, t0, false, false, false},
+		{"window over", "tok-capacity", d1, t0.Add(window), false, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, found, mismatch := c.lookup(tc.token, tc.digest, tc.at, window)
+			if found != tc.found || mismatch != tc.mismatch {
+				t.Fatalf("found, mismatch = %v, %v; want %v, %v", found, mismatch, tc.found, tc.mismatch)
+			}
+			if _, ok := out["ConsumedCapacity"]; ok != tc.wantConsumedCapacity {
+				t.Fatalf("response %v", out)
+			}
+		})
+	}
+	// A store past the window sweeps the old tokens out.
+	c.store("tok-new", d2, t0.Add(window+time.Second), window, map[string]any{})
+	if len(c.entries) != 1 || len(c.outs) != 0 {
+		t.Fatalf("after the sweep: %d tokens, %d responses; want 1, 0", len(c.entries), len(c.outs))
+	}
 }
