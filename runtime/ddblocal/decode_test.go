@@ -132,7 +132,7 @@ func TestFastDecodeAcceptsTransactWriteItems(t *testing.T) {
 // The ClientRequestToken digest ignores the order of map members, which
 // the SDK writes at random, and nothing else.
 func TestTxDigest(t *testing.T) {
-	digest := func(body string) [32]byte {
+	digest := func(body string) uint64 {
 		var in transactWriteItemsInput
 		if err := decodeRequest([]byte(body), &in); err != nil {
 			t.Fatal(err)

@@ -3,7 +3,6 @@ package ddblocal
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"maps"
 	"reflect"
 	"slices"
@@ -105,10 +104,10 @@ func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInp
 	if err != nil {
 		return nil, err
 	}
-	var digest [sha256.Size]byte
+	var digest uint64
 	if in.ClientRequestToken != nil {
 		// The SDK writes maps in random order, so the digest is taken over
-		// a canonical encoding (sorted keys), not over the body.
+		// the decoded items, not over the body.
 		digest = txDigest(in.TransactItems)
 	}
 

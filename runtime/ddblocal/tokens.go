@@ -1,7 +1,6 @@
 package ddblocal
 
 import (
-	"crypto/sha256"
 	"sync"
 	"time"
 )
@@ -34,8 +33,8 @@ func keyOfToken(token string) tokenKey {
 }
 
 type tokenEntry struct {
-	digest [sha256.Size]byte
-	at     int64 // UnixNano of the first call
+	digest uint64 // txDigest of the items
+	at     int64  // UnixNano of the first call
 }
 
 func newTokenCache() *tokenCache {
@@ -44,7 +43,7 @@ func newTokenCache() *tokenCache {
 
 // lookup returns the remembered response of a token. mismatch is true when
 // the token was used with a different request within the window.
-func (c *tokenCache) lookup(token string, digest [sha256.Size]byte, now time.Time, window time.Duration) (out map[string]any, found, mismatch bool) {
+func (c *tokenCache) lookup(token string, digest uint64, now time.Time, window time.Duration) (out map[string]any, found, mismatch bool) {
 	k := keyOfToken(token)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -63,7 +62,7 @@ func (c *tokenCache) lookup(token string, digest [sha256.Size]byte, now time.Tim
 
 // store remembers a token's response; the caller does not modify out
 // afterwards.
-func (c *tokenCache) store(token string, digest [sha256.Size]byte, now time.Time, window time.Duration, out map[string]any) {
+func (c *tokenCache) store(token string, digest uint64, now time.Time, window time.Duration, out map[string]any) {
 	k := keyOfToken(token)
 	c.mu.Lock()
 	defer c.mu.Unlock()

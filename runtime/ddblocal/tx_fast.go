@@ -1,9 +1,8 @@
 package ddblocal
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
-	"slices"
+	"hash/maphash"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
 )
@@ -113,94 +112,114 @@ func (a *txAction) decodeField(r *jsonReader, name string) bool {
 
 // txDigest identifies a transaction's items for its ClientRequestToken:
 // equal for the same request whatever the order of its map members (the
-// SDK writes maps in random order), different for any other.
-func txDigest(items []transactWriteItem) [sha256.Size]byte {
-	b := make([]byte, 0, 512)
+// SDK writes maps in random order), different for any other, but for a
+// 64-bit hash collision. Members are hashed one by one and their hashes
+// summed, which needs neither sorting nor a buffer. The seed is the
+// process's own, as the token cache is.
+func txDigest(items []transactWriteItem) uint64 {
+	var h maphash.Hash
+	h.SetSeed(digestSeed)
 	for _, ti := range items {
-		for _, k := range []struct {
+		for _, k := range [...]struct {
 			tag byte
 			a   *txAction
 		}{{'C', ti.ConditionCheck}, {'P', ti.Put}, {'D', ti.Delete}, {'U', ti.Update}} {
 			if k.a != nil {
-				b = append(b, k.tag)
-				b = k.a.appendCanonical(b)
+				_ = h.WriteByte(k.tag)
+				k.a.hashInto(&h)
 			}
 		}
-		b = append(b, ';')
+		_ = h.WriteByte(';')
 	}
-	return sha256.Sum256(b)
+	return h.Sum64()
 }
 
-func (a *txAction) appendCanonical(b []byte) []byte {
-	b = appendLenString(b, a.TableName)
-	b = appendCanonicalItem(b, a.Key)
-	b = appendCanonicalItem(b, a.Item)
-	for _, s := range []*string{a.ConditionExpression, a.UpdateExpression} {
+var digestSeed = maphash.MakeSeed()
+
+func (a *txAction) hashInto(h *maphash.Hash) {
+	hashString(h, a.TableName)
+	hashUint(h, itemDigest(a.Key))
+	hashUint(h, itemDigest(a.Item))
+	for _, s := range [...]*string{a.ConditionExpression, a.UpdateExpression} {
 		if s == nil {
-			b = append(b, 0)
+			_ = h.WriteByte(0)
 		} else {
-			b = appendLenString(append(b, 1), *s)
+			_ = h.WriteByte(1)
+			hashString(h, *s)
 		}
 	}
-	b = appendLenString(b, a.ReturnValuesOnConditionCheckFailure)
-	names := make([]string, 0, len(a.ExpressionAttributeNames))
-	for k := range a.ExpressionAttributeNames {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	b = binary.AppendUvarint(b, uint64(len(names)))
-	for _, k := range names {
-		b = appendLenString(appendLenString(b, k), a.ExpressionAttributeNames[k])
-	}
-	return appendCanonicalItem(b, a.ExpressionAttributeValues)
+	hashString(h, a.ReturnValuesOnConditionCheckFailure)
+	hashUint(h, namesDigest(a.ExpressionAttributeNames))
+	hashUint(h, itemDigest(a.ExpressionAttributeValues))
 }
 
-func appendLenString(b []byte, s string) []byte {
-	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
-}
-
-// appendCanonicalItem writes an item with its names in sorted order; nil
-// and empty differ, as they did in the JSON the digest replaced.
-func appendCanonicalItem(b []byte, it attr.Item) []byte {
+// itemDigest is the order-free digest of an item: nil and empty differ,
+// as they did in the request.
+func itemDigest(it attr.Item) uint64 {
 	if it == nil {
-		return append(b, 0)
+		return 0
 	}
-	b = binary.AppendUvarint(append(b, 1), uint64(len(it)))
-	var buf [16]string
-	names := buf[:0]
-	for k := range it {
-		names = append(names, k)
+	sum := uint64(len(it)) + 1
+	for k, v := range it {
+		var h maphash.Hash
+		h.SetSeed(digestSeed)
+		hashString(&h, k)
+		hashValue(&h, v)
+		sum += h.Sum64()
 	}
-	slices.Sort(names)
-	for _, k := range names {
-		b = appendCanonicalValue(appendLenString(b, k), it[k])
-	}
-	return b
+	return sum
 }
 
-func appendCanonicalValue(b []byte, v attr.Value) []byte {
-	b = append(b, byte(v.T))
+func namesDigest(names map[string]string) uint64 {
+	if names == nil {
+		return 0
+	}
+	sum := uint64(len(names)) + 1
+	for k, v := range names {
+		var h maphash.Hash
+		h.SetSeed(digestSeed)
+		hashString(&h, k)
+		hashString(&h, v)
+		sum += h.Sum64()
+	}
+	return sum
+}
+
+func hashValue(h *maphash.Hash, v attr.Value) {
+	_ = h.WriteByte(byte(v.T))
 	switch v.T {
 	case attr.S, attr.N, attr.B:
-		b = appendLenString(b, v.S)
+		hashString(h, v.S)
 	case attr.BOOL:
 		if v.Bool {
-			b = append(b, 1)
+			_ = h.WriteByte(1)
 		} else {
-			b = append(b, 0)
+			_ = h.WriteByte(0)
 		}
 	case attr.L:
-		b = binary.AppendUvarint(b, uint64(len(v.L)))
+		hashUint(h, uint64(len(v.L)))
 		for _, e := range v.L {
-			b = appendCanonicalValue(b, e)
+			hashValue(h, e)
 		}
 	case attr.M:
-		b = appendCanonicalItem(b, attr.Item(v.M))
+		hashUint(h, itemDigest(attr.Item(v.M)))
 	case attr.SS, attr.NS, attr.BS:
-		b = binary.AppendUvarint(b, uint64(len(v.Set)))
+		hashUint(h, uint64(len(v.Set)))
 		for _, m := range v.Set {
-			b = appendLenString(b, m)
+			hashString(h, m)
 		}
 	}
-	return b
+}
+
+// hashString writes s with its length, so that no two sequences of
+// strings write the same bytes.
+func hashString(h *maphash.Hash, s string) {
+	hashUint(h, uint64(len(s)))
+	_, _ = h.WriteString(s)
+}
+
+func hashUint(h *maphash.Hash, n uint64) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], n)
+	_, _ = h.Write(b[:])
 }

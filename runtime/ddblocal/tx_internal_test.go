@@ -1,7 +1,6 @@
 package ddblocal
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"strings"
 	"sync"
@@ -65,12 +64,12 @@ func TestTokenCacheWindow(t *testing.T) {
 	c := newTokenCache()
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	const window = 10 * time.Minute
-	d1, d2 := sha256.Sum256([]byte("first")), sha256.Sum256([]byte("other"))
+	d1, d2 := uint64(1), uint64(2)
 	c.store("tok-empty", d1, t0, window, map[string]any{})
 	c.store("tok-capacity", d1, t0, window, map[string]any{"ConsumedCapacity": "x"})
 	for _, tc := range []struct {
 		name, token          string
-		digest               [sha256.Size]byte
+		digest               uint64
 		at                   time.Time
 		found, mismatch      bool
 		wantConsumedCapacity bool
