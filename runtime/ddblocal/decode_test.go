@@ -1,9 +1,15 @@
 package ddblocal
 
 import (
+	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // fastDecodeSeeds are request bodies in and out of the fast path's subset.
@@ -132,25 +138,59 @@ func TestFastDecodeAcceptsTransactWriteItems(t *testing.T) {
 // The ClientRequestToken digest ignores the order of map members, which
 // the SDK writes at random, and nothing else.
 func TestTxDigest(t *testing.T) {
+	e := New(func(o *Options) { o.TTLSweepInterval = -1 })
+	defer e.Close()
+	if _, err := e.Client().CreateTable(context.Background(), &dynamodb.CreateTableInput{TableName: aws.String("digests"),
+		BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("SK"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String("SK"), KeyType: types.KeyTypeRange}}}); err != nil {
+		t.Fatal(err)
+	}
 	digest := func(body string) uint64 {
 		var in transactWriteItemsInput
 		if err := decodeRequest([]byte(body), &in); err != nil {
 			t.Fatal(err)
 		}
-		return txDigest(in.TransactItems)
+		ops, err := e.prepareTxOps(in.TransactItems)
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		return txDigest(ops)
 	}
-	a := digest(`{"TransactItems":[{"Update":{"TableName":"t","Key":{"PK":{"S":"a"},"SK":{"S":"b"}},"UpdateExpression":"SET n = :v","ExpressionAttributeValues":{":v":{"M":{"x":{"N":"1"},"y":{"L":[{"S":"z"}]}}}}}}]}`)
-	b := digest(`{"TransactItems":[{"Update":{"ExpressionAttributeValues":{":v":{"M":{"y":{"L":[{"S":"z"}]},"x":{"N":"1.0"}}}},"UpdateExpression":"SET n = :v","Key":{"SK":{"S":"b"},"PK":{"S":"a"}},"TableName":"t"}}]}`)
+	const update = `{"Update":{"TableName":"digests","Key":{"PK":{"S":"a"},"SK":{"S":"%s"}},"UpdateExpression":"SET n = :v","ExpressionAttributeValues":{":v":%s}}}`
+	item := func(sk, v string) string { return fmt.Sprintf(update, sk, v) }
+	tx := func(items ...string) string { return `{"TransactItems":[` + strings.Join(items, ",") + `]}` }
+	a := digest(tx(item("b", `{"M":{"x":{"N":"1"},"y":{"L":[{"S":"z"}]}}}`)))
+	b := digest(`{"TransactItems":[{"Update":{"ExpressionAttributeValues":{":v":{"M":{"y":{"L":[{"S":"z"}]},"x":{"N":"1.0"}}}},"UpdateExpression":"SET n = :v","Key":{"SK":{"S":"b"},"PK":{"S":"a"}},"TableName":"digests"}}]}`)
 	if a != b {
 		t.Error("the same request in another member order has another digest")
 	}
+	two := digest(tx(item("b", `{"N":"1"}`), item("c", `{"N":"1"}`)))
+	if digest(tx(item("b", `{"N":"1"}`), item("c", `{"N":"1"}`))) != two {
+		t.Error("the same two actions have another digest")
+	}
 	for _, other := range []string{
-		`{"TransactItems":[{"Update":{"TableName":"t","Key":{"PK":{"S":"a"},"SK":{"S":"c"}},"UpdateExpression":"SET n = :v","ExpressionAttributeValues":{":v":{"M":{"x":{"N":"1"},"y":{"L":[{"S":"z"}]}}}}}}]}`,
-		`{"TransactItems":[{"Update":{"TableName":"t","Key":{"PK":{"S":"a"},"SK":{"S":"b"}},"UpdateExpression":"SET n = :v","ExpressionAttributeValues":{":v":{"M":{"x":{"N":"2"},"y":{"L":[{"S":"z"}]}}}}}}]}`,
-		`{"TransactItems":[{"Update":{"TableName":"t","Key":{"PK":{"S":"a"},"SK":{"S":"b"}},"UpdateExpression":"SET n = :v","ConditionExpression":"","ExpressionAttributeValues":{":v":{"M":{"x":{"N":"1"},"y":{"L":[{"S":"z"}]}}}}}}]}`,
-		`{"TransactItems":[{"Put":{"TableName":"t","Item":{"PK":{"S":"a"},"SK":{"S":"b"}}}}]}`,
+		tx(item("c", `{"M":{"x":{"N":"1"},"y":{"L":[{"S":"z"}]}}}`)),
+		tx(item("b", `{"M":{"x":{"N":"2"},"y":{"L":[{"S":"z"}]}}}`)),
+		`{"TransactItems":[{"Update":{"TableName":"digests","Key":{"PK":{"S":"a"},"SK":{"S":"b"}},"UpdateExpression":"SET n = :v","ConditionExpression":"attribute_exists(n)","ExpressionAttributeValues":{":v":{"M":{"x":{"N":"1"},"y":{"L":[{"S":"z"}]}}}}}}]}`,
+		`{"TransactItems":[{"Put":{"TableName":"digests","Item":{"PK":{"S":"a"},"SK":{"S":"b"}}}}]}`,
+		`{"TransactItems":[{"Delete":{"TableName":"digests","Key":{"PK":{"S":"a"},"SK":{"S":"b"}}}}]}`,
+		`{"TransactItems":[{"ConditionCheck":{"TableName":"digests","Key":{"PK":{"S":"a"},"SK":{"S":"b"}},"ConditionExpression":"attribute_exists(n)"}}]}`,
 	} {
 		if digest(other) == a {
+			t.Errorf("a different request has the same digest: %s", other)
+		}
+	}
+	// The second action shares the first one's compiled expressions only
+	// when its values are the same: other values are another request.
+	for _, other := range []string{
+		tx(item("b", `{"N":"1"}`), item("c", `{"N":"2"}`)),
+		tx(item("c", `{"N":"1"}`), item("b", `{"N":"1"}`)),
+		tx(item("b", `{"N":"1"}`)),
+	} {
+		if digest(other) == two {
 			t.Errorf("a different request has the same digest: %s", other)
 		}
 	}

@@ -108,7 +108,7 @@ func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInp
 	if in.ClientRequestToken != nil {
 		// The SDK writes maps in random order, so the digest is taken over
 		// the decoded items, not over the body.
-		digest = txDigest(in.TransactItems)
+		digest = txDigest(ops)
 	}
 
 	tables := lockTables(ops, true)

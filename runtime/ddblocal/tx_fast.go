@@ -1,7 +1,6 @@
 package ddblocal
 
 import (
-	"encoding/binary"
 	"hash/maphash"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
@@ -110,47 +109,60 @@ func (a *txAction) decodeField(r *jsonReader, name string) bool {
 	return ok
 }
 
-// txDigest identifies a transaction's items for its ClientRequestToken:
+// txDigest identifies a transaction's actions for its ClientRequestToken:
 // equal for the same request whatever the order of its map members (the
 // SDK writes maps in random order), different for any other, but for a
-// 64-bit hash collision. Members are hashed one by one and their hashes
-// summed, which needs neither sorting nor a buffer. The seed is the
-// process's own, as the token cache is.
-func txDigest(items []transactWriteItem) uint64 {
-	var h maphash.Hash
-	h.SetSeed(digestSeed)
-	for _, ti := range items {
-		for _, k := range [...]struct {
-			tag byte
-			a   *txAction
-		}{{'C', ti.ConditionCheck}, {'P', ti.Put}, {'D', ti.Delete}, {'U', ti.Update}} {
-			if k.a != nil {
-				_ = h.WriteByte(k.tag)
-				k.a.hashInto(&h)
+// 64-bit hash collision. Strings are hashed with maphash (the process's
+// own seed, as the token cache is in memory); the structure is folded in
+// by a mixing function, and a map's members are summed, which needs
+// neither sorting nor a buffer. A key is taken in its encoded form, which
+// the table's key schema makes canonical, and an action that shares its
+// predecessor's compiled expressions shares their digest.
+func txDigest(ops []*txOp) uint64 {
+	var d digest
+	var params uint64 // of the expression parameters of the previous action
+	for i, op := range ops {
+		a := op.act
+		d.add(uint64(op.kind[0]))
+		d.str(a.TableName)
+		d.bytes(op.key)
+		d.add(itemDigest(a.Item))
+		for _, s := range [...]*string{a.ConditionExpression, a.UpdateExpression} {
+			if s == nil {
+				d.add(0)
+			} else {
+				d.add(1)
+				d.str(*s)
 			}
 		}
-		_ = h.WriteByte(';')
+		d.str(a.ReturnValuesOnConditionCheckFailure)
+		if i == 0 || op.x != ops[i-1].x {
+			params = mix64(namesDigest(a.ExpressionAttributeNames)) + itemDigest(a.ExpressionAttributeValues)
+		}
+		d.add(params)
 	}
-	return h.Sum64()
+	return d.h
 }
 
 var digestSeed = maphash.MakeSeed()
 
-func (a *txAction) hashInto(h *maphash.Hash) {
-	hashString(h, a.TableName)
-	hashUint(h, itemDigest(a.Key))
-	hashUint(h, itemDigest(a.Item))
-	for _, s := range [...]*string{a.ConditionExpression, a.UpdateExpression} {
-		if s == nil {
-			_ = h.WriteByte(0)
-		} else {
-			_ = h.WriteByte(1)
-			hashString(h, *s)
-		}
-	}
-	hashString(h, a.ReturnValuesOnConditionCheckFailure)
-	hashUint(h, namesDigest(a.ExpressionAttributeNames))
-	hashUint(h, itemDigest(a.ExpressionAttributeValues))
+// digest folds a sequence of 64-bit values into one.
+type digest struct{ h uint64 }
+
+func (d *digest) add(x uint64) { d.h = mix64(d.h*0x9e3779b97f4a7c15 + x) }
+
+func (d *digest) str(s string) { d.add(uint64(len(s))); d.add(maphash.String(digestSeed, s)) }
+
+func (d *digest) bytes(b []byte) { d.add(uint64(len(b))); d.add(maphash.Bytes(digestSeed, b)) }
+
+// mix64 is the finalizer of SplitMix64: every bit of x affects every bit
+// of the result.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // itemDigest is the order-free digest of an item: nil and empty differ,
@@ -161,11 +173,10 @@ func itemDigest(it attr.Item) uint64 {
 	}
 	sum := uint64(len(it)) + 1
 	for k, v := range it {
-		var h maphash.Hash
-		h.SetSeed(digestSeed)
-		hashString(&h, k)
-		hashValue(&h, v)
-		sum += h.Sum64()
+		var d digest
+		d.str(k)
+		valueDigest(&d, v)
+		sum += d.h
 	}
 	return sum
 }
@@ -176,50 +187,36 @@ func namesDigest(names map[string]string) uint64 {
 	}
 	sum := uint64(len(names)) + 1
 	for k, v := range names {
-		var h maphash.Hash
-		h.SetSeed(digestSeed)
-		hashString(&h, k)
-		hashString(&h, v)
-		sum += h.Sum64()
+		var d digest
+		d.str(k)
+		d.str(v)
+		sum += d.h
 	}
 	return sum
 }
 
-func hashValue(h *maphash.Hash, v attr.Value) {
-	_ = h.WriteByte(byte(v.T))
+func valueDigest(d *digest, v attr.Value) {
+	d.add(uint64(v.T))
 	switch v.T {
 	case attr.S, attr.N, attr.B:
-		hashString(h, v.S)
+		d.str(v.S)
 	case attr.BOOL:
 		if v.Bool {
-			_ = h.WriteByte(1)
+			d.add(1)
 		} else {
-			_ = h.WriteByte(0)
+			d.add(0)
 		}
 	case attr.L:
-		hashUint(h, uint64(len(v.L)))
+		d.add(uint64(len(v.L)))
 		for _, e := range v.L {
-			hashValue(h, e)
+			valueDigest(d, e)
 		}
 	case attr.M:
-		hashUint(h, itemDigest(attr.Item(v.M)))
+		d.add(itemDigest(attr.Item(v.M)))
 	case attr.SS, attr.NS, attr.BS:
-		hashUint(h, uint64(len(v.Set)))
+		d.add(uint64(len(v.Set)))
 		for _, m := range v.Set {
-			hashString(h, m)
+			d.str(m)
 		}
 	}
-}
-
-// hashString writes s with its length, so that no two sequences of
-// strings write the same bytes.
-func hashString(h *maphash.Hash, s string) {
-	hashUint(h, uint64(len(s)))
-	_, _ = h.WriteString(s)
-}
-
-func hashUint(h *maphash.Hash, n uint64) {
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], n)
-	_, _ = h.Write(b[:])
 }
