@@ -1,6 +1,7 @@
 package ddblocal
 
 import (
+	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
 
@@ -89,6 +90,7 @@ func (r *jsonReader) rawString() ([]byte, bool) {
 		return nil, false
 	}
 	start := r.pos
+	r.pos = skipPlain(r.src, r.pos)
 	ascii := true
 	for r.pos < len(r.src) {
 		c := r.src[r.pos]
@@ -112,6 +114,25 @@ func (r *jsonReader) rawString() ([]byte, bool) {
 
 // str reads a string of the request's structure (a name, an expression,
 // an enum), interned.
+// skipPlain returns the position of the first byte at or after pos that
+// the string scanner must look at: a quote, a backslash, a control
+// character or a byte of a multi-byte sequence. It reads eight bytes at a
+// time (SWAR): for most strings of a request it goes straight to the
+// closing quote.
+func skipPlain(src []byte, pos int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for pos+8 <= len(src) {
+		w := binary.LittleEndian.Uint64(src[pos:])
+		quote, slash := w^(ones*'"'), w^(ones*'\\')
+		special := (quote-ones)&^quote | (slash-ones)&^slash | (w - ones*0x20) | w
+		if special&highs != 0 {
+			break
+		}
+		pos += 8
+	}
+	return pos
+}
+
 func (r *jsonReader) str() (string, bool) {
 	b, ok := r.rawString()
 	if !ok {

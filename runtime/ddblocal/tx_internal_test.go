@@ -2,6 +2,7 @@ package ddblocal
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -94,5 +95,37 @@ func TestTokenCacheWindow(t *testing.T) {
 	c.store("tok-new", d2, t0.Add(window+time.Second), window, map[string]any{})
 	if len(c.entries) != 1 || len(c.outs) != 0 {
 		t.Fatalf("after the sweep: %d tokens, %d responses; want 1, 0", len(c.entries), len(c.outs))
+	}
+}
+
+// skipPlain stops at or before the first byte the string scanner must see,
+// never after it.
+func TestSkipPlainStopsInTime(t *testing.T) {
+	special := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80 }
+	r := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte("abcXYZ09 :#{}[],\"\\\x00\x1f\x7f\x80\xc3\xa9\xff")
+	for range 20000 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			if r.IntN(4) == 0 {
+				b[i] = alphabet[r.IntN(len(alphabet))]
+			} else {
+				b[i] = byte('a' + r.IntN(26))
+			}
+		}
+		from := 0
+		if len(b) > 0 {
+			from = r.IntN(len(b))
+		}
+		first := len(b)
+		for i := from; i < len(b); i++ {
+			if special(b[i]) {
+				first = i
+				break
+			}
+		}
+		if got := skipPlain(b, from); got < from || got > first {
+			t.Fatalf("skipPlain(%q, %d) = %d; the first special byte is at %d", b, from, got, first)
+		}
 	}
 }
