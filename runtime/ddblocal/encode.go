@@ -298,10 +298,31 @@ var jsonSafe = func() (t [256]bool) {
 }()
 
 // encodeString appends s as a JSON string.
+// skipSafe returns the length of the prefix of s, in whole 8-byte words,
+// that holds no byte JSON escapes (a quote, a backslash, a control
+// character), read eight bytes at a time (SWAR); encodeString copies it
+// as it is.
+func skipSafe(s string) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		quote, slash := w^(ones*'"'), w^(ones*'\\')
+		if ((quote-ones)&^quote|(slash-ones)&^slash|(w-ones*0x20)&^w)&highs != 0 {
+			break
+		}
+	}
+	return i
+}
+
 func encodeString(buf []byte, s string) []byte {
 	buf = append(buf, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
+	start, i := 0, 0
+	if len(s) >= 16 {
+		i = skipSafe(s) // worth a call on longer strings only
+	}
+	for ; i < len(s); i++ {
 		c := s[i]
 		if jsonSafe[c] {
 			continue

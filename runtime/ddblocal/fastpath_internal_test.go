@@ -1,12 +1,15 @@
 package ddblocal
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -126,6 +129,33 @@ func TestSkipPlainStopsInTime(t *testing.T) {
 		}
 		if got := skipPlain(b, from); got < from || got > first {
 			t.Fatalf("skipPlain(%q, %d) = %d; the first special byte is at %d", b, from, got, first)
+		}
+	}
+}
+
+// encodeString's word-at-a-time prefix never skips a byte JSON escapes:
+// whatever the string, encoding/json reads back the same string.
+func TestEncodeStringRoundTrips(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	alphabet := []byte("abcXYZ09 :#{}[],\"\\\x00\x01\n\r\t\x1f\x7f\xc3\xa9")
+	for range 20000 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			if r.IntN(5) == 0 {
+				b[i] = alphabet[r.IntN(len(alphabet))]
+			} else {
+				b[i] = byte('a' + r.IntN(26))
+			}
+		}
+		if !utf8.Valid(b) {
+			continue
+		}
+		var got string
+		if err := json.Unmarshal(encodeString(nil, string(b)), &got); err != nil || got != string(b) {
+			t.Fatalf("encodeString(%q) read back as %q (%v)", b, got, err)
+		}
+		if n := skipSafe(string(b)); n%8 != 0 || bytes.ContainsAny(b[:n], "\"\\\x00\x01\n\r\t\x1f") {
+			t.Fatalf("skipSafe(%q) = %d skips a byte to escape", b, n)
 		}
 	}
 }
