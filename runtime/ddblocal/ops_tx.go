@@ -64,17 +64,18 @@ func (in *transactWriteItemsInput) tableNames() []string {
 
 // txOp is one validated action of a transaction.
 type txOp struct {
-	kind   string // ConditionCheck, Put, Delete, Update
-	act    *txAction
-	t      *table
-	key    []byte
-	x      *compiled
-	old    attr.Item // nil when absent, or when an update was made to it in place
-	prior  prior     // what the write replaces
-	next   attr.Item
-	row    *entry // next's row when evaluate encoded it (then &rowBuf)
-	rowBuf entry
-	write  bool
+	kind    string // ConditionCheck, Put, Delete, Update
+	act     *txAction
+	t       *table
+	key     []byte
+	x       *compiled
+	old     attr.Item // nil when absent, or when an update was made to it in place
+	prior   prior     // what the write replaces
+	next    attr.Item
+	keySize int    // attr.ItemSize of the action's Key
+	row     *entry // next's row when evaluate encoded it (then &rowBuf)
+	rowBuf  entry
+	write   bool
 	// invalid is the ValidationError reason of an action that cannot run.
 	invalid string
 }
@@ -193,9 +194,12 @@ func (e *Engine) prepareTxOps(items []transactWriteItem) ([]*txOp, error) {
 		if op.invalid == "" && !seen.add(op.t, op.key) {
 			return nil, validationf("Transaction request cannot include multiple operations on one item")
 		}
-		if op.act.Item != nil {
+		switch {
+		case op.act.Item != nil:
 			size += attr.ItemSize(op.act.Item)
-		} else {
+		case op.invalid == "":
+			size += op.keySize
+		default:
 			size += attr.ItemSize(op.act.Key)
 		}
 		ops = append(ops, op)
@@ -499,7 +503,7 @@ func (e *Engine) prepareTxOp(op *txOp, ti transactWriteItem, prev *txOp) error {
 	if a.Key == nil {
 		return validationf("1 validation error detected: Value null at 'transactItems.1.member.key' failed to satisfy constraint: Member must not be null")
 	}
-	if op.key, err = t.keyOf(a.Key); err != nil {
+	if op.key, op.keySize, err = t.keyAndSize(a.Key); err != nil {
 		// As for a Put: the action cancels with a ValidationError reason.
 		if msg, ok := keyMismatch(err); ok {
 			op.invalid = msg

@@ -122,16 +122,6 @@ func (k keySchema) count() int {
 	return 2
 }
 
-// keyCap is room for the encoded key of key's values (numbers encode to at
-// most 3 bytes more than their text; strings take a 2-byte terminator).
-func keyCap(key attr.Item) int {
-	n := 0
-	for _, v := range key {
-		n += len(v.S) + 4
-	}
-	return n
-}
-
 func (k keySchema) names() []string {
 	if k.attrs == nil && k.hash.name != "" {
 		k = k.withAttrs() // built from hash and rng alone
@@ -307,28 +297,47 @@ func (t *table) itemKey(it attr.Item) ([]byte, error) {
 
 // keyOf validates a Key parameter (exactly the key attributes) and encodes it.
 func (t *table) keyOf(key attr.Item) ([]byte, error) {
+	b, _, err := t.keyAndSize(key)
+	return b, err
+}
+
+// keyAndSize is keyOf, with the size of the key attributes as
+// attr.ItemSize counts them. The values are looked up by name, never by
+// ranging over key: a map's iteration costs more than its lookups.
+func (t *table) keyAndSize(key attr.Item) ([]byte, int, error) {
 	if len(key) != t.keys.count() {
-		return nil, validationf("The provided key element does not match the schema")
+		return nil, 0, validationf("The provided key element does not match the schema")
 	}
-	// Sized for both values, their escapes aside: one allocation per key.
-	buf := make([]byte, 0, keyCap(key))
-	for _, ka := range [2]keyAttr{t.keys.hash, t.keys.rng} {
+	var vals [2]attr.Value
+	attrs := [2]keyAttr{t.keys.hash, t.keys.rng}
+	room, size := 0, 0
+	for i, ka := range attrs {
 		if ka.name == "" {
 			continue
 		}
 		v, ok := key[ka.name]
 		if !ok || v.T != ka.typ {
-			return nil, validationf("The provided key element does not match the schema")
+			return nil, 0, validationf("The provided key element does not match the schema")
 		}
 		if err := checkKeyValue(ka.name, v); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		if err := checkKeySize(v, ka == t.keys.rng); err != nil {
-			return nil, err
+		if err := checkKeySize(v, i == 1); err != nil {
+			return nil, 0, err
 		}
-		buf = appendKey(buf, v)
+		vals[i] = v
+		// Numbers encode to at most 3 bytes more than their text, strings
+		// take a 2-byte terminator: one allocation per key, escapes aside.
+		room += len(v.S) + 4
+		size += len(ka.name) + v.Size()
 	}
-	return buf, nil
+	buf := make([]byte, 0, room)
+	for i, ka := range attrs {
+		if ka.name != "" {
+			buf = appendKey(buf, vals[i])
+		}
+	}
+	return buf, size, nil
 }
 
 func checkKeyValue(name string, v attr.Value) error {
