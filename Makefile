@@ -117,11 +117,14 @@ test: deps lint
 
 ## bench-engine: the embedded engine against minidyn and dynalite (installs dynalite@4.0.0 into a cache dir), and the
 ##               engine ÷ SDK-alone ratios measured paired (PAIRED_ROUNDS alternating rounds, GOMAXPROCS PAIRED_PROCS,
-##               0 = unchanged); writes docs/engine-benchmark.md
+##               0 = unchanged) first, in a process holding only those two peers (PAIRED_JSON); writes
+##               docs/engine-benchmark.md
 PAIRED_ROUNDS ?= 15
 PAIRED_PROCS ?= 0
+PAIRED_JSON ?= $(CURDIR)/tmp/engine-paired.json
 bench-engine: deps
-	cd test/enginebench && go test -run '^$$' -bench . -benchtime 2s -timeout 60m . -args -report $(CURDIR)/docs/engine-benchmark.md -paired-rounds $(PAIRED_ROUNDS) -paired-procs $(PAIRED_PROCS)
+	cd test/enginebench && go test -run '^$$' -bench '^BenchmarkPaired$$' -benchtime 1x -timeout 30m . -args -paired-out $(PAIRED_JSON) -paired-rounds $(PAIRED_ROUNDS) -paired-procs $(PAIRED_PROCS)
+	cd test/enginebench && go test -run '^$$' -bench '^Benchmark(Engine|Startup)$$' -benchtime 2s -timeout 60m . -args -paired-in $(PAIRED_JSON) -report $(CURDIR)/docs/engine-benchmark.md
 
 ## bench-engine-regression: the engine rows and runtime/ddblocal benchmarks of commit BASE (default 9f303ac, the engine
 ##                          before issue 10) and of the working tree, side by side in one run, ROUNDS rounds alternating;

@@ -2,6 +2,7 @@ package enginebench_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -36,8 +37,18 @@ var results enginebench.Results
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	if err := loadPaired(*pairedIn); err != nil {
+		fmt.Fprintln(os.Stderr, "enginebench: -paired-in:", err)
+		os.Exit(1)
+	}
 	code := m.Run()
 	closePeers()
+	if code == 0 && *pairedOut != "" {
+		if err := savePaired(*pairedOut); err != nil {
+			fmt.Fprintln(os.Stderr, "enginebench: -paired-out:", err)
+			code = 1
+		}
+	}
 	if code == 0 && *reportPath != "" {
 		if err := writeReport(*reportPath); err != nil {
 			fmt.Fprintln(os.Stderr, "enginebench: report:", err)
@@ -48,32 +59,57 @@ func TestMain(m *testing.M) {
 }
 
 var (
-	peersOnce sync.Once
-	peers     []*enginebench.Peer
-	peerErr   = map[string]string{}
+	peersMu sync.Mutex
+	peers   []*enginebench.Peer // in the order started
+	peerErr = map[string]string{}
 )
 
-// allPeers starts every peer once per process; a peer that cannot start is
-// reported with the reason instead of figures.
-func allPeers(b *testing.B) []*enginebench.Peer {
-	peersOnce.Do(func() {
-		peers = append(peers, enginebench.NewEngineRaw(), enginebench.NewEngineInproc())
-		if p, err := enginebench.NewEngineHTTP(); err == nil {
-			peers = append(peers, p)
-		} else {
-			peerErr[enginebench.PeerEngineHTTP] = err.Error()
+// newPeer starts each peer by name.
+var newPeer = map[string]func(context.Context) (*enginebench.Peer, error){
+	enginebench.PeerEngineRaw:    func(context.Context) (*enginebench.Peer, error) { return enginebench.NewEngineRaw(), nil },
+	enginebench.PeerEngineInproc: func(context.Context) (*enginebench.Peer, error) { return enginebench.NewEngineInproc(), nil },
+	enginebench.PeerEngineHTTP:   func(context.Context) (*enginebench.Peer, error) { return enginebench.NewEngineHTTP() },
+	enginebench.PeerSDKAlone:     func(context.Context) (*enginebench.Peer, error) { return enginebench.NewSDKAlone(), nil },
+	enginebench.PeerMinidyn:      func(context.Context) (*enginebench.Peer, error) { return enginebench.NewMinidyn(), nil },
+	enginebench.PeerMinidynSDK:   func(context.Context) (*enginebench.Peer, error) { return enginebench.NewMinidynSDK(), nil },
+	enginebench.PeerDynalite:     enginebench.NewDynalite,
+}
+
+// allPeers starts every peer once per process.
+func allPeers(b *testing.B) []*enginebench.Peer { return startPeers(b, enginebench.PeerOrder...) }
+
+// startPeers starts those of the named peers this process has not tried to
+// start yet and returns every peer started so far; a peer that cannot start
+// is reported with the reason instead of figures.
+func startPeers(b *testing.B, names ...string) []*enginebench.Peer {
+	peersMu.Lock()
+	defer peersMu.Unlock()
+	for _, name := range names {
+		if _, failed := peerErr[name]; failed || find(peers, name) != nil {
+			continue
 		}
-		peers = append(peers, enginebench.NewSDKAlone(), enginebench.NewMinidyn(), enginebench.NewMinidynSDK())
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		if p, err := enginebench.NewDynalite(ctx); err == nil {
-			peers = append(peers, p)
-		} else {
-			peerErr[enginebench.PeerDynalite] = "not available: " + strings.ReplaceAll(err.Error(), "\n", " ")
-			b.Logf("dynalite: %v", err)
+		p, err := newPeer[name](ctx)
+		cancel()
+		if err != nil {
+			peerErr[name] = "not available: " + strings.ReplaceAll(err.Error(), "\n", " ")
+			b.Logf("%s: %v", name, err)
+			continue
 		}
-	})
+		peers = append(peers, p)
+	}
 	return peers
+}
+
+// startedPeers names the peers started in this process.
+func startedPeers() []string {
+	peersMu.Lock()
+	defer peersMu.Unlock()
+	var names []string
+	for _, p := range peers {
+		names = append(names, p.Name)
+	}
+	return names
 }
 
 func closePeers() {
@@ -362,16 +398,17 @@ func startDynalite() (time.Duration, error) {
 
 func writeReport(path string) error {
 	env := enginebench.Environment{
-		When:        time.Now(),
-		GoVersion:   runtime.Version(),
-		CPU:         cpuModel(),
-		CPUs:        runtime.NumCPU(),
-		Load:        startLoad,
-		BenchTime:   benchTime(),
-		Node:        nodeVersion(),
-		PairedSlice: *pairedSlice,
-		PairedProcs: pairedGOMAXPROCS(),
+		When:       time.Now(),
+		GoVersion:  runtime.Version(),
+		CPU:        cpuModel(),
+		CPUs:       runtime.NumCPU(),
+		Load:       startLoad,
+		BenchTime:  benchTime(),
+		Node:       nodeVersion(),
+		GOGC:       gogc(),
+		GOMAXPROCS: runtime.GOMAXPROCS(0),
 	}
+	setPairedEnv(&env, pairedRun())
 	mem := measureRSS()
 	var buf bytes.Buffer
 	enginebench.WriteMarkdown(&buf, &results, env, mem)
@@ -433,6 +470,9 @@ func benchTime() string {
 	}
 	return "default"
 }
+
+// gogc is the GOGC setting of this process (100 when unset).
+func gogc() string { return cmp.Or(os.Getenv("GOGC"), "100") }
 
 func nodeVersion() string {
 	node, err := enginebench.NodeBinary()

@@ -23,20 +23,29 @@
 // Where a peer lacks an operation (dynalite has no TransactWriteItems) its
 // row says so instead of a figure.
 //
-// Run it with `make bench-engine`, which writes docs/engine-benchmark.md:
+// Run it with `make bench-engine`, which writes docs/engine-benchmark.md in
+// two processes: the paired measurement first, in a process holding only
+// the two peers it needs (a user's process holds no minidyn, and the heap of
+// other peers' tables would weigh on its garbage collector), then every
+// other benchmark, whose process reads the paired rows back for the report:
 //
-//	go test -run '^$' -bench . -benchtime 2s ./test/enginebench/ -args -report ../../docs/engine-benchmark.md
+//	go test -run '^$' -bench '^BenchmarkPaired$' -benchtime 1x ./test/enginebench/ -args -paired-out /tmp/paired.json
+//	go test -run '^$' -bench '^Benchmark(Engine|Startup)$' -benchtime 2s ./test/enginebench/ -args -paired-in /tmp/paired.json -report ../../docs/engine-benchmark.md
 //
-// BenchmarkPaired, part of the same run, measures the engine in-process
-// against the SDK client alone in alternating slices of about
-// -paired-slice (200ms), -paired-rounds (15) rounds per row (with
-// GOMAXPROCS -paired-procs when set), swapping
-// which goes first every round (ABBA), on the tables BenchmarkEngine
-// prepared; its median per-round ratio is what the report's engine goals
+// `-bench .` alone still writes the whole report from one process, the
+// paired rows then measured beside every peer's tables (the report says
+// which).
+//
+// BenchmarkPaired measures the engine in-process against the SDK client
+// alone in alternating slices of about -paired-slice (200ms),
+// -paired-rounds (15) rounds per row (with GOMAXPROCS -paired-procs when
+// set), swapping which goes first every round (ABBA); it starts only those
+// two peers, and uses BenchmarkEngine's tables when that ran in the same
+// process. Its median per-round ratio is what the report's engine goals
 // judge, since two cells measured minutes apart on a shared machine
 // drift too much for their ratio to decide a goal. A quick trial:
 //
-//	go test -run '^$' -bench Paired -benchtime 200ms ./test/enginebench/ -args -large-table 2000 -rss-items 0 -report /tmp/trial.md
+//	go test -run '^$' -bench Paired -benchtime 1x ./test/enginebench/ -args -large-table 2000 -paired-rounds 3 -rss-items 0 -report /tmp/trial.md
 //
 // `make bench-engine-regression` (regression.sh, rendered by cmd/benchab)
 // measures the engine rows and the runtime/ddblocal benchmarks of an older

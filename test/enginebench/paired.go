@@ -9,8 +9,8 @@ import (
 
 // Slice is one short timed run of a workload on one peer.
 type Slice struct {
-	N    int
-	Wall time.Duration
+	N    int           `json:"n"`
+	Wall time.Duration `json:"wall_ns"`
 }
 
 // OpsPerSec is the slice's throughput.
@@ -24,8 +24,9 @@ func (s Slice) OpsPerSec() float64 {
 // PairedRound is one round of a paired measurement: a slice of the engine
 // in-process and a slice of the SDK client alone, back to back.
 type PairedRound struct {
-	EngineFirst     bool
-	Engine, Ceiling Slice
+	EngineFirst bool  `json:"engine_first"`
+	Engine      Slice `json:"engine"`
+	Ceiling     Slice `json:"ceiling"`
 }
 
 // Ratio is the engine's throughput over the ceiling's in this round.
@@ -37,10 +38,10 @@ func (r PairedRound) Ratio() float64 {
 // the SDK client alone measured in alternating slices, so that the drift
 // of a shared machine falls on both alike.
 type Paired struct {
-	Op     string
-	Rounds []PairedRound
+	Op     string        `json:"op"`
+	Rounds []PairedRound `json:"rounds"`
 	// Load is the load average when the row started.
-	Load string
+	Load string `json:"load"`
 }
 
 // Ratios are the per-round ratios, sorted.

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -54,7 +55,8 @@ func TestWriteMarkdown(t *testing.T) {
 	paired(OpTx1k, 620, 640, 610, 655)
 	paired(OpTx100k, 599, 560, 620, 590, 605)
 	env := Environment{When: time.Date(2026, 11, 29, 23, 0, 0, 0, time.UTC), GoVersion: "go1.26", CPU: "test CPU", CPUs: 2,
-		Load: "0.50 0.40 0.30", BenchTime: "2s", Node: "v22", PairedSlice: 200 * time.Millisecond, PairedProcs: 2}
+		Load: "0.50 0.40 0.30", BenchTime: "2s", Node: "v22", GOGC: "100", GOMAXPROCS: 2,
+		PairedSlice: 200 * time.Millisecond, PairedProcs: 2, PairedGOGC: "100", PairedAlone: true}
 	var got bytes.Buffer
 	WriteMarkdown(&got, &rs, env, Memory{Items: 1_000_000, ItemBytes: 199, LoadSeconds: 12.5, RSSBytes: 380 << 20, HWMBytes: 700 << 20, HeapBytes: 350 << 20})
 	golden := filepath.Join("testdata", "report.golden.md")
@@ -72,5 +74,26 @@ func TestWriteMarkdown(t *testing.T) {
 	}
 	if !bytes.Equal(got.Bytes(), want) {
 		t.Errorf("report differs from %s (rerun with -update after checking the change):\n%s", golden, got.String())
+	}
+}
+
+// TestPairedProcess checks that the Paired ratios paragraph says which
+// process the paired measurement ran in.
+func TestPairedProcess(t *testing.T) {
+	tests := []struct {
+		alone      bool
+		want, lack string
+	}{
+		{true, "in a process of its own, holding only the two peers' tables", "same process"},
+		{false, "in the same process as the cells above", "process of its own, holding"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			var buf bytes.Buffer
+			writePairedRatios(&buf, &Results{}, Environment{PairedSlice: time.Second, PairedProcs: 1, PairedGOGC: "100", PairedAlone: tt.alone})
+			if s := buf.String(); !strings.Contains(s, tt.want) || strings.Contains(s, tt.lack) {
+				t.Errorf("alone %v: paragraph lacks %q or has %q:\n%s", tt.alone, tt.want, tt.lack, s)
+			}
+		})
 	}
 }
