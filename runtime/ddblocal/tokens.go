@@ -37,9 +37,9 @@ type tokenEntry struct {
 	at     int64  // UnixNano of the first call
 }
 
-func newTokenCache() *tokenCache {
-	return &tokenCache{entries: map[tokenKey]tokenEntry{}, outs: map[tokenKey]map[string]any{}}
-}
+// newTokenCache is an empty cache; its maps are made by the first store,
+// so that an engine that runs no transaction (a test's) starts sooner.
+func newTokenCache() *tokenCache { return &tokenCache{} }
 
 // lookup returns the remembered response of a token. mismatch is true when
 // the token was used with a different request within the window.
@@ -68,6 +68,9 @@ func (c *tokenCache) store(token string, digest uint64, now time.Time, window ti
 	defer c.mu.Unlock()
 	if now.Sub(c.swept) > window {
 		c.sweep(now, window)
+	}
+	if c.entries == nil {
+		c.entries, c.outs = map[tokenKey]tokenEntry{}, map[tokenKey]map[string]any{}
 	}
 	c.entries[k] = tokenEntry{digest: digest, at: now.UnixNano()}
 	if len(out) > 0 {
