@@ -15,7 +15,7 @@ import (
 
 // entry is one stored row: the encoded key followed by the encoded item, in
 // a single allocation, which keeps a million small items well under 1 GB.
-// pfx holds the key's first 24 bytes inline, so that most comparisons of a
+// pfx holds the key's first 16 bytes inline, so that most comparisons of a
 // tree search end without reading kv, which is a cache miss of its own on a
 // large table.
 type entry struct {
@@ -33,19 +33,17 @@ func probe(key []byte) entry {
 	return entry{kv: key, klen: uint32(len(key)), pfx: prefixOf(key)}
 }
 
-// rowPrefix is the first 24 bytes of an encoded key as three big-endian
+// rowPrefix is the first 16 bytes of an encoded key as two big-endian
 // words, zero-padded. Padding keeps the order of keys: where two prefixes
 // first differ, either both keys have a byte there, or the shorter key ends
 // (a zero) while the longer has a byte above zero there (had it a zero,
 // the prefixes would not differ there). Equal prefixes decide nothing.
-// Twenty-four bytes hold a whole partition key of most single-table
-// designs ("USER#" and a 12-digit or 16-character id) with its terminator.
-type rowPrefix [3]uint64
+type rowPrefix [2]uint64
 
 func prefixOf(key []byte) rowPrefix {
-	var b [24]byte
+	var b [16]byte
 	copy(b[:], key)
-	return rowPrefix{binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:16]), binary.BigEndian.Uint64(b[16:])}
+	return rowPrefix{binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])}
 }
 
 var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
@@ -85,9 +83,6 @@ func entryLess(a, b entry) bool {
 	}
 	if a.pfx[1] != b.pfx[1] {
 		return a.pfx[1] < b.pfx[1]
-	}
-	if a.pfx[2] != b.pfx[2] {
-		return a.pfx[2] < b.pfx[2]
 	}
 	return bytes.Compare(a.key(), b.key()) < 0
 }
