@@ -90,7 +90,7 @@ func WriteRegression(w io.Writer, before, after *Samples, run RegressionRun) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	p("# Engine regression check\n\n")
 	p("Generated on %s by `%s`. Do not edit by hand: rerun the command.\n\n", run.When, run.Command)
-	p("**Before** is %s, **after** is %s. Both were built as test binaries from the same benchmark sources and run on the same machine in one run, alternating row by row (before then after in odd rounds, after then before in even ones), %d rounds of `-benchtime 1s`. Each figure is the median over the rounds. Load averages seen during the run: %s (the machine is shared: absolute figures are noisy, the ratios side by side are the point).\n\n",
+	p("**Before** is %s, **after** is %s. Both were built as test binaries, each from its own commit's sources, and run on the same machine in one run, alternating row by row (before then after in odd rounds, after then before in even ones), %d rounds of `-benchtime 1s`, except the PutItem rows: they insert a new item per operation, so that their cost grows with the table, and run the same fixed count of operations on both sides. Each figure is the median over the rounds. Load averages seen during the run: %s (the machine is shared: absolute figures are noisy, the ratios side by side are the point).\n\n",
 		run.Before, run.After, run.Rounds, strings.Join(run.Loads, "; "))
 	p("The standard (issue 10) is that no row gets more than 10%% slower: after ÷ before throughput at least %.2f×, and p50 at most %.2f×.\n\n", regressionLimit, 1/regressionLimit)
 	p("| Benchmark | runs | before | after | throughput after ÷ before | p50 before | p50 after | p50 after ÷ before | within 10%% |\n")

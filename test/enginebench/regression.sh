@@ -3,7 +3,8 @@
 # client, in-process SDK, SDK client alone) and the runtime/ddblocal
 # benchmarks, measured for commit BASE and for the working tree side by side
 # in one run: both are built as test binaries, then run row by row,
-# alternating which goes first, ROUNDS times with -benchtime 1s. cmd/benchab
+# alternating which goes first, ROUNDS times with -benchtime 1s (a fixed
+# count for the rows that grow their table). cmd/benchab
 # writes the comparison to OUT (make bench-engine-regression). With RAW=dir
 # set, the raw benchmark output of both versions is kept there.
 set -euo pipefail
@@ -18,21 +19,28 @@ for v in before after; do
   (cd "$src" && go test -c -o "$WORK/eb-$v.test" ./test/enginebench && go test -c -o "$WORK/dl-$v.test" ./runtime/ddblocal)
 done
 PEERS='^(engine,_no_client|engine_in-process_.SDK.|SDK_client_alone)$'
+# A row may end in @BENCHTIME. The PutItem rows insert a new item per
+# operation, so that their cost grows with the table: they run a fixed
+# count on both sides (with -benchtime 1s the faster side would run more
+# operations into a larger table, and pay for it).
 ROWS=(
-  "BenchmarkEngine/^PutItem\$/$PEERS"
+  "BenchmarkEngine/^PutItem\$/$PEERS@20000x"
   "BenchmarkEngine/^conditional/$PEERS"
   "BenchmarkEngine/table_of_1k\$/$PEERS"
   "BenchmarkEngine/table_of_100k\$/$PEERS"
   "BenchmarkEngine/^Query/$PEERS"
   'BenchmarkStartup/^(engine,_no_client|engine_in-process_.SDK.)$'
-  'ddblocal:^(BenchmarkHandlerPutItem|BenchmarkHandlerHotUpdate|BenchmarkHandlerQuery100|BenchmarkPutItem|BenchmarkHotConditionalUpdate|BenchmarkTransactWrite4|BenchmarkQuery100)$'
+  'ddblocal:^(BenchmarkHandlerHotUpdate|BenchmarkHandlerQuery100|BenchmarkHotConditionalUpdate|BenchmarkTransactWrite4|BenchmarkQuery100)$'
+  'ddblocal:^BenchmarkHandlerPutItem$@200000x'
+  'ddblocal:^BenchmarkPutItem$@40000x'
 )
 loads=()
-run() { # version pattern
-  local v=$1 pat=$2 bin=$WORK/eb-$1.test dir=test/enginebench src=$ROOT
+run() { # version pattern[@benchtime]
+  local v=$1 pat=$2 bin=$WORK/eb-$1.test dir=test/enginebench src=$ROOT bt=1s
   [ "$v" = before ] && src=$WORK/before
+  if [[ $pat == *@* ]]; then bt=${pat##*@}; pat=${pat%@*}; fi
   if [[ $pat == ddblocal:* ]]; then bin=$WORK/dl-$v.test; dir=runtime/ddblocal; pat=${pat#ddblocal:}; fi
-  (cd "$src/$dir" && "$bin" -test.run '^$' -test.bench "$pat" -test.benchtime 1s -test.count 1 -test.timeout 10m) |
+  (cd "$src/$dir" && "$bin" -test.run '^$' -test.bench "$pat" -test.benchtime "$bt" -test.count 1 -test.timeout 10m) |
     grep -E '^Benchmark' >>"$WORK/$v.txt"
 }
 for round in $(seq 1 "$ROUNDS"); do
