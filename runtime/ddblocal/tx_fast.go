@@ -167,29 +167,21 @@ func mix64(x uint64) uint64 {
 
 // itemDigest is the order-free digest of an item: nil and empty differ,
 // as they did in the request.
-func itemDigest(it attr.Item) uint64 {
-	if it == nil {
-		return 0
-	}
-	sum := uint64(len(it)) + 1
-	for k, v := range it {
-		var d digest
-		d.str(k)
-		valueDigest(&d, v)
-		sum += d.h
-	}
-	return sum
-}
+func itemDigest(it attr.Item) uint64 { return mapDigest(it, valueDigest) }
 
-func namesDigest(names map[string]string) uint64 {
-	if names == nil {
+func namesDigest(names map[string]string) uint64 { return mapDigest(names, (*digest).str) }
+
+// mapDigest sums the digests of m's members, each its name and its value
+// as value folds it in; nil is 0, an empty map 1.
+func mapDigest[M ~map[string]V, V any](m M, value func(*digest, V)) uint64 {
+	if m == nil {
 		return 0
 	}
-	sum := uint64(len(names)) + 1
-	for k, v := range names {
+	sum := uint64(len(m)) + 1
+	for k, v := range m {
 		var d digest
 		d.str(k)
-		d.str(v)
+		value(&d, v)
 		sum += d.h
 	}
 	return sum
