@@ -25,10 +25,19 @@ STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)
 NODE_STAMP := node_modules/.installed
 GO_STAMP := $(TOOLS)/.go-mod-downloaded
 CDK := npx --no-install cdk --no-notices
+# Demos and benchmarks print their results and write their reports under
+# REPORTS: tmp/reports/ (git-ignored) by default, so `git status` stays clean
+# after any target; DOCS=1 writes them into docs/ instead (the tracked pages).
+DOCS ?=
+REPORTS := $(if $(DOCS),$(CURDIR)/docs,$(CURDIR)/tmp/reports)
+# A report that is a marked section of a tracked page starts from a copy of it.
+define report_page
+mkdir -p $(REPORTS); $(if $(DOCS),,cp docs/$(1) $(REPORTS)/$(1);)
+endef
 
 .PHONY: help run test synth diff deploy bootstrap lint fmt deps clean require-env bench-engine
 
-## help: list the targets with what they do
+## help: list the targets with what they do (targets marked [report] write under tmp/reports/, or docs/ with DOCS=1)
 help:
 	@awk '/^## / { sub(/^## /, ""); print; next } /^##  / { print }' $(MAKEFILE_LIST)
 
@@ -117,53 +126,59 @@ test: deps lint
 
 ## bench-engine: the embedded engine against minidyn and dynalite (installs dynalite@4.0.0 into a cache dir), and the
 ##               engine ÷ SDK-alone ratios measured paired (PAIRED_ROUNDS alternating rounds, GOMAXPROCS PAIRED_PROCS,
-##               0 = unchanged) first, in a process holding only those two peers (PAIRED_JSON); writes
-##               docs/engine-benchmark.md
+##               0 = unchanged) first, in a process holding only those two peers (PAIRED_JSON);
+##               [report] engine-benchmark.md
 PAIRED_ROUNDS ?= 15
 PAIRED_PROCS ?= 0
 PAIRED_JSON ?= $(CURDIR)/tmp/engine-paired.json
 bench-engine: deps
+	@mkdir -p $(REPORTS)
 	cd test/enginebench && go test -run '^$$' -bench '^BenchmarkPaired$$' -benchtime 1x -timeout 30m . -args -paired-out $(PAIRED_JSON) -paired-rounds $(PAIRED_ROUNDS) -paired-procs $(PAIRED_PROCS)
-	cd test/enginebench && go test -run '^$$' -bench '^Benchmark(Engine|Startup)$$' -benchtime 2s -timeout 60m . -args -paired-in $(PAIRED_JSON) -report $(CURDIR)/docs/engine-benchmark.md
+	cd test/enginebench && go test -run '^$$' -bench '^Benchmark(Engine|Startup)$$' -benchtime 2s -timeout 60m . -args -paired-in $(PAIRED_JSON) -report $(REPORTS)/engine-benchmark.md
 
 ## bench-engine-regression: the engine rows and runtime/ddblocal benchmarks of commit BASE (default 9f303ac, the engine
 ##                          before issue 10) and of the working tree, side by side in one run, ROUNDS rounds alternating;
-##                          writes docs/engine-regression.md
+##                          [report] engine-regression.md
 .PHONY: bench-engine-regression
 BASE ?= 9f303ac
 ROUNDS ?= 5
 bench-engine-regression: $(GO_STAMP)
-	test/enginebench/regression.sh $(BASE) $(ROUNDS) $(CURDIR)/docs/engine-regression.md
+	@mkdir -p $(REPORTS)
+	test/enginebench/regression.sh $(BASE) $(ROUNDS) $(REPORTS)/engine-regression.md
 
 clean:
 	rm -rf $(CDK_OUT) $(TOOLS)
 
-## soak: the invariant workload with every fault on for DURATION (default 10m); writes docs/soak.md and docs/soak.svg
+## soak: the invariant workload with every fault on for DURATION (default 10m); [report] soak.md and soak.svg
 DURATION ?= 10m
 .PHONY: soak
 soak: $(GO_STAMP)
-	go run ./test/workload/cmd/soak -duration $(DURATION) -out docs
+	@mkdir -p $(REPORTS)
+	go run ./test/workload/cmd/soak -duration $(DURATION) -out $(REPORTS)
 
 ## migrate-demo: the soak (HTTP, partition throughput and every fault on) with the orders-by-status-v2 migration
 ##               run through every phase in the middle (a killed backfill, a rollback from verify, two deploys);
-##               prints `verified` and `lost: 0`, exits 1 on any violation; writes its section of docs/migrations.md
+##               prints `verified` and `lost: 0`, exits 1 on any violation; [report] its section of migrations.md
 .PHONY: migrate-demo
 MIGRATE_DEMO_FLAGS ?=
 migrate-demo: $(GO_STAMP)
-	go run ./test/workload/cmd/migrate-demo -docs docs/migrations.md $(MIGRATE_DEMO_FLAGS)
+	@$(call report_page,migrations.md)
+	go run ./test/workload/cmd/migrate-demo -docs $(REPORTS)/migrations.md $(MIGRATE_DEMO_FLAGS)
 
 ## bench-migrate: the scale figure: orders offered at 250/s above one partition's (scaled-down) write limit, in v1
-##                (one GSI1 partition per status) and v2 (8 shards) side by side; writes its section of docs/migrations.md
+##                (one GSI1 partition per status) and v2 (8 shards) side by side; [report] its section of migrations.md
 .PHONY: bench-migrate
 bench-migrate: $(GO_STAMP)
-	go run ./test/workload/cmd/migrate-demo -scale -docs docs/migrations.md
+	@$(call report_page,migrations.md)
+	go run ./test/workload/cmd/migrate-demo -scale -docs $(REPORTS)/migrations.md
 
 ## bench: the cost of each flow (test/costbench: DynamoDB requests, capacity units, latency, hot account)
-##        against the Powertools-style baseline; writes docs/cost.md (the engine's own: make bench-engine)
+##        against the Powertools-style baseline; [report] cost.md (the engine's own: make bench-engine)
 BENCHTIME ?= 400x
 .PHONY: bench
 bench: $(GO_STAMP)
-	COSTBENCH_OUT=$(CURDIR)/docs/cost.md go test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 30m ./test/costbench
+	@mkdir -p $(REPORTS)
+	COSTBENCH_OUT=$(REPORTS)/cost.md go test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 30m ./test/costbench
 
 ## bench-synth: time `cdk synth` of every environment with an empty Go build cache, then with that
 ##              cache warm, and list the bundled bootstrap sizes (numbers go in docs/compute.md)

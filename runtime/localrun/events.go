@@ -71,11 +71,12 @@ func (s *EventSink) PutEvents(_ context.Context, in *eventbridge.PutEventsInput,
 	return out, nil
 }
 
-// Events returns the kept events' details, oldest first.
+// Events returns the kept events' details, oldest first: an empty list,
+// never nil, before the first event (so it marshals as []).
 func (s *EventSink) Events() []json.RawMessage {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]json.RawMessage(nil), s.last...)
+	return append(make([]json.RawMessage, 0, len(s.last)), s.last...)
 }
 
 // ServeHTTP answers GET EventsPath with {"events": [...]}.
