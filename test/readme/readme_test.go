@@ -55,10 +55,10 @@ func TestWalkthrough(t *testing.T) {
 }
 
 // runCurl runs one command; a GET that does not match yet is retried for a
-// few seconds, since some outputs (the runner's events) arrive
+// bounded while, since some outputs (the runner's events) arrive
 // asynchronously.
 func runCurl(t *testing.T, args []string, s step, want, got names) string {
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for {
 		out, err := exec.Command(args[0], args[1:]...).Output()
 		if err != nil {
