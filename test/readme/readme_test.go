@@ -298,6 +298,9 @@ func (n names) apply(s string) string {
 				return prefix + "<" + v.name + ">"
 			}
 			key := v.name + "\x00" + m
+			if t, err := time.Parse(time.RFC3339Nano, m); err == nil {
+				key = v.name + "\x00" + t.UTC().Format(time.RFC3339Nano) // one instant, however many digits it is written with
+			}
 			if _, ok := n[key]; !ok {
 				n[key] = fmt.Sprintf("<%s-%d>", v.name, len(n)+1)
 			}
