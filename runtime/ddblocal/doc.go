@@ -156,7 +156,12 @@
 // Every request is checked against its operation's API-model constraints
 // before any table is looked up (validate.go): a bad TableName is reported
 // alone, every other violation together, as DynamoDB's "N validation errors
-// detected: …". TableName may be the table's ARN. Writes to a table with a
+// detected: …". The rest of what a request can be checked on without its
+// table (expressions and placeholders, every batch entry and transaction
+// action) is checked next, also before the lookup, so an invalid request on
+// a missing table is a ValidationException. TableName may be the table's
+// ARN; a batch keyed by an ARN gets its Responses and Unprocessed maps keyed
+// by that ARN. Writes to a table with a
 // local secondary index return ItemCollectionMetrics under
 // ReturnItemCollectionMetrics=SIZE and refuse to grow an item collection
 // past 10 GB (Options.ItemCollectionSizeLimit lowers it for tests) with

@@ -25,6 +25,9 @@ type keysAndAttributes struct {
 type batchGetItemInput struct {
 	RequestItems           map[string]*keysAndAttributes
 	ReturnConsumedCapacity string
+	// asGiven maps the name of each table the request named by its ARN to
+	// that ARN, which keys the table in the response.
+	asGiven map[string]string
 }
 
 func (in *batchGetItemInput) tableNames() []string { return sortedKeys(in.RequestItems) }
@@ -43,6 +46,7 @@ func (e *Engine) batchGetItem(_ context.Context, in *batchGetItemInput) (any, er
 		keys [][]byte
 	}
 	plans := map[string]*plan{}
+	// Every table's entry is validated before any table is looked up.
 	for _, name := range sortedKeys(in.RequestItems) {
 		ka := in.RequestItems[name]
 		if ka == nil || len(ka.Keys) == 0 {
@@ -52,15 +56,19 @@ func (e *Engine) batchGetItem(_ context.Context, in *batchGetItemInput) (any, er
 		if total > maxBatchGet {
 			return nil, validationf("Too many items requested for the BatchGetItem call")
 		}
-		t, err := e.table(name)
-		if err != nil {
-			return nil, err
-		}
 		x, err := compile(exprParams{ExpressionAttributeNames: ka.ExpressionAttributeNames}, exprSources{projection: ka.ProjectionExpression, attributesToGet: ka.AttributesToGet, legacy: legacyAttributesToGet})
 		if err != nil {
 			return nil, err
 		}
-		p := &plan{t: t, x: x}
+		plans[name] = &plan{x: x}
+	}
+	for _, name := range sortedKeys(in.RequestItems) {
+		ka, p := in.RequestItems[name], plans[name]
+		t, err := e.table(name)
+		if err != nil {
+			return nil, err
+		}
+		p.t = t
 		seen := map[string]bool{}
 		for _, k := range ka.Keys {
 			key, err := t.keyOf(k)
@@ -73,7 +81,6 @@ func (e *Engine) batchGetItem(_ context.Context, in *batchGetItemInput) (any, er
 			seen[string(key)] = true
 			p.keys = append(p.keys, key)
 		}
-		plans[name] = p
 	}
 	responses := map[string][]attr.Item{}
 	unprocessed := map[string]*keysAndAttributes{}
@@ -133,7 +140,7 @@ func (e *Engine) batchGetItem(_ context.Context, in *batchGetItemInput) (any, er
 		}
 		return nil, e.faults.throttleErrorFor(sortedKeys(plans)[0])
 	}
-	out := map[string]any{"Responses": responses, "UnprocessedKeys": unprocessed}
+	out := map[string]any{"Responses": asGiven(responses, in.asGiven), "UnprocessedKeys": asGiven(unprocessed, in.asGiven)}
 	if r := reportAll(usage, in.ReturnConsumedCapacity); r != nil {
 		out["ConsumedCapacity"] = r
 	}
@@ -149,6 +156,7 @@ type batchWriteItemInput struct {
 	RequestItems                map[string][]writeRequest
 	ReturnConsumedCapacity      string
 	ReturnItemCollectionMetrics string
+	asGiven                     map[string]string // as in batchGetItemInput
 }
 
 func (in *batchWriteItemInput) tableNames() []string { return sortedKeys(in.RequestItems) }
@@ -285,7 +293,7 @@ func (e *Engine) batchWriteItem(_ context.Context, in *batchWriteItemInput) (any
 		}
 		return nil, e.faults.throttleErrorFor(sortedKeys(plans)[0])
 	}
-	out := map[string]any{"UnprocessedItems": unprocessed}
+	out := map[string]any{"UnprocessedItems": asGiven(unprocessed, in.asGiven)}
 	if r := reportAll(usage, in.ReturnConsumedCapacity); r != nil {
 		out["ConsumedCapacity"] = r
 	}
@@ -301,4 +309,22 @@ func batchKeyError(err error) error {
 		return validationf("The provided key element does not match the schema")
 	}
 	return err
+}
+
+// asGiven keys m, a response map keyed by table name, as the request keyed
+// its RequestItems: by ARN for the tables given by ARN (given maps their
+// names to those ARNs), so that UnprocessedKeys and UnprocessedItems can be
+// sent again as they are.
+func asGiven[V any](m map[string]V, given map[string]string) map[string]V {
+	if len(given) == 0 {
+		return m
+	}
+	out := make(map[string]V, len(m))
+	for name, v := range m {
+		if arn, ok := given[name]; ok {
+			name = arn
+		}
+		out[name] = v
+	}
+	return out
 }

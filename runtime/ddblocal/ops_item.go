@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
+	"github.com/oncetable/oncetable/runtime/ddblocal/expr"
 )
 
 // exprParams are the expression parameters shared by item operations,
 // and the legacy parameters that expressions replaced.
 type exprParams struct {
 	ExpressionAttributeNames  map[string]string
-	ExpressionAttributeValues map[string]attr.Value
+	ExpressionAttributeValues expr.Values
 
 	Expected            json.RawMessage
 	AttributeUpdates    json.RawMessage
@@ -83,14 +84,17 @@ func conditionFailed(onFailure string, old attr.Item) *APIError {
 }
 
 func (e *Engine) putItem(_ context.Context, in *putItemInput) (any, error) {
-	t, err := e.writeTarget(&in.writeOptions, "ALL_OLD")
-	if err != nil {
+	if err := checkWriteOptions(&in.writeOptions, "ALL_OLD"); err != nil {
 		return nil, err
 	}
 	if in.Item == nil {
 		return nil, validationf("1 validation error detected: Value null at 'item' failed to satisfy constraint: Member must not be null")
 	}
 	x, err := compile(in.exprParams, exprSources{condition: in.ConditionExpression, legacy: legacyPutDelete})
+	if err != nil {
+		return nil, err
+	}
+	t, err := e.table(in.TableName)
 	if err != nil {
 		return nil, err
 	}
@@ -194,14 +198,14 @@ func (e *Engine) getItem(_ context.Context, in *getItemInput) (any, error) {
 	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
 		return nil, err
 	}
-	t, err := e.table(in.TableName)
-	if err != nil {
-		return nil, err
-	}
 	if in.Key == nil {
 		return nil, validationf("1 validation error detected: Value null at 'key' failed to satisfy constraint: Member must not be null")
 	}
 	x, err := compile(in.exprParams, exprSources{projection: in.ProjectionExpression, attributesToGet: in.AttributesToGet, legacy: legacyAttributesToGet})
+	if err != nil {
+		return nil, err
+	}
+	t, err := e.table(in.TableName)
 	if err != nil {
 		return nil, err
 	}
@@ -242,14 +246,17 @@ type deleteItemInput struct {
 }
 
 func (e *Engine) deleteItem(_ context.Context, in *deleteItemInput) (any, error) {
-	t, err := e.writeTarget(&in.writeOptions, "ALL_OLD")
-	if err != nil {
+	if err := checkWriteOptions(&in.writeOptions, "ALL_OLD"); err != nil {
 		return nil, err
 	}
 	if in.Key == nil {
 		return nil, validationf("1 validation error detected: Value null at 'key' failed to satisfy constraint: Member must not be null")
 	}
 	x, err := compile(in.exprParams, exprSources{condition: in.ConditionExpression, legacy: legacyPutDelete})
+	if err != nil {
+		return nil, err
+	}
+	t, err := e.table(in.TableName)
 	if err != nil {
 		return nil, err
 	}
@@ -304,14 +311,17 @@ type updateItemInput struct {
 }
 
 func (e *Engine) updateItem(_ context.Context, in *updateItemInput) (any, error) {
-	t, err := e.writeTarget(&in.writeOptions, "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
-	if err != nil {
+	if err := checkWriteOptions(&in.writeOptions, "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"); err != nil {
 		return nil, err
 	}
 	if in.Key == nil {
 		return nil, validationf("1 validation error detected: Value null at 'key' failed to satisfy constraint: Member must not be null")
 	}
 	x, err := compile(in.exprParams, exprSources{condition: in.ConditionExpression, update: in.UpdateExpression, legacy: legacyUpdate})
+	if err != nil {
+		return nil, err
+	}
+	t, err := e.table(in.TableName)
 	if err != nil {
 		return nil, err
 	}
@@ -427,18 +437,16 @@ func (e *Engine) applyUpdate(t *table, key []byte, keyItem attr.Item, x *compile
 	return u, nil
 }
 
-// writeTarget validates the return options every single-item write shares
-// (ReturnValues against the operation's allowed set, the failure and
-// capacity options) and finds the table, in DynamoDB's order of checks.
-func (e *Engine) writeTarget(w *writeOptions, allowed ...string) (*table, error) {
+// checkWriteOptions validates the return options every single-item write
+// shares (ReturnValues against the operation's allowed set, the failure and
+// capacity options), in DynamoDB's order of checks. Like every check of the
+// request alone, it comes before the table is looked up.
+func checkWriteOptions(w *writeOptions, allowed ...string) error {
 	if err := checkReturnValues(w.ReturnValues, allowed...); err != nil {
-		return nil, err
+		return err
 	}
 	if err := checkOnFailure(w.ReturnValuesOnConditionCheckFailure); err != nil {
-		return nil, err
+		return err
 	}
-	if err := checkReturnConsumedCapacity(w.ReturnConsumedCapacity); err != nil {
-		return nil, err
-	}
-	return e.table(w.TableName)
+	return checkReturnConsumedCapacity(w.ReturnConsumedCapacity)
 }

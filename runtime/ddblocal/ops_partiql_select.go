@@ -189,7 +189,8 @@ func (e *Engine) pqSelect(req *pqRequest) (*pqResult, error) {
 		ix := t.index(st.Index)
 		t.mu.RUnlock()
 		if ix == nil {
-			return nil, validationf("The table does not have the specified index: %s", st.Index)
+			// PartiQL's wording names no index, unlike Query's and Scan's.
+			return nil, validationf("The table does not have the specified index")
 		}
 		keys = ix.keys
 	}

@@ -59,11 +59,23 @@ func (e *Engine) newReader(in *readInput, src exprSources) (*reader, error) {
 	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
 		return nil, err
 	}
+	if in.Limit != nil && *in.Limit < 1 {
+		return nil, validationf("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1", *in.Limit)
+	}
+	src.filter = in.FilterExpression
+	src.projection = in.ProjectionExpression
+	src.attributesToGet = in.AttributesToGet
+	// The expressions are the request's own: checked before the table is
+	// looked up.
+	x, err := compile(in.exprParams, src)
+	if err != nil {
+		return nil, err
+	}
 	t, err := e.table(in.TableName)
 	if err != nil {
 		return nil, err
 	}
-	r := &reader{t: t, in: in, keys: t.keys}
+	r := &reader{t: t, in: in, keys: t.keys, x: x}
 	if in.IndexName != nil {
 		t.mu.RLock()
 		r.ix = t.index(*in.IndexName)
@@ -77,16 +89,7 @@ func (e *Engine) newReader(in *readInput, src exprSources) (*reader, error) {
 		}
 	}
 	if in.Limit != nil {
-		if *in.Limit < 1 {
-			return nil, validationf("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1", *in.Limit)
-		}
 		r.limit = *in.Limit
-	}
-	src.filter = in.FilterExpression
-	src.projection = in.ProjectionExpression
-	src.attributesToGet = in.AttributesToGet
-	if r.x, err = compile(in.exprParams, src); err != nil {
-		return nil, err
 	}
 	r.sel = in.Select
 	switch in.Select {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
+	"github.com/oncetable/oncetable/runtime/ddblocal/expr"
 )
 
 // Transaction limits, as DynamoDB documents them.
@@ -20,13 +21,13 @@ const (
 
 type txAction struct {
 	TableName                           string
-	Key                                 attr.Item             `json:",omitempty"`
-	Item                                attr.Item             `json:",omitempty"`
-	ConditionExpression                 *string               `json:",omitempty"`
-	UpdateExpression                    *string               `json:",omitempty"`
-	ReturnValuesOnConditionCheckFailure string                `json:",omitempty"`
-	ExpressionAttributeNames            map[string]string     `json:",omitempty"`
-	ExpressionAttributeValues           map[string]attr.Value `json:",omitempty"`
+	Key                                 attr.Item         `json:",omitempty"`
+	Item                                attr.Item         `json:",omitempty"`
+	ConditionExpression                 *string           `json:",omitempty"`
+	UpdateExpression                    *string           `json:",omitempty"`
+	ReturnValuesOnConditionCheckFailure string            `json:",omitempty"`
+	ExpressionAttributeNames            map[string]string `json:",omitempty"`
+	ExpressionAttributeValues           expr.Values       `json:",omitempty"`
 
 	// condition and update hold what ConditionExpression and
 	// UpdateExpression point to when the fast decoder filled them, which
@@ -185,12 +186,19 @@ func (e *Engine) prepareTxOps(items []transactWriteItem) ([]*txOp, error) {
 	seen := newItemSet(len(items))
 	size := 0
 	var prev *txOp
+	// Every action is validated before any table is looked up.
 	for i, ti := range items {
 		op := &store[i]
-		if err := e.prepareTxOp(op, ti, prev); err != nil {
+		if err := checkTxAction(op, ti, prev); err != nil {
 			return nil, err
 		}
 		prev = op
+	}
+	for i := range items {
+		op := &store[i]
+		if err := e.bindTxOp(op); err != nil {
+			return nil, err
+		}
 		if op.invalid == "" && !seen.add(op.t, op.key) {
 			return nil, validationf("Transaction request cannot include multiple operations on one item")
 		}
@@ -438,10 +446,11 @@ func reportAll(usage map[string]*consumed, mode string) []map[string]any {
 	return out
 }
 
-// prepareTxOp validates one TransactItems entry without reading data.
-// prev is the entry prepared before it (nil for the first), whose compiled
-// expressions it shares when it has the same ones.
-func (e *Engine) prepareTxOp(op *txOp, ti transactWriteItem, prev *txOp) error {
+// checkTxAction validates one TransactItems entry without its table: one
+// kind of action, its members and expressions. prev is the entry checked
+// before it (nil for the first), whose compiled expressions it shares when
+// it has the same ones.
+func checkTxAction(op *txOp, ti transactWriteItem, prev *txOp) error {
 	count := 0
 	for _, k := range [...]struct {
 		kind string
@@ -459,11 +468,6 @@ func (e *Engine) prepareTxOp(op *txOp, ti transactWriteItem, prev *txOp) error {
 	if err := checkOnFailure(a.ReturnValuesOnConditionCheckFailure); err != nil {
 		return err
 	}
-	t, err := e.table(a.TableName)
-	if err != nil {
-		return err
-	}
-	op.t = t
 	params := exprParams{ExpressionAttributeNames: a.ExpressionAttributeNames, ExpressionAttributeValues: a.ExpressionAttributeValues}
 	src := exprSources{condition: a.ConditionExpression}
 	switch op.kind {
@@ -477,15 +481,30 @@ func (e *Engine) prepareTxOp(op *txOp, ti transactWriteItem, prev *txOp) error {
 		}
 		src.update = a.UpdateExpression
 	}
+	var err error
 	if prev != nil && prev.x != nil && sameExpressions(prev.act, a) {
 		op.x = prev.x // compiled expressions are never modified
 	} else if op.x, err = compile(params, src); err != nil {
 		return err
 	}
+	switch {
+	case op.kind == "Put" && a.Item == nil:
+		return validationf("1 validation error detected: Value null at 'transactItems.1.member.put.item' failed to satisfy constraint: Member must not be null")
+	case op.kind != "Put" && a.Key == nil:
+		return validationf("1 validation error detected: Value null at 'transactItems.1.member.key' failed to satisfy constraint: Member must not be null")
+	}
+	return nil
+}
+
+// bindTxOp finds the table of a validated action and its item's key.
+func (e *Engine) bindTxOp(op *txOp) error {
+	a := op.act
+	t, err := e.table(a.TableName)
+	if err != nil {
+		return err
+	}
+	op.t = t
 	if op.kind == "Put" {
-		if a.Item == nil {
-			return validationf("1 validation error detected: Value null at 'transactItems.1.member.put.item' failed to satisfy constraint: Member must not be null")
-		}
 		if op.key, err = t.itemKey(a.Item); err != nil {
 			// A mistyped or missing key cancels the transaction with a
 			// ValidationError reason instead of failing the request.
@@ -499,9 +518,6 @@ func (e *Engine) prepareTxOp(op *txOp, ti transactWriteItem, prev *txOp) error {
 			return err
 		}
 		return nil
-	}
-	if a.Key == nil {
-		return validationf("1 validation error detected: Value null at 'transactItems.1.member.key' failed to satisfy constraint: Member must not be null")
 	}
 	if op.key, op.keySize, err = t.keyAndSize(a.Key); err != nil {
 		// As for a Put: the action cancels with a ValidationError reason.
@@ -625,17 +641,22 @@ func (e *Engine) transactGetItems(_ context.Context, in *transactGetItemsInput) 
 		return nil, validationf("1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length %s", bound)
 	}
 	ops := make([]*txOp, n)
-	seen := map[string]bool{}
+	xs := make([]*compiled, n)
+	// Every Get is validated before any table is looked up.
 	for i, ti := range in.TransactItems {
 		if ti.Get == nil {
 			return nil, validationf("1 validation error detected: Value null at 'transactItems.%d.member.get' failed to satisfy constraint: Member must not be null", i+1)
 		}
-		g := ti.Get
-		t, err := e.table(g.TableName)
+		var err error
+		xs[i], err = compile(exprParams{ExpressionAttributeNames: ti.Get.ExpressionAttributeNames}, exprSources{projection: ti.Get.ProjectionExpression})
 		if err != nil {
 			return nil, err
 		}
-		x, err := compile(exprParams{ExpressionAttributeNames: g.ExpressionAttributeNames}, exprSources{projection: g.ProjectionExpression})
+	}
+	seen := map[string]bool{}
+	for i, ti := range in.TransactItems {
+		g, x := ti.Get, xs[i]
+		t, err := e.table(g.TableName)
 		if err != nil {
 			return nil, err
 		}

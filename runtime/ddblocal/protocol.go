@@ -259,10 +259,12 @@ func writeBody(w http.ResponseWriter, status int, body []byte) {
 	_, _ = w.Write(body)
 }
 
+// errorBody encodes ae as DynamoDB does: __type, the message under the key
+// messageKey chooses, and the error's other members.
 func errorBody(ae *APIError) []byte {
 	m := map[string]any{
-		"__type":  errorTypePrefix + ae.Code,
-		"message": ae.Message,
+		"__type":       errorTypePrefix + ae.Code,
+		messageKey(ae): ae.Message,
 	}
 	for k, v := range ae.Extra {
 		m[k] = v
@@ -272,6 +274,27 @@ func errorBody(ae *APIError) []byte {
 		b, _ = json.Marshal(map[string]any{"__type": errorTypePrefix + CodeInternalServerError, "message": err.Error()})
 	}
 	return b
+}
+
+// capitalMessage are the errors whose API model names their message member
+// "Message"; every other error's member is "message".
+var capitalMessage = map[string]bool{
+	CodeTransactionCanceled:         true,
+	CodeIdempotentParameterMismatch: true,
+	CodeTransactionInProgress:       true,
+}
+
+// messageKey is the key of ae's message in its error body. DynamoDB writes
+// the message member as its API model names it ("Message" for the errors of
+// capitalMessage), and writes "Message" for any error that carries members
+// of its own (a ConditionalCheckFailedException with Item, a
+// ProvisionedThroughputExceededException with ThrottlingReasons), which it
+// serializes as the whole structure.
+func messageKey(ae *APIError) string {
+	if capitalMessage[ae.Code] || len(ae.Extra) > 0 {
+		return "Message"
+	}
+	return "message"
 }
 
 func writeError(w http.ResponseWriter, ae *APIError) {

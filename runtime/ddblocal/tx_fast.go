@@ -137,7 +137,7 @@ func txDigest(ops []*txOp) uint64 {
 		}
 		d.str(a.ReturnValuesOnConditionCheckFailure)
 		if i == 0 || op.x != ops[i-1].x {
-			params = mix64(namesDigest(a.ExpressionAttributeNames)) + itemDigest(a.ExpressionAttributeValues)
+			params = mix64(namesDigest(a.ExpressionAttributeNames)) + itemDigest(attr.Item(a.ExpressionAttributeValues))
 		}
 		d.add(params)
 	}

@@ -84,8 +84,12 @@ func (in *createTableInput) validate(c *checker) {
 	if n := len(in.KeySchema); n > 2 {
 		c.add(showValue, keySchemaString(in.KeySchema), "keySchema", "Member must have length less than or equal to 2")
 	}
-	for i, k := range in.KeySchema {
-		c.enum(member("keySchema", i)+".keyType", k.KeyType, enumKeyType...)
+	keyTypes(c, "keySchema", in.KeySchema)
+	for i, ix := range in.LocalSecondaryIndexes {
+		keyTypes(c, member("localSecondaryIndexes", i)+".keySchema", ix.KeySchema)
+	}
+	for i, ix := range in.GlobalSecondaryIndexes {
+		keyTypes(c, member("globalSecondaryIndexes", i)+".keySchema", ix.KeySchema)
 	}
 	c.enum("billingMode", in.BillingMode, enumBillingMode...)
 	if in.BillingMode != "PAY_PER_REQUEST" {
@@ -101,10 +105,20 @@ func (in *createTableInput) validate(c *checker) {
 	}
 }
 
+// keyTypes checks the KeyType of every element of a key schema, the table's
+// or an index's, reporting a bad one at its member path (for example
+// globalSecondaryIndexes.1.member.keySchema.1.member.keyType).
+func keyTypes(c *checker, path string, ks []keySchemaElement) {
+	for i, k := range ks {
+		c.enum(member(path, i)+".keyType", k.KeyType, enumKeyType...)
+	}
+}
+
 // requestItemKeys checks the table names that key a batch's RequestItems
-// and resolves those given as table ARNs. The map is rebuilt only when an
-// ARN is among its keys.
-func requestItemKeys[V any](c *checker, items map[string]V) map[string]V {
+// and resolves those given as table ARNs, recording in *given the ARN of
+// each table so named. The map is rebuilt only when an ARN is among its
+// keys.
+func requestItemKeys[V any](c *checker, items map[string]V, given *map[string]string) map[string]V {
 	bad, arns := false, false
 	for name := range items {
 		if strings.HasPrefix(name, "arn:") {
@@ -122,8 +136,13 @@ func requestItemKeys[V any](c *checker, items map[string]V) map[string]V {
 		return items
 	}
 	resolved := make(map[string]V, len(items))
+	*given = map[string]string{}
 	for name, v := range items {
+		arn := name
 		resolveTableARN(&name)
+		if arn != name {
+			(*given)[name] = arn
+		}
 		resolved[name] = v
 	}
 	return resolved
@@ -134,7 +153,7 @@ func (in *batchGetItemInput) validate(c *checker) {
 		c.stop(validationf("The requestItems parameter is required for BatchGetItem"))
 		return
 	}
-	in.RequestItems = requestItemKeys(c, in.RequestItems)
+	in.RequestItems = requestItemKeys(c, in.RequestItems, &in.asGiven)
 	for _, name := range sortedKeys(in.RequestItems) {
 		if ka := in.RequestItems[name]; ka != nil && len(ka.Keys) > maxBatchGet {
 			c.add(showNone, "", "RequestItems."+name+".member.Keys", "Member must have length less than or equal to "+strconv.Itoa(maxBatchGet))
@@ -148,7 +167,7 @@ func (in *batchWriteItemInput) validate(c *checker) {
 		c.stop(validationf("The requestItems parameter is required for BatchWriteItem"))
 		return
 	}
-	in.RequestItems = requestItemKeys(c, in.RequestItems)
+	in.RequestItems = requestItemKeys(c, in.RequestItems, &in.asGiven)
 	for _, reqs := range in.RequestItems {
 		if len(reqs) == 0 || len(reqs) > maxBatchWrite {
 			c.add(showValue, javaString(c.raw("RequestItems")), "requestItems",
@@ -256,6 +275,9 @@ func (in *updateTableInput) validate(c *checker) {
 	for i, u := range in.GlobalSecondaryIndexUpdates {
 		if u.Update != nil {
 			throughputConstraints(c, member("globalSecondaryIndexUpdates", i)+".update.provisionedThroughput", u.Update.ProvisionedThroughput)
+		}
+		if u.Create != nil {
+			keyTypes(c, member("globalSecondaryIndexUpdates", i)+".create.keySchema", u.Create.KeySchema)
 		}
 	}
 	c.enum("billingMode", in.BillingMode, enumBillingMode...)
