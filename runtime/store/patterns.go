@@ -81,12 +81,18 @@ func (s *Store) Patterns() []Pattern {
 		{Name: "Balance", Title: "a user's balance", Route: "GET /users/{userId}/balance", Operation: "GetItem",
 			KeyCondition: eq(pk, user) + " AND " + eq(sk, kl.ProfileSK), Options: "projection " + pk + ", balance, currency",
 			Consistent: true, Requests: 1,
-			Run: func(ctx context.Context, s *Store, a PatternArgs) error { _, err := s.Balance(ctx, a.UserID); return err }},
+			Run: func(ctx context.Context, s *Store, a PatternArgs) error {
+				_, err := s.Balance(ctx, a.UserID)
+				return err
+			}},
 		{Name: "UserView", Title: "a user with addresses and recent orders", Route: "GET /users/{userId}", Operation: "Query",
 			KeyCondition: eq(pk, user) + " AND " + fmt.Sprintf("%s >= %q", sk, kl.UserOrderPrefix),
 			Options:      fmt.Sprintf("descending, Limit %d: %s* (≤ %d), %s, then %s* newest first", MaxAddresses+1+RecentOrders, kl.AddressPrefix, MaxAddresses, kl.ProfileSK, kl.UserOrderPrefix),
 			Consistent:   true, Requests: 1,
-			Run: func(ctx context.Context, s *Store, a PatternArgs) error { _, err := s.UserView(ctx, a.UserID); return err }},
+			Run: func(ctx context.Context, s *Store, a PatternArgs) error {
+				_, err := s.UserView(ctx, a.UserID)
+				return err
+			}},
 		{Name: "UserOrders", Title: "a user's orders, newest first, paginated", Route: "GET /users/{userId}/orders", Operation: "Query",
 			KeyCondition: eq(pk, user) + " AND " + fmt.Sprintf("begins_with(%s, %q)", sk, kl.UserOrderPrefix),
 			Options:      "descending, " + page, Consistent: true, Requests: 1,
@@ -105,11 +111,17 @@ func (s *Store) Patterns() []Pattern {
 			KeyCondition: eq(pk, order) + " AND " + fmt.Sprintf("%s >= %q", sk, kl.ItemPrefix),
 			Options:      fmt.Sprintf("yields %s*, %s<orderId>, %s*", kl.ItemPrefix, kl.OrderPrefix, kl.PaymentPrefix),
 			Consistent:   true, Requests: 1,
-			Run: func(ctx context.Context, s *Store, a PatternArgs) error { _, err := s.Order(ctx, a.OrderID); return err }},
+			Run: func(ctx context.Context, s *Store, a PatternArgs) error {
+				_, err := s.Order(ctx, a.OrderID)
+				return err
+			}},
 		s.byStatusPattern(page),
 		{Name: "Product", Title: "a product", Route: "GET /products/{productId}", Operation: "GetItem",
 			KeyCondition: eq(pk, product) + " AND " + eq(sk, product), Consistent: true, Requests: 1,
-			Run: func(ctx context.Context, s *Store, a PatternArgs) error { _, err := s.Product(ctx, a.ProductID); return err }},
+			Run: func(ctx context.Context, s *Store, a PatternArgs) error {
+				_, err := s.Product(ctx, a.ProductID)
+				return err
+			}},
 		{Name: "FeaturedProducts", Title: "featured products, by name", Route: "GET /products?featured=true", Operation: "Query",
 			Index: s.sch.Featured.Name, KeyCondition: eq(s.sch.Featured.PartitionKey, kl.FeaturedPartition),
 			Options: "ascending, " + page, Requests: 1,
