@@ -98,3 +98,83 @@ func prefixEnd(p []byte) []byte {
 	}
 	return nil
 }
+
+// describePartition renders the partition-key values encoded in part (by
+// appendKey) for a person: a string as its text, a number as its digits,
+// joined by " | ". The encoding does not carry the type: a segment that
+// starts with a number's sign byte (0x01..0x03) and parses as a number is
+// read as one, so a string starting with such a control character may be
+// shown as a number. It is for diagnostics only.
+func describePartition(part string) string {
+	var out []string
+	for len(part) > 0 {
+		var seg string
+		if n, rest, ok := decodeNumberKey(part); ok {
+			seg, part = n, rest
+		} else {
+			seg, part = decodeStringKey(part)
+		}
+		out = append(out, seg)
+	}
+	return strings.Join(out, " | ")
+}
+
+// decodeStringKey reads one terminated string segment of a key.
+func decodeStringKey(k string) (string, string) {
+	var b strings.Builder
+	for i := 0; i < len(k); i++ {
+		if k[i] != 0 || i+1 >= len(k) {
+			b.WriteByte(k[i])
+			continue
+		}
+		i++
+		if k[i] == 0x01 {
+			return b.String(), k[i+1:]
+		}
+		b.WriteByte(0) // 0x00 0xFF
+	}
+	return b.String(), ""
+}
+
+// decodeNumberKey reads one number segment of a key (see appendNumberKey).
+func decodeNumberKey(k string) (string, string, bool) {
+	switch {
+	case k == "":
+		return "", k, false
+	case k[0] == numZero:
+		return "0", k[1:], true
+	case (k[0] != numPositive && k[0] != numNegative) || len(k) < 4:
+		return "", k, false
+	}
+	neg := k[0] == numNegative
+	e := int(binary.BigEndian.Uint16([]byte(k[1:3]))) - expBias
+	if neg {
+		e = -e
+	}
+	var digits []byte
+	i := 3
+	for ; i < len(k); i++ {
+		c := k[i]
+		if (!neg && c == 0x00) || (neg && c == 0xFF) {
+			break
+		}
+		d := c - 1
+		if neg {
+			d = 10 - c
+		}
+		if d > 9 {
+			return "", k, false
+		}
+		digits = append(digits, '0'+d)
+	}
+	if i >= len(k) || len(digits) == 0 {
+		return "", k, false
+	}
+	var d apd.Decimal
+	if _, _, err := d.SetString("0." + string(digits)); err != nil {
+		return "", k, false
+	}
+	d.Exponent += int32(e)
+	d.Negative = neg
+	return d.Text('f'), k[i+1:], true
+}

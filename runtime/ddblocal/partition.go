@@ -1,6 +1,7 @@
 package ddblocal
 
 import (
+	"sort"
 	"sync"
 	"time"
 
@@ -77,14 +78,25 @@ type partitionLimiter struct {
 	buckets map[partKey]*bucket
 	added   int
 	counts  map[string]int64
+	keys    map[throttledKey]int64
 }
+
+// throttledKey is one partition-key value of a table or index that was
+// throttled, and why.
+type throttledKey struct {
+	resource, part, reason string
+}
+
+// maxThrottledKeys bounds the distinct keys ThrottledKeys remembers; once
+// it is reached, only the keys already seen are counted.
+const maxThrottledKeys = 4096
 
 func newPartitionLimiter(p PartitionThroughput, clock func() time.Time) *partitionLimiter {
 	if !p.Enabled {
 		return nil
 	}
 	l := &partitionLimiter{clock: clock, read: p.ReadUnits, write: p.WriteUnits, burst: p.Burst.Seconds(),
-		buckets: map[partKey]*bucket{}, counts: map[string]int64{}}
+		buckets: map[partKey]*bucket{}, counts: map[string]int64{}, keys: map[throttledKey]int64{}}
 	if l.read <= 0 {
 		l.read = 3000
 	}
@@ -112,7 +124,7 @@ func (l *partitionLimiter) take(cs []charge) int {
 	for i, c := range cs {
 		b := l.refill(c.key, now)
 		if b.tokens < c.units && b.tokens < l.capacity(c.key.write) {
-			l.counts[reasonOf(c.key)]++
+			l.count(c)
 			return i
 		}
 	}
@@ -164,6 +176,16 @@ func (l *partitionLimiter) prune(now time.Time) {
 	}
 }
 
+// count records a throttle of c. The caller holds l.mu.
+func (l *partitionLimiter) count(c charge) {
+	reason := reasonOf(c.key)
+	l.counts[reason]++
+	k := throttledKey{resource: c.resource, part: c.key.part, reason: reason}
+	if _, ok := l.keys[k]; ok || len(l.keys) < maxThrottledKeys {
+		l.keys[k]++
+	}
+}
+
 func (l *partitionLimiter) snapshot() map[string]int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -194,6 +216,49 @@ func (e *Engine) ThrottleCounts() map[string]int64 {
 		return map[string]int64{}
 	}
 	return e.parts.snapshot()
+}
+
+// ThrottledKey is a partition-key value that PartitionThroughput
+// throttled, with the table or index and the reason: what CloudWatch
+// Contributor Insights for DynamoDB reports as the most throttled keys.
+type ThrottledKey struct {
+	// Resource is the ARN of the table or index, as in ThrottlingReasons.
+	Resource string
+	// Key is the partition-key value: a string as its text, a number as
+	// its digits, binary as hex; the values of a multi-attribute key are
+	// joined by " | ".
+	Key string
+	// Reason is the throttling reason, such as ReasonIndexWriteKeyRange.
+	Reason string
+	// Count is how many requests (or transaction and batch items) it
+	// throttled.
+	Count int64
+}
+
+// ThrottledKeys lists the partition-key values throttled so far, most
+// throttled first (then by resource and key). It is empty when the limits
+// are off; it keeps at most 4,096 distinct keys.
+func (e *Engine) ThrottledKeys() []ThrottledKey {
+	if e.parts == nil {
+		return []ThrottledKey{}
+	}
+	e.parts.mu.Lock()
+	out := make([]ThrottledKey, 0, len(e.parts.keys))
+	for k, n := range e.parts.keys {
+		out = append(out, ThrottledKey{Resource: k.resource, Key: describePartition(k.part), Reason: k.reason, Count: n})
+	}
+	e.parts.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Count != b.Count {
+			return a.Count > b.Count
+		}
+		if a.Resource != b.Resource {
+			return a.Resource < b.Resource
+		}
+		return a.Key < b.Key
+	})
+	return out
 }
 
 // throttled is the error of a request that c throttled.

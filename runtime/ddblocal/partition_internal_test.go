@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
 )
 
 func TestPartitionBucket(t *testing.T) {
@@ -107,6 +109,28 @@ func TestPartitionPruneDuringTake(t *testing.T) {
 		cs := []charge{{key: partKey{part: p, write: true}, units: 1}, {key: partKey{index: "gsi", part: p, write: true}, units: 1}}
 		if l.take(cs) >= 0 {
 			t.Fatalf("take %d throttled", i)
+		}
+	}
+}
+
+func TestDescribePartition(t *testing.T) {
+	cases := []struct {
+		vals []attr.Value
+		want string
+	}{
+		{[]attr.Value{{T: attr.S, S: "PAYMENT#UNPROCESSED"}}, "PAYMENT#UNPROCESSED"},
+		{[]attr.Value{{T: attr.S, S: "a\x00b"}}, "a\x00b"},
+		{[]attr.Value{{T: attr.S, S: "created"}, {T: attr.N, S: "3"}}, "created | 3"},
+		{[]attr.Value{{T: attr.N, S: "0"}, {T: attr.N, S: "-12.5"}, {T: attr.N, S: "1200"}}, "0 | -12.5 | 1200"},
+		{[]attr.Value{{T: attr.N, S: "0.001"}, {T: attr.S, S: "x"}}, "0.001 | x"},
+	}
+	for _, c := range cases {
+		var part []byte
+		for _, v := range c.vals {
+			part = appendKey(part, v)
+		}
+		if got := describePartition(string(part)); got != c.want {
+			t.Errorf("describePartition(%v) = %q, want %q", c.vals, got, c.want)
 		}
 	}
 }

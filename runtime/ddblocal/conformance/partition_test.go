@@ -243,3 +243,42 @@ func wantCancelReasons(t *testing.T, err error, want string) {
 		t.Errorf("got cancellation reasons %v, want %s", codes, want)
 	}
 }
+
+const pageContributorInsights = "Using CloudWatch Contributor Insights for DynamoDB (Developer Guide)"
+
+func TestPartitionThrottledKeys(t *testing.T) {
+	doc(t, pageContributorInsights, `Contributor Insights identifies the most throttled keys of a table or global secondary index: the partition key values whose requests were throttled, most throttled first.`)
+	partitionEngine(t, 3000, 2, func(t *testing.T, tg *target, clock *fakeClock) {
+		table := createTable(t, tg, &dynamodb.CreateTableInput{
+			AttributeDefinitions: attrDefs("id", "S", "status", "S", "shard", "N", "createdAt", "S"),
+			KeySchema:            keyElems([]string{"id"}),
+			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("byStatus"),
+				KeySchema: keyElems([]string{"status", "shard"}, "createdAt"), Projection: projectAll}},
+		})
+		arn := tableARN(t, tg, table)
+		order := func(i, shard int) item {
+			return item{"id": s(fmt.Sprint("o", i)), "status": s("created"), "shard": n(fmt.Sprint(shard)), "createdAt": s(fmt.Sprint(i))}
+		}
+		for i := range 2 {
+			put(t, tg, table, order(i, -25))
+		}
+		for range 2 {
+			if err := putErr(t, tg, table, order(9, -25)); err == nil {
+				t.Fatal("the third write of index partition (created, -25) was not throttled")
+			}
+		}
+		for i := range 2 {
+			put(t, tg, table, item{"id": s("hot"), "createdAt": s(fmt.Sprint(i))})
+		}
+		if err := putErr(t, tg, table, item{"id": s("hot"), "createdAt": s("2")}); err == nil {
+			t.Fatal("the third write of table partition hot was not throttled")
+		}
+		want := []ddblocal.ThrottledKey{
+			{Resource: arn + "/index/byStatus", Key: "created | -25", Reason: ddblocal.ReasonIndexWriteKeyRange, Count: 2},
+			{Resource: arn, Key: "hot", Reason: ddblocal.ReasonTableWriteKeyRange, Count: 1},
+		}
+		if got := tg.engine.ThrottledKeys(); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("ThrottledKeys =\n %+v\nwant\n %+v", got, want)
+		}
+	})
+}
