@@ -20,6 +20,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/localrun"
 	"github.com/oncetable/oncetable/runtime/schema/provision"
 	"github.com/oncetable/oncetable/runtime/streampoll"
+	"github.com/oncetable/oncetable/runtime/verify"
 )
 
 // Config is a workload run. Every field has a default.
@@ -264,6 +265,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		Seconds: r.seconds(), State: state, Events: evlog, EventStats: evstats, During: during}
 	res.Violations, res.Observations = check(r.history, r.reads, state)
 	res.Violations = append(res.Violations, CheckEvents(state, evlog)...)
+	money, err := checkMoney(context.Background(), db, apiCfg)
+	if err != nil {
+		return nil, err
+	}
+	res.Violations = append(res.Violations, money...)
 	if cfg.Check != nil {
 		more, err := cfg.Check(context.Background(), live, state)
 		if err != nil {
@@ -375,4 +381,28 @@ func quantile(sorted []time.Duration, q float64) time.Duration {
 	}
 	i := int(float64(len(sorted))*q+0.999999) - 1
 	return sorted[max(0, min(i, len(sorted)-1))]
+}
+
+// InvMoney is the invariants runtime/verify checks on the table alone (the
+// checker above checks most of them too, with the requests' history).
+const InvMoney = "the table holds the money invariants of runtime/verify"
+
+// checkMoney runs the verifier, as a restore would be checked, on the
+// table at rest.
+func checkMoney(ctx context.Context, db *dynamodb.Client, api httpapi.Config) ([]Violation, error) {
+	rep, err := verify.Table(ctx, db, func(o *verify.Options) {
+		o.Table, o.Schema, o.Keys, o.MaxRCU, o.ConsistentRead = Table, api.Schema, api.Keys, -1, true
+	})
+	if err != nil {
+		return nil, fmt.Errorf("workload: verify: %w", err)
+	}
+	var out []Violation
+	for _, v := range rep.Violations {
+		detail := string(v.Kind) + ": " + v.Detail
+		for _, k := range v.Keys {
+			detail += " [" + k.PK + " " + k.SK + "]"
+		}
+		out = append(out, Violation{Invariant: InvMoney, Detail: detail})
+	}
+	return out, nil
 }

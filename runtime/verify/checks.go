@@ -1,0 +1,231 @@
+package verify
+
+import (
+	"fmt"
+
+	"github.com/oncetable/oncetable/runtime/store"
+)
+
+// group is the facts of one user or one order.
+type group struct {
+	id    string
+	facts []fact
+}
+
+func (g *group) of(k factKind) []fact {
+	var out []fact
+	for _, f := range g.facts {
+		if f.Kind == k {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func (g *group) one(k factKind) *fact {
+	for i := range g.facts {
+		if g.facts[i].Kind == k {
+			return &g.facts[i]
+		}
+	}
+	return nil
+}
+
+func keysOf(fs ...fact) []Key {
+	out := make([]Key, 0, min(len(fs), MaxKeys))
+	for _, f := range fs[:min(len(fs), MaxKeys)] {
+		out = append(out, keyOf(f.Key))
+	}
+	return out
+}
+
+// checkUser checks one user's balance against the user's ledger, and the
+// ledger entries the user's credit and debit records claim.
+func checkUser(g *group, report func(Violation)) {
+	profile, entries := g.one(fUser), g.of(fLedger)
+	var sum int64
+	byID := map[string]fact{}
+	for _, e := range entries {
+		byID[e.Ref] = e
+		if e.Amount <= 0 {
+			report(Violation{Kind: InvalidLedgerEntry, UserID: g.id, Keys: keysOf(e),
+				Detail: fmt.Sprintf("ledger entry %s (%s) of user %s has amount %d; amounts are positive", e.Ref, e.Status, g.id, e.Amount)})
+		}
+		if e.Status == store.LedgerCredit {
+			sum += e.Amount
+		} else {
+			sum -= e.Amount
+		}
+	}
+	switch {
+	case profile == nil && len(entries) > 0:
+		report(Violation{Kind: LedgerWithoutUser, UserID: g.id, Keys: keysOf(entries...),
+			Detail: fmt.Sprintf("%d ledger entries (net %d) of user %s, who has no profile", len(entries), sum, g.id)})
+	case profile != nil:
+		if profile.Amount != sum {
+			report(Violation{Kind: BalanceMismatch, UserID: g.id, Keys: keysOf(*profile),
+				Transaction: "a credit, debit or settle of user " + g.id,
+				Detail:      fmt.Sprintf("user %s: balance %d, ledger sums to %d over %d entries (off by %d)", g.id, profile.Amount, sum, len(entries), profile.Amount-sum)})
+		}
+		if profile.Amount < 0 {
+			report(Violation{Kind: NegativeBalance, UserID: g.id, Keys: keysOf(*profile),
+				Detail: fmt.Sprintf("user %s: balance %d", g.id, profile.Amount)})
+		}
+	}
+	for _, c := range g.of(fClaimLedger) {
+		e, ok := byID[c.Ref]
+		if ok && e.Status == c.Status && e.Amount == c.Amount {
+			continue
+		}
+		found := "absent"
+		if ok {
+			found = fmt.Sprintf("a %s of %d", e.Status, e.Amount)
+		}
+		report(Violation{Kind: RecordWithoutEffect, UserID: g.id, Keys: keysOf(c),
+			Transaction: fmt.Sprintf("%s %s of user %s", c.Status, c.Ref, g.id),
+			Detail:      fmt.Sprintf("idempotency record of the %s %s for %d: its ledger entry is %s", c.Status, c.Ref, c.Amount, found)})
+	}
+}
+
+// checkOrder checks one order with its payments, settle entries, summary
+// and the records that claim them.
+func checkOrder(g *group, report func(Violation)) {
+	o := g.one(fOrder)
+	if o == nil {
+		orphans(g, report)
+		return
+	}
+	paid := o.Status == store.OrderPaid
+	v := func(k Kind, txn, format string, a ...any) Violation {
+		return Violation{Kind: k, UserID: o.User, OrderID: g.id, Transaction: txn, Detail: fmt.Sprintf(format, a...)}
+	}
+	settleTxn, chargeTxn := "settle of order "+g.id, "charge of order "+g.id
+	havePayment := false
+	for _, p := range g.of(fPayment) {
+		switch {
+		case p.Ref != o.Ref:
+			x := v(PaymentWithoutOrder, chargeTxn+" (payment "+p.Ref+")", "payment %s of order %s is not the order's payment (the order has %q)", p.Ref, g.id, o.Ref)
+			x.Keys = keysOf(p, *o)
+			report(x)
+		case p.Amount != o.Amount:
+			havePayment = true
+			x := v(PaymentMismatch, chargeTxn, "payment %s of order %s is for %d, the order totals %d", p.Ref, g.id, p.Amount, o.Amount)
+			x.Keys = keysOf(p, *o)
+			report(x)
+		default:
+			havePayment = true
+		}
+	}
+	// Settle pays from the balance and needs no charge: a paid order
+	// without paymentId has no payment to lack.
+	if paid && o.Ref != "" && !havePayment {
+		x := v(PaidWithoutPayment, chargeTxn+" (payment "+o.Ref+")", "order %s is paid but its payment %s does not exist", g.id, o.Ref)
+		x.Keys = keysOf(*o)
+		report(x)
+	}
+	settles := g.of(fSettle)
+	switch {
+	case paid && len(settles) == 0:
+		x := v(PaidWithoutSettle, settleTxn, "order %s of user %s is paid (total %d) but has no settle ledger entry", g.id, o.User, o.Amount)
+		x.Keys = keysOf(*o)
+		report(x)
+	case paid && len(settles) > 1:
+		x := v(SettleMismatch, settleTxn, "order %s is paid by %d settle ledger entries", g.id, len(settles))
+		x.Keys = keysOf(append([]fact{*o}, settles...)...)
+		report(x)
+	case paid && (settles[0].Amount != o.Amount || settles[0].User != o.User):
+		s := settles[0]
+		x := v(SettleMismatch, settleTxn, "order %s (user %s, total %d) is settled by entry %s of user %s for %d", g.id, o.User, o.Amount, s.Ref, s.User, s.Amount)
+		x.Keys = keysOf(*o, s)
+		report(x)
+	case !paid:
+		for _, s := range settles {
+			x := v(SettleWithoutPaidOrder, settleTxn+" (entry "+s.Ref+")", "settle entry %s of user %s for %d, but order %s is %s", s.Ref, s.User, s.Amount, g.id, o.Status)
+			x.Keys = keysOf(s, *o)
+			report(x)
+		}
+	}
+	summaries := g.of(fSummary)
+	if len(summaries) == 0 {
+		x := v(OrderWithoutSummary, "create_order of order "+g.id, "order %s (%s) has no summary in the partition of user %s", g.id, o.Status, o.User)
+		x.Keys = keysOf(*o)
+		report(x)
+	}
+	for _, s := range summaries {
+		if s.Status != o.Status || s.User != o.User || s.Amount != o.Amount {
+			x := v(SummaryMismatch, settleTxn, "order %s is %s for %d (user %s), its summary %s for %d (user %s)", g.id, o.Status, o.Amount, o.User, s.Status, s.Amount, s.User)
+			if s.User != o.User || s.Amount != o.Amount {
+				x.Transaction = "create_order of order " + g.id
+			}
+			x.Keys = keysOf(*o, s)
+			report(x)
+		}
+	}
+	claims(g, o, report)
+}
+
+// claims checks the records of the order's partition (charge, settle) and
+// of its user's (create_order) against the order.
+func claims(g *group, o *fact, report func(Violation)) {
+	pays := map[string]fact{}
+	for _, p := range g.of(fPayment) {
+		pays[p.Ref] = p
+	}
+	missing := func(c fact, txn, format string, a ...any) {
+		report(Violation{Kind: RecordWithoutEffect, UserID: c.User, OrderID: g.id, Transaction: txn, Keys: keysOf(c), Detail: fmt.Sprintf(format, a...)})
+	}
+	for _, c := range g.facts {
+		switch c.Kind {
+		case fClaimOrder:
+			if o == nil || o.User != c.User {
+				missing(c, "create_order of order "+g.id, "idempotency record of user %s claims order %s, which does not exist (for that user)", c.User, g.id)
+			}
+		case fClaimPayment:
+			if p, ok := pays[c.Ref]; !ok || p.Amount != c.Amount {
+				missing(c, "charge of order "+g.id+" (payment "+c.Ref+")", "idempotency record claims payment %s of order %s for %d, which does not exist", c.Ref, g.id, c.Amount)
+			}
+		case fClaimSettle:
+			if o == nil || o.Status != store.OrderPaid {
+				status := "absent"
+				if o != nil {
+					status = o.Status
+				}
+				missing(c, "settle of order "+g.id, "idempotency record claims order %s was paid; the order is %s", g.id, status)
+			}
+		}
+	}
+}
+
+// orphans reports what refers to an order that does not exist.
+func orphans(g *group, report func(Violation)) {
+	for _, f := range g.facts {
+		x := Violation{UserID: f.User, OrderID: g.id, Keys: keysOf(f)}
+		switch f.Kind {
+		case fPayment:
+			x.Kind, x.Transaction = PaymentWithoutOrder, "charge of order "+g.id+" (payment "+f.Ref+")"
+			x.Detail = fmt.Sprintf("payment %s for %d of order %s, which does not exist", f.Ref, f.Amount, g.id)
+		case fSettle:
+			x.Kind, x.Transaction = SettleWithoutPaidOrder, "settle of order "+g.id+" (entry "+f.Ref+")"
+			x.Detail = fmt.Sprintf("settle entry %s of user %s for %d, but order %s does not exist", f.Ref, f.User, f.Amount, g.id)
+		case fSummary:
+			x.Kind, x.Transaction = SummaryMismatch, "create_order of order "+g.id
+			x.Detail = fmt.Sprintf("summary of order %s (%s, %d) in the partition of user %s, but the order does not exist", g.id, f.Status, f.Amount, f.User)
+		default:
+			continue
+		}
+		report(x)
+	}
+	claims(g, nil, report)
+}
+
+// checkGroup runs the checks of g's kind, and reports its malformed items.
+func checkGroup(kind byte, g *group, report func(Violation)) {
+	for _, f := range g.of(fMalformed) {
+		report(Violation{Kind: MalformedItem, Keys: keysOf(f), Detail: f.Status})
+	}
+	if kind == groupUser {
+		checkUser(g, report)
+	} else {
+		checkOrder(g, report)
+	}
+}

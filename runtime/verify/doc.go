@@ -1,0 +1,45 @@
+// Package verify checks the money invariants of a table laid out by
+// runtime/schema and runtime/keys, as the payments flows write it: a live
+// table, a restored backup or point-in-time restore, or a table built
+// broken on purpose in a test. [Table] scans the table once and returns a
+// [Report] with every violation and the keys of the items involved:
+//
+//   - each user's balance equals the sum of the user's ledger
+//     ([BalanceMismatch]; entries without a profile are [LedgerWithoutUser]);
+//   - no balance is negative ([NegativeBalance]);
+//   - every paid order has its one settle ledger entry for the order total,
+//     the payment it names (settle pays from the balance and needs no
+//     charge, so an order paid without one names none), and every order its
+//     summary in the user's partition, in the order's status
+//     ([PaidWithoutSettle], [SettleMismatch], [PaidWithoutPayment],
+//     [PaymentMismatch], [OrderWithoutSummary], [SummaryMismatch]);
+//   - no payment lacks its order, and no settle entry lacks its paid order
+//     ([PaymentWithoutOrder], [SettleWithoutPaidOrder]);
+//   - every idempotency record of a success holds an effect that exists
+//     ([RecordWithoutEffect]).
+//
+// A violation names, where it can, the transaction it breaks (the settle of
+// order o-1, the credit cr_… of user alice): a backup that captured part of
+// a transaction shows as such a violation.
+//
+// # Cost and memory
+//
+// The scan is the whole cost: one pass of Scan with Segments parallel
+// segments, eventually consistent unless ConsistentRead is set, paced so
+// that the consumed read capacity (ReturnConsumedCapacity) stays under
+// MaxRCU per second. DynamoDB charges a Scan page by the total size of the
+// items it read, rounded up to 4 KB, at 0.5 read units per 4 KB
+// eventually consistent (1 strongly consistent); docs/recovery.md gives the
+// measured figure per million items.
+//
+// The checks join items across partitions (an order in ORDER#<id> with its
+// settle entry and summary in USER#<id>), so the scan does not hold the
+// table: each item is reduced to a small fact, keyed by its user or its
+// order, and the facts go to Buckets files in SpillDir by a hash of that
+// key; each bucket is then checked in memory on its own. Memory is one
+// bucket's facts (Buckets defaults to one per 200,000 items of
+// DescribeTable's ItemCount), disk about 100 bytes per money item.
+//
+// It is not a repair tool: it reads only. docs/recovery.md says what to do
+// with each kind of violation.
+package verify

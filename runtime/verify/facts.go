@@ -1,0 +1,255 @@
+package verify
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/oncetable/oncetable/runtime/idempotency"
+	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/payments"
+	"github.com/oncetable/oncetable/runtime/store"
+)
+
+// factKind is what a fact says about its user or order.
+type factKind uint8
+
+const (
+	fUser         factKind = iota + 1 // a profile: Amount is the balance
+	fLedger                           // a ledger entry: Ref its id, Status its kind, Amount as stored
+	fSettle                           // a settle entry, in its order's group: User, Ref, Amount
+	fSummary                          // an order summary: User, Status, Amount the total
+	fOrder                            // an order: User, Status, Amount the total, Ref its paymentId
+	fPayment                          // a payment: Ref its id, Amount
+	fClaimLedger                      // a credit or debit record: Ref the entry, Status the kind, Amount
+	fClaimOrder                       // a create_order record: User
+	fClaimPayment                     // a charge record: Ref the payment, Amount
+	fClaimSettle                      // a settle record
+	fMalformed                        // an item that does not decode: Status the error
+)
+
+// Join groups: a fact is checked with the other facts of its user or of
+// its order.
+const (
+	groupUser  = 'U'
+	groupOrder = 'O'
+)
+
+// fact is the little the checks need of one item, keyed by its group.
+type fact struct {
+	Group  byte
+	ID     string // the user or order id
+	Kind   factKind
+	Key    keys.Key // of the item
+	Ref    string
+	Status string
+	User   string
+	Amount int64
+}
+
+func (f fact) groupKey() string { return string(f.Group) + f.ID }
+
+// counts are the items of each entity a scan saw.
+type counts struct {
+	Items, Users, LedgerEntries, Orders, Summaries, Payments, Records, Other int64
+}
+
+func (c *counts) add(o counts) {
+	c.Items += o.Items
+	c.Users += o.Users
+	c.LedgerEntries += o.LedgerEntries
+	c.Orders += o.Orders
+	c.Summaries += o.Summaries
+	c.Payments += o.Payments
+	c.Records += o.Records
+	c.Other += o.Other
+}
+
+// reader turns items into facts under a table's schema and key layout.
+type reader struct {
+	items  store.Builder
+	layout keys.Layout
+	back   map[string]string // the schema's attribute names -> Default's
+}
+
+func newReader(items store.Builder, layout keys.Layout) *reader {
+	back := map[string]string{}
+	for from, to := range items.Schema.Renames() {
+		back[to] = from
+	}
+	return &reader{items: items, layout: layout.WithDefaults(), back: back}
+}
+
+// facts appends the facts of item to out and counts it in c.
+func (r *reader) facts(item map[string]types.AttributeValue, c *counts, out []fact) []fact {
+	c.Items++
+	k := r.key(item)
+	et, _ := item[r.items.Schema.EntityType].(*types.AttributeValueMemberS)
+	if et == nil {
+		c.Other++
+		return out
+	}
+	var err error
+	switch et.Value {
+	case store.TypeUser:
+		c.Users++
+		out, err = r.user(item, k, out)
+	case store.TypeLedgerEntry:
+		c.LedgerEntries++
+		out, err = r.ledger(item, k, out)
+	case store.TypeOrder:
+		c.Orders++
+		out, err = r.order(item, k, out)
+	case store.TypeUserOrder:
+		c.Summaries++
+		out, err = r.summary(item, k, out)
+	case store.TypePayment:
+		c.Payments++
+		out, err = r.payment(item, k, out)
+	case idempotency.EntityType:
+		c.Records++
+		out, err = r.record(item, k, out)
+	default:
+		c.Other++
+	}
+	if err != nil {
+		id, g := strings.TrimPrefix(k.PK, r.layout.UserPrefix), byte(groupUser)
+		if strings.HasPrefix(k.PK, r.layout.OrderPrefix) {
+			id, g = strings.TrimPrefix(k.PK, r.layout.OrderPrefix), groupOrder
+		}
+		out = append(out, fact{Group: g, ID: id, Kind: fMalformed, Key: k, Status: fmt.Sprintf("%s item: %v", et.Value, err)})
+	}
+	return out
+}
+
+func (r *reader) key(item map[string]types.AttributeValue) keys.Key {
+	var k keys.Key
+	if v, ok := item[r.items.Schema.PartitionKey].(*types.AttributeValueMemberS); ok {
+		k.PK = v.Value
+	}
+	if v, ok := item[r.items.Schema.SortKey].(*types.AttributeValueMemberS); ok {
+		k.SK = v.Value
+	}
+	return k
+}
+
+// userOf is the user whose partition pk is, or "".
+func (r *reader) userOf(pk string) string {
+	if id, ok := strings.CutPrefix(pk, r.layout.UserPrefix); ok {
+		return id
+	}
+	return ""
+}
+
+func (r *reader) orderOf(pk string) string {
+	if id, ok := strings.CutPrefix(pk, r.layout.OrderPrefix); ok {
+		return id
+	}
+	return ""
+}
+
+func (r *reader) user(item map[string]types.AttributeValue, k keys.Key, out []fact) ([]fact, error) {
+	var u store.User
+	if err := r.items.Unmarshal(item, &u); err != nil {
+		return out, err
+	}
+	return append(out, fact{Group: groupUser, ID: r.userOf(k.PK), Kind: fUser, Key: k, Amount: u.Balance}), nil
+}
+
+func (r *reader) ledger(item map[string]types.AttributeValue, k keys.Key, out []fact) ([]fact, error) {
+	var e store.LedgerEntry
+	if err := r.items.Unmarshal(item, &e); err != nil {
+		return out, err
+	}
+	user := r.userOf(k.PK)
+	out = append(out, fact{Group: groupUser, ID: user, Kind: fLedger, Key: k, Ref: e.EntryID, Status: e.Kind, Amount: e.Amount})
+	if e.Kind == store.LedgerSettle {
+		out = append(out, fact{Group: groupOrder, ID: e.OrderID, Kind: fSettle, Key: k, Ref: e.EntryID, User: user, Amount: e.Amount})
+	}
+	return out, nil
+}
+
+func (r *reader) order(item map[string]types.AttributeValue, k keys.Key, out []fact) ([]fact, error) {
+	var o store.Order
+	if err := r.items.Unmarshal(item, &o); err != nil {
+		return out, err
+	}
+	return append(out, fact{Group: groupOrder, ID: r.orderOf(k.PK), Kind: fOrder, Key: k,
+		Ref: o.PaymentID, Status: o.Status, User: o.UserID, Amount: o.Total}), nil
+}
+
+func (r *reader) summary(item map[string]types.AttributeValue, k keys.Key, out []fact) ([]fact, error) {
+	var s store.UserOrder
+	if err := r.items.Unmarshal(item, &s); err != nil {
+		return out, err
+	}
+	return append(out, fact{Group: groupOrder, ID: s.OrderID, Kind: fSummary, Key: k,
+		Status: s.Status, User: r.userOf(k.PK), Amount: s.Total}), nil
+}
+
+func (r *reader) payment(item map[string]types.AttributeValue, k keys.Key, out []fact) ([]fact, error) {
+	var p store.Payment
+	if err := r.items.Unmarshal(item, &p); err != nil {
+		return out, err
+	}
+	return append(out, fact{Group: groupOrder, ID: r.orderOf(k.PK), Kind: fPayment, Key: k, Ref: p.PaymentID, Amount: p.Amount}), nil
+}
+
+// recordBody is what the checks read of a stored response: the bodies of
+// payments.CreditResult, DebitResult, ChargeResult and store.Order.
+type recordBody struct {
+	EntryID   string `json:"entryId"`
+	DebitID   string `json:"debitId"`
+	OrderID   string `json:"orderId"`
+	PaymentID string `json:"paymentId"`
+	Amount    int64  `json:"amount"`
+}
+
+// record reads an idempotency record of a success. A pending record
+// (external mode), a stored failure and an operation of another flow claim
+// no effect.
+func (r *reader) record(item map[string]types.AttributeValue, k keys.Key, out []fact) ([]fact, error) {
+	rec, err := idempotency.FromItem(r.defaultNames(item))
+	if err != nil {
+		return out, err
+	}
+	if rec.Status < 200 || rec.Status > 299 {
+		return out, nil
+	}
+	var b recordBody
+	if err := json.Unmarshal([]byte(rec.Body), &b); err != nil {
+		return out, fmt.Errorf("record body: %w", err)
+	}
+	user, order := r.userOf(k.PK), r.orderOf(k.PK)
+	switch {
+	case rec.Operation == payments.FlowCredit && user != "":
+		return append(out, fact{Group: groupUser, ID: user, Kind: fClaimLedger, Key: k, Ref: b.EntryID, Status: store.LedgerCredit, Amount: b.Amount}), nil
+	case rec.Operation == payments.FlowDebit && user != "":
+		return append(out, fact{Group: groupUser, ID: user, Kind: fClaimLedger, Key: k, Ref: b.DebitID, Status: store.LedgerDebit, Amount: b.Amount}), nil
+	case rec.Operation == payments.FlowCreateOrder && user != "":
+		return append(out, fact{Group: groupOrder, ID: b.OrderID, Kind: fClaimOrder, Key: k, User: user}), nil
+	case rec.Operation == payments.FlowCharge && order != "":
+		return append(out, fact{Group: groupOrder, ID: order, Kind: fClaimPayment, Key: k, Ref: b.PaymentID, Amount: b.Amount}), nil
+	case rec.Operation == payments.FlowSettle && order != "":
+		return append(out, fact{Group: groupOrder, ID: order, Kind: fClaimSettle, Key: k}), nil
+	}
+	return out, nil
+}
+
+// defaultNames renames a record's key, type and TTL attributes back to the
+// names idempotency.FromItem reads.
+func (r *reader) defaultNames(item map[string]types.AttributeValue) map[string]types.AttributeValue {
+	if len(r.back) == 0 {
+		return item
+	}
+	out := make(map[string]types.AttributeValue, len(item))
+	for k, v := range item {
+		if to, ok := r.back[k]; ok {
+			k = to
+		}
+		out[k] = v
+	}
+	return out
+}

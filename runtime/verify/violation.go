@@ -1,0 +1,73 @@
+package verify
+
+import (
+	"github.com/oncetable/oncetable/runtime/keys"
+)
+
+// Kind names a broken invariant. Its values are stable: reports, alarms and
+// docs/recovery.md use them.
+type Kind string
+
+// The kinds of violation, grouped by invariant.
+const (
+	// Balances: each user's balance equals the sum of the ledger, and none
+	// is negative.
+	BalanceMismatch    Kind = "balance-mismatch"
+	NegativeBalance    Kind = "negative-balance"
+	LedgerWithoutUser  Kind = "ledger-without-user"
+	InvalidLedgerEntry Kind = "invalid-ledger-entry"
+
+	// Orders: every paid order has its payment, its one settle ledger
+	// entry and its summary; every order has its summary, in its status.
+	PaidWithoutPayment  Kind = "paid-without-payment"
+	PaidWithoutSettle   Kind = "paid-without-settle"
+	SettleMismatch      Kind = "settle-mismatch"
+	OrderWithoutSummary Kind = "order-without-summary"
+	SummaryMismatch     Kind = "summary-mismatch"
+
+	// Payments and settle entries: none lacks its order.
+	PaymentWithoutOrder    Kind = "payment-without-order"
+	PaymentMismatch        Kind = "payment-mismatch"
+	SettleWithoutPaidOrder Kind = "settle-without-paid-order"
+
+	// Idempotency: every record of a success holds an effect that exists.
+	RecordWithoutEffect Kind = "record-without-effect"
+
+	// MalformedItem is an item of a known entity type that does not decode.
+	MalformedItem Kind = "malformed-item"
+)
+
+// Kinds lists every kind, in report order.
+var Kinds = []Kind{
+	BalanceMismatch, NegativeBalance, LedgerWithoutUser, InvalidLedgerEntry,
+	PaidWithoutPayment, PaidWithoutSettle, SettleMismatch, OrderWithoutSummary, SummaryMismatch,
+	PaymentWithoutOrder, PaymentMismatch, SettleWithoutPaidOrder,
+	RecordWithoutEffect, MalformedItem,
+}
+
+// Violation is one broken invariant.
+type Violation struct {
+	Kind Kind `json:"kind"`
+	// Detail says what was found, with the amounts.
+	Detail string `json:"detail"`
+	// Transaction names the transaction the violation breaks when the items
+	// tell which ("settle of order o-1"), else "".
+	Transaction string `json:"transaction,omitempty"`
+	// UserID and OrderID are the user and the order concerned, if any.
+	UserID  string `json:"userId,omitempty"`
+	OrderID string `json:"orderId,omitempty"`
+	// Keys are the primary keys of the items involved (at most MaxKeys).
+	Keys []Key `json:"keys"`
+}
+
+// Key is an item's primary key.
+type Key struct {
+	PK string `json:"pk"`
+	SK string `json:"sk"`
+}
+
+// MaxKeys bounds the keys one violation lists (a user with a million ledger
+// entries and no profile lists the first ones).
+const MaxKeys = 20
+
+func keyOf(k keys.Key) Key { return Key{PK: k.PK, SK: k.SK} }
