@@ -120,6 +120,7 @@ func checkAccess(t *testing.T, stage schema.OrderIndexes) {
 	db := &recordingDB{Client: engine.Client(), seen: map[string]map[string]bool{}}
 	// A phase TTL of 1ns: every write and read looks at the phase afresh.
 	api := httpapi.New(db, httpapi.Config{Table: table, Log: io.Discard, CursorSecret: []byte("access test secret of 32 bytes!!"),
+		Auth:   httpapi.Auth{IAMOperators: []string{"arn:aws:iam::123456789012:user/tester"}},
 		Orders: store.OrderLayout{Stage: stage, PhaseTTL: time.Nanosecond}})
 	handlers := map[string]httpapi.HandlerFunc{}
 	for _, fn := range Functions() {

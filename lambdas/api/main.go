@@ -1,7 +1,8 @@
 // Command api is the Lambda function that serves every route except charge, debit and settle, which have functions of their own.
 // It reads TABLE_NAME, IDEMPOTENCY_EXPIRY, ORDER_INDEXES and ORDER_SHARDS, and
 // CURSOR_SECRET_ARN: the cursor-signing secret is read from Secrets Manager at run time, never
-// from the configuration. All logic lives in runtime/httpapi.
+// from the configuration; the AUTH_* variables say who may call it (httpapi.Auth).
+// All logic, the authorization check included, lives in runtime/httpapi.
 package main
 
 import (

@@ -57,16 +57,23 @@ type Config struct {
 	// migration (ORDER_INDEXES) and its shards (ORDER_SHARDS). Default: v1,
 	// 4 shards.
 	Orders store.OrderLayout
+	// Auth maps the authorizer's context onto roles (JWT scopes, the user
+	// claim, IAM operators). Default: see Auth.
+	Auth Auth
 }
 
 // ConfigFromEnv reads TABLE_NAME, IDEMPOTENCY_EXPIRY, CURSOR_SECRET,
-// ORDER_INDEXES and ORDER_SHARDS.
+// ORDER_INDEXES, ORDER_SHARDS and the AUTH_* variables (AuthFromEnv).
 func ConfigFromEnv() (Config, error) {
 	orders, err := store.ParseOrderLayout(os.Getenv(store.OrderIndexesEnv), os.Getenv(store.OrderShardsEnv))
 	if err != nil {
 		return Config{}, fmt.Errorf("httpapi: %w", err)
 	}
-	c := Config{Table: os.Getenv(schema.TableNameEnv), CursorSecret: []byte(os.Getenv(CursorSecretEnv)), Orders: orders}
+	auth, err := AuthFromEnv()
+	if err != nil {
+		return Config{}, err
+	}
+	c := Config{Table: os.Getenv(schema.TableNameEnv), CursorSecret: []byte(os.Getenv(CursorSecretEnv)), Orders: orders, Auth: auth}
 	if v := os.Getenv(IdempotencyExpiryEnv); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
@@ -84,6 +91,7 @@ type API struct {
 	log     *slog.Logger
 	metrics *obs.Metrics
 	routes  []route
+	auth    Auth
 }
 
 // New builds the API on db once; handlers reuse it across invocations.
@@ -94,7 +102,7 @@ func New(db store.DB, cfg Config) *API {
 	} else {
 		cfg.Metrics = obs.Sync(cfg.Metrics)
 	}
-	a := &API{log: obs.NewLogger(cfg.Log), metrics: obs.NewMetrics(cfg.Metrics)}
+	a := &API{log: obs.NewLogger(cfg.Log), metrics: obs.NewMetrics(cfg.Metrics), auth: cfg.Auth.WithDefaults()}
 	a.st = store.New(db, func(o *store.Options) {
 		o.Table, o.Clock, o.Retry, o.CursorSecret = cfg.Table, cfg.Clock, cfg.Retry, cfg.CursorSecret
 		o.Schema, o.Keys, o.Orders = cfg.Schema, cfg.Keys, cfg.Orders
@@ -155,16 +163,18 @@ func (a *API) Except(names ...string) HandlerFunc {
 
 // call is one request being served.
 type call struct {
-	req     *events.APIGatewayV2HTTPRequest
-	params  map[string]string
-	route   *route
-	caller  string
-	keyHash string
+	req       *events.APIGatewayV2HTTPRequest
+	params    map[string]string
+	route     *route
+	caller    string
+	principal Principal
+	keyHash   string
 }
 
 func (a *API) serve(ctx context.Context, req events.APIGatewayV2HTTPRequest, allow map[string]bool) events.APIGatewayV2HTTPResponse {
 	start := time.Now()
-	c := &call{req: &req, caller: CallerIdentity(&req), keyHash: obs.KeyHash(header(&req, "Idempotency-Key"))}
+	p := a.auth.Principal(&req)
+	c := &call{req: &req, caller: CallerIdentity(&req), principal: p, keyHash: obs.KeyHash(header(&req, "Idempotency-Key"))}
 	method := req.RequestContext.HTTP.Method
 	path := req.RawPath
 	if path == "" {
@@ -232,7 +242,7 @@ func (a *API) dispatch(ctx context.Context, c *call, method, path string, allow 
 		return resp, outcome, ""
 	}
 	c.route, c.params = r, params
-	resp, err := c.serve(ctx)
+	resp, err := a.serveCall(ctx, c)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			err = &retry.UnavailableError{Kind: retry.ServerFail, Attempts: 1, RetryAfter: time.Second, Cause: err}
@@ -253,9 +263,18 @@ func (a *API) dispatch(ctx context.Context, c *call, method, path string, allow 
 	return resp, outcome, r.flow
 }
 
-// serve runs the route's handler on checked parameters and encodes its reply.
-func (c *call) serve(ctx context.Context) (events.APIGatewayV2HTTPResponse, error) {
+// serveCall checks the caller's role, the parameters and the caller's
+// ownership, in that order, then runs the route's handler and encodes its
+// reply. The role comes first so that a caller without it learns nothing
+// from the parameters' answers.
+func (a *API) serveCall(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
+	if err := a.checkRole(c); err != nil {
+		return events.APIGatewayV2HTTPResponse{}, err
+	}
 	if err := c.checkParams(); err != nil {
+		return events.APIGatewayV2HTTPResponse{}, err
+	}
+	if err := a.checkOwner(ctx, c); err != nil {
 		return events.APIGatewayV2HTTPResponse{}, err
 	}
 	rep, err := c.route.handle(ctx, c)
@@ -332,6 +351,8 @@ type route struct {
 	method  string
 	pattern []string // literal segments or "{param}"
 	flow    string   // idempotent money flow, or ""
+	roles   []Role   // who may call it
+	owner   Owner    // whose data it names, for a customer
 	handle  func(ctx context.Context, c *call) (reply, error)
 }
 

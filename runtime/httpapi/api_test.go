@@ -15,6 +15,10 @@ import (
 	"github.com/oncetable/oncetable/runtime/internal/dbtest"
 )
 
+// testAuth makes the IAM principal of event an operator, so the route
+// tests may call every route; auth_test.go tries the other roles.
+var testAuth = httpapi.Auth{IAMOperators: []string{"arn:aws:iam::123456789012:user/tester"}}
+
 type harness struct {
 	env *dbtest.Env
 	api *httpapi.API
@@ -25,7 +29,7 @@ func newHarness(t *testing.T) *harness {
 	t.Helper()
 	env := dbtest.New(t)
 	var log bytes.Buffer
-	api := httpapi.New(env.Client, httpapi.Config{Table: env.Table, Clock: env.Clock.Now, Log: &log,
+	api := httpapi.New(env.Client, httpapi.Config{Auth: testAuth, Table: env.Table, Clock: env.Clock.Now, Log: &log,
 		CursorSecret: []byte("test secret of at least 32 bytes!!")})
 	return &harness{env: env, api: api, log: &log}
 }

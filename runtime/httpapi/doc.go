@@ -32,6 +32,13 @@
 // status and body with Idempotent-Replayed: true; the same key with another
 // request gives 422.
 //
+// Every route admits roles (customer, service, operator: [Role]) and names
+// whose data it touches ([Owner]); [Auth] turns the authorizer's context
+// (JWT scopes, IAM principal, Lambda authorizer context) into a
+// [Principal], and every handler checks the role (401, 403) and a
+// customer's ownership (404, as for a missing resource) before it reads the
+// body, so a refusal writes nothing and leaves the Idempotency-Key unused.
+//
 // Errors are application/problem+json (RFC 9457) from one table in
 // problem.go, with type, title, status and detail; transient failures that
 // outlive the retries give 503 with Retry-After.

@@ -27,6 +27,9 @@ func ExampleAPI_Handle() {
 		Body:    `{"userId":"alice","name":"Alice","email":"alice@example.com"}`,
 		RequestContext: events.APIGatewayV2HTTPRequestContext{
 			HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: "POST"},
+			// What API Gateway's JWT authorizer passes on for a back-office token.
+			Authorizer: &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{JWT: &events.APIGatewayV2HTTPRequestContextAuthorizerJWTDescription{
+				Claims: map[string]string{"iss": "https://idp.example.com", "sub": "ops-1", "scope": "payments/operator"}}},
 		},
 	}
 	resp, _ := api.Handle(ctx, req)

@@ -33,7 +33,7 @@ type shop struct {
 }
 
 func layoutAPI(env *dbtest.Env, stage schema.OrderIndexes) *httpapi.API {
-	return httpapi.New(env.Client, httpapi.Config{Table: env.Table, Clock: env.Clock.Now, Log: io.Discard, Metrics: io.Discard,
+	return httpapi.New(env.Client, httpapi.Config{Auth: testAuth, Table: env.Table, Clock: env.Clock.Now, Log: io.Discard, Metrics: io.Discard,
 		CursorSecret: []byte("test secret of at least 32 bytes!!"),
 		Orders:       store.OrderLayout{Stage: stage, Shards: 4, PhaseTTL: 20 * time.Millisecond}})
 }

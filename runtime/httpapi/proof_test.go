@@ -196,7 +196,7 @@ func TestSettleLostResponseAppliedOnce(t *testing.T) {
 // An expired record no longer blocks its key, even before TTL deletes it.
 func TestExpiredRecordDoesNotBlock(t *testing.T) {
 	env := dbtest.New(t, func(o *ddblocal.Options) { o.TTLSweepInterval = -1 })
-	h := &harness{env: env, api: httpapi.New(env.Client, httpapi.Config{Table: env.Table, Clock: env.Clock.Now,
+	h := &harness{env: env, api: httpapi.New(env.Client, httpapi.Config{Auth: testAuth, Table: env.Table, Clock: env.Clock.Now,
 		IdempotencyExpiry: time.Hour, Log: new(discard)})}
 	h.seed(t, "gina", 0, nil)
 	body := `{"amount":100,"currency":"EUR"}`

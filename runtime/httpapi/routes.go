@@ -39,29 +39,51 @@ const (
 	RouteListProducts   = "listProducts"
 )
 
+// Who may call a route: the roles it admits and, for a customer, whose
+// data it names. docs/runtime.md argues the table.
+var (
+	// ownUser: a customer for itself, a service or an operator for anyone.
+	ownUser = access{roles: []Role{RoleCustomer, RoleService, RoleOperator}, owner: OwnerUser}
+	// ownOrder: likewise, the user being the order's.
+	ownOrder = access{roles: []Role{RoleCustomer, RoleService, RoleOperator}, owner: OwnerOrder}
+	// catalogue: anyone with a role; it names no user.
+	catalogue = access{roles: []Role{RoleCustomer, RoleService, RoleOperator}}
+	// backend: onboarding users, which no customer does for itself.
+	backend = access{roles: []Role{RoleService, RoleOperator}}
+	// backOffice: creating money, setting prices, the queues across users.
+	backOffice = access{roles: []Role{RoleOperator}}
+)
+
+// access is who may call a route.
+type access struct {
+	roles []Role
+	owner Owner
+}
+
 func (a *API) table() []route {
-	r := func(name, method, pattern, flow string, h func(context.Context, *call) (reply, error)) route {
-		return route{name: name, method: method, pattern: strings.Split(strings.Trim(pattern, "/"), "/"), flow: flow, handle: h}
+	r := func(name, method, pattern, flow string, who access, h func(context.Context, *call) (reply, error)) route {
+		return route{name: name, method: method, pattern: strings.Split(strings.Trim(pattern, "/"), "/"), flow: flow,
+			roles: who.roles, owner: who.owner, handle: h}
 	}
 	return []route{
-		r(RouteCreateUser, http.MethodPost, "/users", "", a.createUser),
-		r(RouteGetUser, http.MethodGet, "/users/{userId}", "", a.getUser),
-		r(RouteAddAddress, http.MethodPost, "/users/{userId}/addresses", "", a.addAddress),
-		r(RouteCredit, http.MethodPost, "/users/{userId}/credits", payments.FlowCredit, a.credit),
-		r(RouteDebit, http.MethodPost, "/users/{userId}/debits", payments.FlowDebit, a.debit),
-		r(RouteBalance, http.MethodGet, "/users/{userId}/balance", "", a.balance),
-		r(RouteLedger, http.MethodGet, "/users/{userId}/ledger", "", a.ledger),
-		r(RouteUserOrders, http.MethodGet, "/users/{userId}/orders", "", a.userOrders),
-		r(RouteCreateOrder, http.MethodPost, "/users/{userId}/orders", payments.FlowCreateOrder, a.createOrder),
-		r(RouteGetOrder, http.MethodGet, "/orders/{orderId}", "", a.getOrder),
-		r(RouteListOrders, http.MethodGet, "/orders", "", a.listOrders),
-		r(RouteCharge, http.MethodPost, "/orders/{orderId}/payments", payments.FlowCharge, a.charge),
-		r(RouteSettle, http.MethodPost, "/orders/{orderId}/settle", payments.FlowSettle, a.settle),
-		r(RouteUnprocessed, http.MethodGet, "/payments/unprocessed", "", a.unprocessed),
-		r(RouteProcessPayment, http.MethodPost, "/orders/{orderId}/payments/{paymentId}/process", "", a.processPayment),
-		r(RouteCreateProduct, http.MethodPost, "/products", "", a.createProduct),
-		r(RouteGetProduct, http.MethodGet, "/products/{productId}", "", a.getProduct),
-		r(RouteListProducts, http.MethodGet, "/products", "", a.listProducts),
+		r(RouteCreateUser, http.MethodPost, "/users", "", backend, a.createUser),
+		r(RouteGetUser, http.MethodGet, "/users/{userId}", "", ownUser, a.getUser),
+		r(RouteAddAddress, http.MethodPost, "/users/{userId}/addresses", "", ownUser, a.addAddress),
+		r(RouteCredit, http.MethodPost, "/users/{userId}/credits", payments.FlowCredit, backOffice, a.credit),
+		r(RouteDebit, http.MethodPost, "/users/{userId}/debits", payments.FlowDebit, ownUser, a.debit),
+		r(RouteBalance, http.MethodGet, "/users/{userId}/balance", "", ownUser, a.balance),
+		r(RouteLedger, http.MethodGet, "/users/{userId}/ledger", "", ownUser, a.ledger),
+		r(RouteUserOrders, http.MethodGet, "/users/{userId}/orders", "", ownUser, a.userOrders),
+		r(RouteCreateOrder, http.MethodPost, "/users/{userId}/orders", payments.FlowCreateOrder, ownUser, a.createOrder),
+		r(RouteGetOrder, http.MethodGet, "/orders/{orderId}", "", ownOrder, a.getOrder),
+		r(RouteListOrders, http.MethodGet, "/orders", "", backOffice, a.listOrders),
+		r(RouteCharge, http.MethodPost, "/orders/{orderId}/payments", payments.FlowCharge, ownOrder, a.charge),
+		r(RouteSettle, http.MethodPost, "/orders/{orderId}/settle", payments.FlowSettle, ownOrder, a.settle),
+		r(RouteUnprocessed, http.MethodGet, "/payments/unprocessed", "", backOffice, a.unprocessed),
+		r(RouteProcessPayment, http.MethodPost, "/orders/{orderId}/payments/{paymentId}/process", "", backOffice, a.processPayment),
+		r(RouteCreateProduct, http.MethodPost, "/products", "", backOffice, a.createProduct),
+		r(RouteGetProduct, http.MethodGet, "/products/{productId}", "", catalogue, a.getProduct),
+		r(RouteListProducts, http.MethodGet, "/products", "", catalogue, a.listProducts),
 	}
 }
 

@@ -1,6 +1,9 @@
 package httpapi
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Lambda functions that serve the routes. The three hot money flows have
 // functions of their own (own concurrency, alarms and least-privilege
@@ -27,6 +30,12 @@ type RouteSpec struct {
 	Path     string // API Gateway path template, such as "/orders/{orderId}/payments"
 	Flow     string // idempotent money flow (payments.Flow*), "" otherwise
 	Function string // Function* constant of the Lambda function that serves it
+	// Roles admitted, most privileged last; API Gateway admits a JWT with
+	// any of their scopes (Auth.Scopes) and the handler checks again.
+	Roles []Role
+	// Owner names the user a customer may call the route for only as
+	// itself; OwnerNone when the route names no user.
+	Owner Owner
 }
 
 // Routes returns the route table in declaration order. It builds no
@@ -40,7 +49,8 @@ func Routes() []RouteSpec {
 		if !ok {
 			fn = FunctionAPI
 		}
-		out[i] = RouteSpec{Name: r.name, Method: r.method, Path: "/" + strings.Join(r.pattern, "/"), Flow: r.flow, Function: fn}
+		out[i] = RouteSpec{Name: r.name, Method: r.method, Path: "/" + strings.Join(r.pattern, "/"), Flow: r.flow, Function: fn,
+			Roles: slices.Clone(r.roles), Owner: r.owner}
 	}
 	return out
 }

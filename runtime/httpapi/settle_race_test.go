@@ -72,7 +72,7 @@ func TestSettleRetryRacingItsOwnFirstAttemptReplays(t *testing.T) {
 		}), middleware.Before)
 	}
 	db := dynamodb.New(env.Client.Options(), func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, split) })
-	api = httpapi.New(db, httpapi.Config{Table: env.Table, Log: io.Discard})
+	api = httpapi.New(db, httpapi.Config{Table: env.Table, Log: io.Discard, Auth: httpapi.Auth{IAMOperators: []string{"arn:aws:iam::1:user/x"}}})
 	for _, r := range []events.APIGatewayV2HTTPRequest{
 		raceEvent("POST", "/users", "", `{"userId":"u1","name":"U","email":"u@example.com"}`),
 		raceEvent("POST", "/users/u1/credits", "c1", `{"amount":5000,"currency":"EUR"}`),

@@ -111,7 +111,7 @@ func TestThrottledIs503WithRetryAfter(t *testing.T) {
 	}
 	// The SDK's own retryer would back off for seconds; leave the retries to runtime/retry.
 	client := h.env.Engine.Client(func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
-	h.api = httpapi.New(client, httpapi.Config{Table: h.env.Table, Clock: h.env.Clock.Now, Log: h.log,
+	h.api = httpapi.New(client, httpapi.Config{Auth: testAuth, Table: h.env.Table, Clock: h.env.Clock.Now, Log: h.log,
 		Retry: retry.Policy{MaxAttempts: 3, Base: time.Millisecond, Cap: 2 * time.Millisecond, RetryAfter: 2 * time.Second}})
 	h.seed(t, "ivan", 1000, nil)
 	h.env.Engine.SetFaults(h.env.Table, ddblocal.Faults{ThrottleRate: 1})

@@ -12,6 +12,12 @@
 // RequestContext.Authorizer.IAM.UserARN =
 // "arn:aws:iam::000000000000:user/<caller>". Idempotency keys are therefore
 // scoped per local caller exactly as they are per IAM principal in AWS.
+// Such a caller is an operator ([OperatorAuth]), so every route works
+// without headers. With an X-Local-Scopes header (space-separated, as a
+// JWT's "scope" claim) the request is a JWT authorizer's instead, claims
+// sub=<caller> and scope=<header>, and gets the roles those scopes grant:
+// X-Local-Caller: bob with X-Local-Scopes: payments/customer is the
+// customer bob, refused (404) on alice's balance as in AWS.
 //
 // On the embedded engine the runner also enables the table's stream and
 // drives the production events handler (runtime/outbox) from it with the
@@ -19,5 +25,6 @@
 // in for EventBridge: one log line ("msg":"event") per event, and the last
 // 100 at GET /_local/events, a route of the local runner only.
 //
-// It is not for production: there is no TLS and no authentication.
+// It is not for production: there is no TLS, and the headers are trusted
+// as an authorizer's verdict would be.
 package localrun

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,6 +28,48 @@ const DefaultCaller = "local"
 
 // LocalAccountID is the account in local ARNs.
 const LocalAccountID = "000000000000"
+
+// ScopesHeader carries a local caller's JWT scopes, space-separated as in a
+// token's "scope" claim. Without it the caller is an IAM principal of
+// LocalAccountID, which [OperatorAuth] makes an operator.
+const ScopesHeader = "X-Local-Scopes"
+
+// LocalIssuer is the "iss" claim of the JWTs Event makes for ScopesHeader.
+const LocalIssuer = "https://local.oncetable.invalid"
+
+// LocalOperators matches every local IAM principal.
+const LocalOperators = "arn:aws:iam::" + LocalAccountID + ":user/*"
+
+// OperatorAuth is a with the local IAM principals (requests without
+// ScopesHeader) as operators: the runner's default, so that a curl without
+// headers may call every route.
+func OperatorAuth(a httpapi.Auth) httpapi.Auth {
+	a.IAMOperators = append(slices.Clone(a.IAMOperators), LocalOperators)
+	return a
+}
+
+// ErrBadScopes is returned for an X-Local-Scopes that is longer than 1024
+// bytes or not printable ASCII.
+var ErrBadScopes = errors.New("localrun: " + ScopesHeader + " must be at most 1024 printable ASCII characters (scopes separated by spaces)")
+
+// Scopes returns the ScopesHeader of r and whether it was sent at all; an
+// empty header is a token without scopes.
+func Scopes(r *http.Request) (string, bool, error) {
+	vals, ok := r.Header[http.CanonicalHeaderKey(ScopesHeader)]
+	if !ok {
+		return "", false, nil
+	}
+	s := strings.Join(vals, " ")
+	if len(s) > 1024 {
+		return "", true, ErrBadScopes
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return "", true, ErrBadScopes
+		}
+	}
+	return s, true, nil
+}
 
 // ErrBadCaller is returned for an X-Local-Caller that is not 1..128
 // printable ASCII characters.
@@ -50,7 +93,9 @@ func Caller(r *http.Request) (string, error) {
 }
 
 // Event converts r, whose body has been read into body, into the API
-// Gateway HTTP API v2 event Lambda would receive.
+// Gateway HTTP API v2 event Lambda would receive: behind a JWT authorizer
+// with the claims sub=caller and scope=ScopesHeader when r has that header,
+// else behind the IAM authorizer as the local principal caller.
 func Event(r *http.Request, body []byte, caller string, now time.Time) events.APIGatewayV2HTTPRequest {
 	headers := map[string]string{}
 	var cookies []string
@@ -107,14 +152,7 @@ func Event(r *http.Request, body []byte, caller string, now time.Time) events.AP
 				SourceIP:  ip,
 				UserAgent: r.UserAgent(),
 			},
-			Authorizer: &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{
-				IAM: &events.APIGatewayV2HTTPRequestContextAuthorizerIAMDescription{
-					AccountID: LocalAccountID,
-					CallerID:  caller,
-					UserID:    caller,
-					UserARN:   "arn:aws:iam::" + LocalAccountID + ":user/" + caller,
-				},
-			},
+			Authorizer: authorizer(r, caller),
 		},
 	}
 	if utf8.Valid(body) {
@@ -123,6 +161,25 @@ func Event(r *http.Request, body []byte, caller string, now time.Time) events.AP
 		ev.Body, ev.IsBase64Encoded = base64.StdEncoding.EncodeToString(body), true
 	}
 	return ev
+}
+
+// authorizer is what API Gateway's JWT or IAM authorizer would pass on.
+// Scopes that fail [Scopes] never reach here (Handler refuses them).
+func authorizer(r *http.Request, caller string) *events.APIGatewayV2HTTPRequestContextAuthorizerDescription {
+	if scopes, ok, err := Scopes(r); ok && err == nil {
+		return &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{JWT: &events.APIGatewayV2HTTPRequestContextAuthorizerJWTDescription{
+			Claims: map[string]string{"iss": LocalIssuer, "sub": caller, "scope": scopes},
+			Scopes: strings.Fields(scopes),
+		}}
+	}
+	return &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{
+		IAM: &events.APIGatewayV2HTTPRequestContextAuthorizerIAMDescription{
+			AccountID: LocalAccountID,
+			CallerID:  caller,
+			UserID:    caller,
+			UserARN:   "arn:aws:iam::" + LocalAccountID + ":user/" + caller,
+		},
+	}
 }
 
 func requestID() string {
@@ -170,6 +227,10 @@ func Handler(h httpapi.HandlerFunc, now func() time.Time) http.Handler {
 		caller, err := Caller(r)
 		if err != nil {
 			writeProblem(w, http.StatusBadRequest, "bad-request", "Bad request", ErrBadCaller.Error())
+			return
+		}
+		if _, _, err := Scopes(r); err != nil {
+			writeProblem(w, http.StatusBadRequest, "bad-request", "Bad request", err.Error())
 			return
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, httpapi.MaxBodyBytes+1))

@@ -52,6 +52,10 @@ type Options struct {
 	// Orders is the order layout (stage and shards of orders-by-status-v2);
 	// the table is created with the stage's indexes. Default: v1, 4 shards.
 	Orders store.OrderLayout
+	// Auth maps X-Local-Scopes onto roles as in AWS (scopes, user claim);
+	// the local IAM principals (no X-Local-Scopes) are always operators
+	// (OperatorAuth). Default: httpapi.Auth's defaults.
+	Auth httpapi.Auth
 }
 
 // Listeners, as named by AddrInUseError.
@@ -180,7 +184,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		s.stopEvents = stop
 	}
 	api := httpapi.New(client, httpapi.Config{Table: o.Table, IdempotencyExpiry: o.IdempotencyExpiry, Log: o.Out, Metrics: o.Metrics,
-		Orders: o.Orders})
+		Orders: o.Orders, Auth: OperatorAuth(o.Auth)})
 	ln, err := listen(ListenerAPI, o.APIAddr)
 	if err != nil {
 		s.Shutdown(context.Background())
@@ -201,8 +205,8 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	case o.DataDir != "":
 		storage = "embedded engine, data in " + o.DataDir
 	}
-	fmt.Fprintf(o.Out, "oncetable local runner\n  API:      %s\n  DynamoDB: %s (%s), table %s\n  Caller:   header %s (default %q)\nTry:\n  curl -s -X POST %s/users -H 'Content-Type: application/json' -d '{\"userId\":\"alice\",\"name\":\"Alice\",\"email\":\"alice@example.com\"}'\n",
-		s.APIURL, s.DynamoDBURL, storage, o.Table, CallerHeader, DefaultCaller, s.APIURL)
+	fmt.Fprintf(o.Out, "oncetable local runner\n  API:      %s\n  DynamoDB: %s (%s), table %s\n  Caller:   header %s (default %q); header %s (space-separated JWT scopes; without it the caller is an operator)\nTry:\n  curl -s -X POST %s/users -H 'Content-Type: application/json' -d '{\"userId\":\"alice\",\"name\":\"Alice\",\"email\":\"alice@example.com\"}'\n",
+		s.APIURL, s.DynamoDBURL, storage, o.Table, CallerHeader, DefaultCaller, ScopesHeader, s.APIURL)
 	return s, nil
 }
 

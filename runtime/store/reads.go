@@ -317,6 +317,28 @@ type OrderView struct {
 	Payments []Payment   `json:"payments"`
 }
 
+// OrderOwner reads the user of an order (GetItem, strongly consistent,
+// projected to userId: one read unit). An order's user never changes.
+func (s *Store) OrderOwner(ctx context.Context, orderID string) (string, error) {
+	k, err := s.keys.Order(orderID)
+	if err != nil {
+		return "", err
+	}
+	var o struct {
+		UserID string `dynamodbav:"userId"`
+	}
+	found, err := s.getItem(ctx, k, &o, "userId")
+	switch {
+	case err != nil:
+		return "", err
+	case !found:
+		return "", notFound("order", orderID)
+	case o.UserID == "":
+		return "", fmt.Errorf("store: order %q has no userId", orderID)
+	}
+	return o.UserID, nil
+}
+
 // Order reads an order with its items and payments in one strongly
 // consistent Query: PK = ORDER#<id> AND SK >= "ITEM#" (ITEM#*, ORDER#<id>,
 // PAYMENT#*; the IDEM# records sort below and are not read).

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -217,25 +218,12 @@ func (s *Store) ProcessPayment(ctx context.Context, orderID, paymentID string) (
 	return p, s.items.Unmarshal(out.Attributes, &p)
 }
 
-// orderUser reads the user of the order a payment belongs to (GetItem,
-// strongly consistent, projected to userId). An order's user never
-// changes. No order means no payment either.
+// orderUser reads the user of the order a payment belongs to. No order
+// means no payment either.
 func (s *Store) orderUser(ctx context.Context, orderID, paymentID string) (string, error) {
-	ok, err := s.keys.Order(orderID)
-	if err != nil {
-		return "", err
-	}
-	var o struct {
-		UserID string `dynamodbav:"userId"`
-	}
-	found, err := s.getItem(ctx, ok, &o, "userId")
-	switch {
-	case err != nil:
-		return "", err
-	case !found:
+	u, err := s.OrderOwner(ctx, orderID)
+	if errors.Is(err, ErrNotFound) {
 		return "", notFound("payment", paymentID)
-	case o.UserID == "":
-		return "", fmt.Errorf("store: order %q has no userId", orderID)
 	}
-	return o.UserID, nil
+	return u, err
 }

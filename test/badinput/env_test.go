@@ -42,7 +42,7 @@ func newEnv(t testing.TB) *env {
 		t.Fatal(err)
 	}
 	api := httpapi.New(db, httpapi.Config{Table: table, Log: io.Discard, Metrics: io.Discard,
-		CursorSecret: []byte("badinput cursor secret of 32+ bytes")})
+		CursorSecret: []byte("badinput cursor secret of 32+ bytes"), Auth: localrun.OperatorAuth(httpapi.Auth{})})
 	e := &env{db: db, h: localrun.Handler(api.Handle, nil)}
 	for _, s := range []struct {
 		status       int

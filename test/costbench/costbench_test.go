@@ -69,7 +69,8 @@ func newWorld(b testing.TB) *world {
 	}
 	x := &external{records: idempotency.NewTable(db, table)}
 	w := &world{db: db, pt: &powertools{db: db, table: table}, ext: &powertools{db: db, table: table, guard: x.guard},
-		api: httpapi.New(db, httpapi.Config{Table: table, Log: io.Discard, Metrics: io.Discard})}
+		api: httpapi.New(db, httpapi.Config{Table: table, Log: io.Discard, Metrics: io.Discard,
+			Auth: httpapi.Auth{IAMOperators: []string{"arn:aws:iam::123456789012:user/bench"}}})}
 	return w
 }
 

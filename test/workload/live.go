@@ -53,7 +53,7 @@ func (l *Live) Deploy(opts ...func(*httpapi.Config)) {
 // then opts.
 func (r *runner) apiConfig(opts ...func(*httpapi.Config)) httpapi.Config {
 	cfg := httpapi.Config{Table: Table, Log: io.Discard, Metrics: io.Discard,
-		CursorSecret: []byte("oncetable workload cursor secret, 32+ bytes")}
+		CursorSecret: []byte("oncetable workload cursor secret, 32+ bytes"), Auth: localrun.OperatorAuth(httpapi.Auth{})}
 	for _, f := range r.cfg.API {
 		f(&cfg)
 	}

@@ -124,7 +124,8 @@ func scaleStage(ctx context.Context, cfg ScaleConfig, stage schema.OrderIndexes,
 	defer eng.Close()
 	db := eng.Client()
 	const table = "oncetable-scale"
-	acfg := httpapi.Config{Table: table, Log: io.Discard, Metrics: io.Discard, CursorSecret: []byte("oncetable scale figure cursor secret, 32+ bytes")}
+	acfg := httpapi.Config{Table: table, Log: io.Discard, Metrics: io.Discard, CursorSecret: []byte("oncetable scale figure cursor secret, 32+ bytes"),
+		Auth: localrun.OperatorAuth(httpapi.Auth{})}
 	Stage(stage, cfg.Shards)(&acfg)
 	if err := provision.EnsureTableFor(ctx, db, table, acfg.Schema); err != nil {
 		return ScaleRow{}, err
