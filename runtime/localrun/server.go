@@ -205,7 +205,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	case o.DataDir != "":
 		storage = "embedded engine, data in " + o.DataDir
 	}
-	fmt.Fprintf(o.Out, "oncetable local runner\n  API:      %s\n  DynamoDB: %s (%s), table %s\n  Caller:   header %s (default %q); header %s (space-separated JWT scopes; without it the caller is an operator)\nTry:\n  curl -s -X POST %s/users -H 'Content-Type: application/json' -d '{\"userId\":\"alice\",\"name\":\"Alice\",\"email\":\"alice@example.com\"}'\n",
+	fmt.Fprintf(o.Out, "oncetable local runner\n  API:      %s\n  DynamoDB: %s (%s), table %s\n  Caller:   header %s (default %q)\n  Scopes:   header %s (JWT scopes, space-separated; without it the caller is an operator)\nTry:\n  curl -s -X POST %s/users -H 'Content-Type: application/json' -d '{\"userId\":\"alice\",\"name\":\"Alice\",\"email\":\"alice@example.com\"}'\n",
 		s.APIURL, s.DynamoDBURL, storage, o.Table, CallerHeader, DefaultCaller, ScopesHeader, s.APIURL)
 	return s, nil
 }
