@@ -102,7 +102,9 @@ func TestHandle(t *testing.T) {
 		{name: "outside the prefix", event: "outside-prefix", statuses: []string{"FAILED"},
 			message: `restored table "OnceTable-prod-Table" is not named awsbackup-restore-test…`, failed: 1},
 		{name: "deadline", event: "completed", table: healthy, statuses: []string{"VALIDATING", "TIMED_OUT"},
-			ctx:     func() (context.Context, context.CancelFunc) { return context.WithTimeout(context.Background(), 2*time.Second) },
+			ctx: func() (context.Context, context.CancelFunc) {
+				return context.WithTimeout(context.Background(), 2*time.Second)
+			},
 			message: "did not finish before the function's deadline", failed: 1},
 		{name: "report refused", event: "completed", table: healthy, putErr: errors.New("AccessDenied"),
 			statuses: []string{"VALIDATING"}, noMetric: true, wantErr: true},
