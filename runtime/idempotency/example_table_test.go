@@ -18,13 +18,13 @@ import (
 func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 func n(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
 
-// move is a balance Update of one wallet on a table keyed pk/sk.
-func move(wallet, delta string, guard bool) types.TransactWriteItem {
-	u := &types.Update{TableName: aws.String("wallets"),
-		Key:                       map[string]types.AttributeValue{"pk": s("wallet#" + wallet), "sk": s("wallet")},
+// move is a balance Update of one wallet on a table keyed id/kind.
+func move(table, wallet, delta string, guard bool) types.TransactWriteItem {
+	u := &types.Update{TableName: aws.String(table),
+		Key:                       map[string]types.AttributeValue{"id": s("wallet#" + wallet), "kind": s("wallet")},
 		UpdateExpression:          aws.String("ADD balance :d"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":d": n(delta)},
-		ConditionExpression:       aws.String("attribute_exists(pk)"),
+		ConditionExpression:       aws.String("attribute_exists(id)"),
 	}
 	if guard {
 		u.ConditionExpression = aws.String("balance >= :need")
@@ -33,33 +33,30 @@ func move(wallet, delta string, guard bool) types.TransactWriteItem {
 	return types.TransactWriteItem{Update: u}
 }
 
-// A wallet-to-wallet transfer on a table of its own (lower-case pk/sk, a
-// ttl attribute), made exactly-once by the transactional mode.
+// A wallet-to-wallet transfer on a table of its own (keys id/kind, TTL
+// purge_at), made exactly-once by the transactional mode.
 func ExampleTable_Do() {
 	ctx := context.Background()
 	eng := ddblocal.New()
 	defer eng.Close()
 	db := eng.Client()
-	db.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String("wallets"), BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: "S"}, {AttributeName: aws.String("sk"), AttributeType: "S"}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: "HASH"}, {AttributeName: aws.String("sk"), KeyType: "RANGE"}}})
+	names := idempotency.Attributes{PartitionKey: "id", SortKey: "kind", TTL: "purge_at"}
+	db.CreateTable(ctx, idempotency.CreateTableInput("wallets", names))
+	db.UpdateTimeToLive(ctx, idempotency.TimeToLiveInput("wallets", names))
 	for _, w := range []string{"alice", "bob"} {
 		db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("wallets"),
-			Item: map[string]types.AttributeValue{"pk": s("wallet#" + w), "sk": s("wallet"), "balance": n("100")}})
+			Item: map[string]types.AttributeValue{"id": s("wallet#" + w), "kind": s("wallet"), "balance": n("100")}})
 	}
 
-	records := idempotency.NewTable(db, "wallets", func(o *idempotency.Options) {
-		o.Attributes = idempotency.Attributes{PartitionKey: "pk", SortKey: "sk", TTL: "ttl"}
-		o.KeyPrefix = "once#"
-	})
+	records := idempotency.NewTable(db, "wallets", func(o *idempotency.Options) { o.Attributes = names })
 	transfer := func(key, body string, amount string) {
 		fp, _ := idempotency.Fingerprint("POST", "/transfers", []byte(body))
 		req := idempotency.Request{Scope: idempotency.Scope{Caller: "alice", Operation: "transfer"},
-			Key: key, Fingerprint: fp, Partition: "wallet#alice"}
+			Key: key, Fingerprint: fp}
 		resp, err := records.Do(ctx, req, func(now time.Time) (*idempotency.Effect, error) {
 			eff := &idempotency.Effect{Status: 201, Body: map[string]string{"amount": amount, "at": now.Format(time.RFC3339)}}
-			eff.Items.Add("debit", move("alice", "-"+amount, true))
-			eff.Items.Add("credit", move("bob", amount, false))
+			eff.Items.Add("debit", move("wallets", "alice", "-"+amount, true))
+			eff.Items.Add("credit", move("wallets", "bob", amount, false))
 			return eff, nil
 		})
 		var c *txn.CancelledError

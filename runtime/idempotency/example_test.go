@@ -14,5 +14,5 @@ func ExampleFingerprint() {
 	fmt.Println(idempotency.ValidateKey(""))
 	// Output:
 	// true
-	// idempotency: Idempotency-Key header is required
+	// idempotency: an idempotency key is required
 }

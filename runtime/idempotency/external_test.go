@@ -43,7 +43,7 @@ func call(ctx context.Context, w *world, ext *processor, key, fp string, crash b
 	if crash {
 		return idempotency.Response{}, errors.New("crashed")
 	}
-	return p.Complete(ctx, 201, map[string]string{"charged": key})
+	return p.Complete(ctx, &idempotency.Effect{Status: 201, Body: map[string]string{"charged": key}})
 }
 
 func TestExternalCrashInsideWindow(t *testing.T) {
@@ -103,7 +103,7 @@ func TestExternalAfterWindow(t *testing.T) {
 		if ext.effects != want {
 			t.Errorf("dedupe=%v: external effects = %d, want %d", dedupe, ext.effects, want)
 		}
-		if _, err := stale.Complete(ctx, 201, "late"); !errors.Is(err, idempotency.ErrLockLost) {
+		if _, err := stale.Complete(ctx, &idempotency.Effect{Status: 201, Body: "late"}); !errors.Is(err, idempotency.ErrLockLost) {
 			t.Errorf("late completion: err = %v, want ErrLockLost", err)
 		}
 		again, err := call(ctx, w, ext, "k", "fp", false)

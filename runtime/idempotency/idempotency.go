@@ -8,11 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strconv"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/oncetable/oncetable/runtime/keys"
 )
@@ -23,16 +21,38 @@ const MaxKeyLength = 255
 // DefaultExpiry is how long a record blocks its key when no expiry is configured.
 const DefaultExpiry = 24 * time.Hour
 
-// EntityType is the EntityType attribute of a record.
+// EntityType is the value of a record's EntityType attribute.
 const EntityType = "Idempotency"
 
 // Sentinel errors.
 var (
-	ErrKeyMissing = errors.New("idempotency: Idempotency-Key header is required")
-	ErrKeyInvalid = errors.New("idempotency: invalid Idempotency-Key")
+	// ErrKeyMissing is an empty idempotency key.
+	ErrKeyMissing = errors.New("idempotency: an idempotency key is required")
+	// ErrKeyInvalid is a key longer than [MaxKeyLength] or not printable ASCII.
+	ErrKeyInvalid = errors.New("idempotency: invalid idempotency key")
 	// ErrKeyReused means the key was used before with a different request.
 	ErrKeyReused = errors.New("idempotency: key reused with a different request")
+	// ErrRequestInvalid is a [Request] without a scope (caller and
+	// operation) or without a fingerprint: such a key would collide across
+	// callers or never detect a changed payload, so nothing is written.
+	ErrRequestInvalid = errors.New("idempotency: incomplete request")
 )
+
+// check refuses a request the library cannot keep apart from others.
+func (r Request) check() error {
+	if err := ValidateKey(r.Key); err != nil {
+		return err
+	}
+	switch {
+	case r.Scope.Caller == "":
+		return fmt.Errorf("%w: Scope.Caller is empty (set it to the authenticated caller, or a constant for a single-tenant service)", ErrRequestInvalid)
+	case r.Scope.Operation == "":
+		return fmt.Errorf("%w: Scope.Operation is empty", ErrRequestInvalid)
+	case r.Fingerprint == "":
+		return fmt.Errorf("%w: Fingerprint is empty (use Fingerprint or FingerprintOf)", ErrRequestInvalid)
+	}
+	return nil
+}
 
 // ValidateKey checks a header value: present, at most [MaxKeyLength] bytes,
 // printable ASCII only.
@@ -105,13 +125,20 @@ func Fingerprint(method, route string, body []byte) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// ClientRequestToken derives the TransactWriteItems token from the scoped key
+// FingerprintOf is the hex SHA-256 of any bytes that identify a request's
+// content (an encoded input, a message body), for callers outside HTTP.
+func FingerprintOf(content []byte) string {
+	sum := sha256.Sum256(content)
+	return hex.EncodeToString(sum[:])
+}
+
+// clientRequestToken derives the TransactWriteItems token from the scoped key
 // hash, the fingerprint and the invocation's own generated values (ids,
 // attempt). An SDK retry resends the same token, so DynamoDB deduplicates it
 // for ten minutes; a different invocation with the same key has a different
 // token and meets the record's condition instead, which returns the stored
 // response. DynamoDB allows at most 36 characters.
-func ClientRequestToken(scopeHash, fingerprint string, invocation ...string) string {
+func clientRequestToken(scopeHash, fingerprint string, invocation ...string) string {
 	h := sha256.New()
 	io.WriteString(h, scopeHash)
 	io.WriteString(h, "\x00")
@@ -123,74 +150,39 @@ func ClientRequestToken(scopeHash, fingerprint string, invocation ...string) str
 	return hex.EncodeToString(h.Sum(nil))[:36]
 }
 
-// Record is the stored outcome of one idempotent request.
+// Record is a stored record as [Table.Decode] reads it: the outcome of one
+// idempotent request, or a pending external-mode call.
 type Record struct {
-	PK          string `dynamodbav:"PK"`
-	SK          string `dynamodbav:"SK"`
-	EntityType  string `dynamodbav:"EntityType"`
-	Operation   string `dynamodbav:"operation"`
-	Fingerprint string `dynamodbav:"fingerprint"`
-	Status      int    `dynamodbav:"responseStatus"`
-	Body        string `dynamodbav:"responseBody"`
-	CreatedAt   string `dynamodbav:"createdAt"`
+	PK, SK      string
+	Operation   string
+	Fingerprint string
+	Status      int
+	// Header holds the stored response headers (those the adapter kept).
+	Header http.Header
+	Body   []byte
+	// CreatedAt is when the record was first written (RFC 3339, UTC).
+	CreatedAt string
 	// ExpiresAt is epoch seconds, the table's TTL attribute.
-	ExpiresAt int64 `dynamodbav:"expiresAt"`
-	// State is StatePending while an external-mode call holds the key, and
+	ExpiresAt int64
+	// State is "pending" while an external-mode call holds the key, and
 	// empty once a response is stored.
-	State string `dynamodbav:"state,omitempty"`
+	State string
 	// LockedUntil is epoch seconds: a pending record stops blocking its key
 	// then (external mode only).
-	LockedUntil int64 `dynamodbav:"inProgressUntil,omitempty"`
+	LockedUntil int64
 	// Owner is the nonce of the invocation holding a pending record.
-	Owner string `dynamodbav:"lockOwner,omitempty"`
-}
-
-// New builds the record for a request that produced status and body.
-func New(key keys.Key, scope Scope, fingerprint string, status int, body []byte, now time.Time, expiry time.Duration) Record {
-	if expiry <= 0 {
-		expiry = DefaultExpiry
-	}
-	return Record{
-		PK:          key.PK,
-		SK:          key.SK,
-		EntityType:  EntityType,
-		Operation:   scope.Operation,
-		Fingerprint: fingerprint,
-		Status:      status,
-		Body:        string(body),
-		CreatedAt:   keys.Timestamp(now),
-		ExpiresAt:   now.Add(expiry).Unix(),
-	}
+	Owner string
 }
 
 // Expired reports whether the record no longer blocks its key at now.
 func (r Record) Expired(now time.Time) bool { return r.ExpiresAt < now.Unix() }
 
-// Condition is the write condition of a record under [DefaultAttributes]:
-// absent or expired at now.
-func Condition(now time.Time) expression.ConditionBuilder { return DefaultAttributes.condition(now) }
+// Pending reports whether an external-mode call still holds the key.
+func (r Record) Pending() bool { return r.State == statePending }
 
-// Put is the transaction item that writes r under [DefaultAttributes] if
-// its key is free at now, and returns the blocking record on failure.
-func (r Record) Put(table string, now time.Time) (types.TransactWriteItem, error) {
-	p, err := DefaultAttributes.put(table, r, now)
-	if err != nil {
-		return types.TransactWriteItem{}, err
-	}
-	return types.TransactWriteItem{Put: p}, nil
-}
-
-// FromItem decodes a stored record under [DefaultAttributes], such as the
-// ALL_OLD item of a cancellation reason.
-func FromItem(item map[string]types.AttributeValue) (Record, error) {
-	return DefaultAttributes.decode(item)
-}
-
-// Replay decides what a stored, unexpired record means for a request with
-// fingerprint: nil (replay its response) or [ErrKeyReused].
-func (r Record) Replay(fingerprint string) error {
-	if r.Fingerprint != fingerprint {
-		return ErrKeyReused
-	}
-	return nil
+// newRecord builds the record for a request that produced resp.
+func newRecord(key keys.Key, scope Scope, fingerprint string, resp Response, now time.Time, expiry time.Duration) Record {
+	return Record{PK: key.PK, SK: key.SK, Operation: scope.Operation, Fingerprint: fingerprint,
+		Status: resp.Status, Header: resp.Header, Body: resp.Body,
+		CreatedAt: keys.Timestamp(now), ExpiresAt: now.Add(expiry).Unix()}
 }

@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// StatePending is the State of a record whose external-mode call has not
+// statePending is the state of a record whose external-mode call has not
 // completed yet.
-const StatePending = "pending"
+const statePending = "pending"
 
 // ErrInProgress is wrapped by [*InProgressError].
 var ErrInProgress = errors.New("idempotency: a request with this key is still in progress")
@@ -24,3 +24,8 @@ func (e *InProgressError) Error() string {
 }
 
 func (e *InProgressError) Unwrap() error { return ErrInProgress }
+
+// RetryAfter is how long from now a client should wait before trying again.
+func (e *InProgressError) RetryAfter(now time.Time) time.Duration {
+	return max(e.Until.Sub(now), time.Second)
+}

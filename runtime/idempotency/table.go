@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -33,19 +34,32 @@ var _ DB = (*dynamodb.Client)(nil)
 // must not use it for an item of their own.
 const RecordItem = "idempotency-record"
 
-// DefaultKeyPrefix starts the sort key of every record.
+// legacyItem is the name of the ConditionCheck on a record's former place
+// (Request.LegacyPartition).
+const legacyItem = "idempotency-legacy-record"
+
+// DefaultKeyPrefix starts both keys of every record.
 const DefaultKeyPrefix = keys.IdemPrefix
+
+// DefaultWindow is the in-progress window of the external mode when the
+// context has no deadline and none is configured.
+const DefaultWindow = time.Minute
 
 // Options configures a [Table]. Every field has a default.
 type Options struct {
 	// Attributes names the record's attributes. Default: [DefaultAttributes].
-	// A zero field takes its default.
+	// A zero field takes its default. PartitionKey and SortKey must be the
+	// table's own key names ([Table.Check] compares them).
 	Attributes Attributes
-	// KeyPrefix starts the sort key of a record, followed by the scoped key
-	// hash. Default: "IDEM#".
+	// KeyPrefix starts both keys of a record (partition and sort key are
+	// KeyPrefix + the scoped key hash). Default: "IDEM#".
 	KeyPrefix string
 	// Expiry is how long a completed record blocks its key. Default: 24h.
 	Expiry time.Duration
+	// Window is the external mode's in-progress window when the context has
+	// no deadline. With a deadline (a Lambda's remaining time, an HTTP
+	// server's timeout) the window ends at the deadline. Default: one minute.
+	Window time.Duration
 	// Clock returns the current time. Default: time.Now.
 	Clock func() time.Time
 	// Retry bounds retries of throttling and transaction conflicts.
@@ -74,6 +88,9 @@ func NewTable(db DB, name string, opts ...func(*Options)) *Table {
 	if o.Expiry <= 0 {
 		o.Expiry = DefaultExpiry
 	}
+	if o.Window <= 0 {
+		o.Window = DefaultWindow
+	}
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
@@ -96,48 +113,77 @@ func (t *Table) WithRetry(p retry.Policy) *Table {
 	return &c
 }
 
-// Request identifies one idempotent call.
+// Request identifies one idempotent call. Its identity is (Scope.Caller,
+// Scope.Operation, Key): the same key with the same Fingerprint never runs
+// twice, and with another Fingerprint it is [ErrKeyReused]. Where the record
+// lives follows from that identity alone.
 type Request struct {
 	// Scope is what the key is unique within: the authenticated caller and
-	// the operation.
+	// the operation. Both are required.
 	Scope Scope
 	// Key is the client's idempotency key, checked with [ValidateKey].
 	Key string
-	// Fingerprint identifies the request's content (see [Fingerprint]). A
-	// key sent again with another fingerprint fails with [ErrKeyReused].
+	// Fingerprint identifies the request's content (see [Fingerprint] and
+	// [FingerprintOf]). Required.
 	Fingerprint string
-	// Partition is the partition key value the record is written under,
-	// usually the partition of the entity the call acts on. Empty: the
-	// record is its own partition (KeyPrefix + hash).
-	Partition string
+	// LegacyPartition is for upgrades only: the partition key value under
+	// which a version of this library before records got a partition of
+	// their own wrote this key's record (the old Request.Partition). When
+	// set, a first call also checks that place (one ConditionCheck in the
+	// same transaction, or one extra read), so a key in flight across the
+	// upgrade replays instead of running again. Leave it empty on a table
+	// that never had such records, and stop setting it one Expiry after
+	// the upgrade.
+	LegacyPartition string
 	// Invocation holds values this invocation generated (ids), mixed into
 	// the ClientRequestToken. Optional.
 	Invocation []string
 }
 
-// Response is the status and JSON body stored with the effect, and whether
-// they answer an earlier call.
+// Response is the status, headers and body stored with the effect, and
+// whether they answer an earlier call.
 type Response struct {
-	Status   int
+	Status int
+	// Header holds the stored headers (Content-Type, Location, ...); nil
+	// when none were kept.
+	Header http.Header
+	// Body is the stored body, byte for byte: JSON unless Header's
+	// Content-Type says otherwise.
 	Body     json.RawMessage
 	Replayed bool
 }
 
-// Effect is what one attempt writes and answers: the caller's named
-// transaction items (at most 99: the record is the 100th) and the response
-// stored with them.
+// Effect is what one attempt writes and answers. In the transactional mode
+// it holds the caller's named transaction items (at most 99: the record is
+// the 100th, one more with Request.LegacyPartition); in the external mode
+// Items must be empty.
 type Effect struct {
 	Items  txn.Items
 	Status int
-	// Body is marshalled to JSON; a json.RawMessage is stored as it is.
+	// Header is stored and replayed with the body (Content-Type, Location).
+	Header http.Header
+	// Body is marshalled to JSON; a json.RawMessage or a []byte is stored
+	// as it is.
 	Body any
+	// Release, in the external mode only, answers without storing: the key
+	// is given back at once, for a request rejected before its effect
+	// started (a validation failure), so that a corrected retry with the
+	// same key runs.
+	Release bool
+}
+
+// response is the stored form of the effect's answer.
+func (e *Effect) response() (Response, error) {
+	raw, err := marshalBody(e.Body)
+	if err != nil {
+		return Response{}, err
+	}
+	return Response{Status: e.Status, Header: e.Header.Clone(), Body: raw}, nil
 }
 
 // Plan is an effect planned for one request by an adapter's handler
-// (idemhttp, idemqueue): where its record lives and what it writes.
+// (idemhttp, idemqueue).
 type Plan struct {
-	// Partition is Request.Partition: usually the partition the effect writes.
-	Partition string
 	// Invocation is Request.Invocation: ids the plan generated.
 	Invocation []string
 	Effect     EffectFunc
@@ -155,16 +201,19 @@ type EffectFunc func(now time.Time) (*Effect, error)
 // ReturnValuesOnConditionCheckFailure returned (still one request).
 //
 // Errors: [ErrKeyMissing] and [ErrKeyInvalid] for a bad key,
+// [ErrRequestInvalid] for a request without scope or fingerprint,
 // [ErrKeyReused] for a key sent with another request, *[txn.CancelledError]
-// when one of the effect's own items failed (read it by item name), and
-// retry.ErrUnavailable when conflicts or throttling outlived the retries.
-// A cancelled effect is not recorded, so a later call may succeed.
+// when one of the effect's own items failed (read it by item name),
+// *[ConfigError] when the table refused the record (its key names are not
+// Options.Attributes'), and retry.ErrUnavailable when conflicts or
+// throttling outlived the retries. A cancelled effect is not recorded, so a
+// later call may succeed.
 func (t *Table) Do(ctx context.Context, req Request, effect EffectFunc) (Response, error) {
-	if err := ValidateKey(req.Key); err != nil {
+	if err := req.check(); err != nil {
 		return Response{}, err
 	}
 	scopeHash := req.Scope.Hash(req.Key)
-	recKey := t.recordKey(req.Partition, scopeHash)
+	recKey := t.recordKey(scopeHash)
 	// A fresh nonce per invocation: two invocations never share a token, even
 	// when every id they write was chosen by the client.
 	invocation := append([]string{keys.NewID("inv")}, req.Invocation...)
@@ -172,73 +221,118 @@ func (t *Table) Do(ctx context.Context, req Request, effect EffectFunc) (Respons
 	var items txn.Items
 	err := retry.Do(ctx, t.o.Retry, func(attempt int) error {
 		now := t.o.Clock()
-		eff, err := effect(now)
-		if err != nil {
+		var err error
+		if items, resp, err = t.attempt(req, recKey, effect, now); err != nil {
 			return err
 		}
-		raw, err := marshalBody(eff.Body)
-		if err != nil {
-			return err
-		}
-		rec := New(recKey, req.Scope, req.Fingerprint, eff.Status, raw, now, t.o.Expiry)
-		put, err := t.put(rec, now)
-		if err != nil {
-			return err
-		}
-		items = eff.Items
-		items.Add(RecordItem, put)
-		if err := items.Err(); err != nil {
-			return err
-		}
-		token := ClientRequestToken(scopeHash, req.Fingerprint, append(invocation, strconv.Itoa(attempt))...)
 		in := items.Input()
-		in.ClientRequestToken = aws.String(token)
-		if _, err := t.db.TransactWriteItems(ctx, in); err != nil {
-			return err
-		}
-		resp = Response{Status: eff.Status, Body: raw}
-		return nil
+		in.ClientRequestToken = aws.String(clientRequestToken(scopeHash, req.Fingerprint, append(invocation, strconv.Itoa(attempt))...))
+		_, err = t.db.TransactWriteItems(ctx, in)
+		return err
 	})
 	if err == nil {
 		return resp, nil
 	}
 	c, ok := txn.Cancelled(err, &items)
 	if !ok {
-		return Response{}, err
+		return Response{}, t.refused(err)
 	}
-	if c.Failed(RecordItem) {
+	switch {
+	case c.Failed(RecordItem):
 		return t.replayBlocked(ctx, recKey, c.Item(RecordItem), req.Fingerprint)
-	}
-	if errors.Is(err, retry.ErrUnavailable) {
+	case c.Failed(legacyItem):
+		return t.replayBlocked(ctx, t.legacyKey(req, scopeHash), c.Item(legacyItem), req.Fingerprint)
+	case errors.Is(err, retry.ErrUnavailable):
 		return Response{}, err
+	case c.Code(RecordItem) == "ValidationError":
+		return Response{}, t.refused(c)
 	}
 	return Response{}, c
 }
 
+// attempt builds one attempt's transaction: the effect's items, the record
+// and, for an upgrade, the check of the record's former place.
+func (t *Table) attempt(req Request, recKey keys.Key, effect EffectFunc, now time.Time) (txn.Items, Response, error) {
+	eff, err := effect(now)
+	if err != nil {
+		return txn.Items{}, Response{}, err
+	}
+	if eff.Release {
+		return txn.Items{}, Response{}, errors.New("idempotency: Effect.Release is for the external mode; a transactional effect that must not be stored returns an error")
+	}
+	resp, err := eff.response()
+	if err != nil {
+		return txn.Items{}, Response{}, err
+	}
+	put, err := t.o.Attributes.put(t.name, newRecord(recKey, req.Scope, req.Fingerprint, resp, now, t.o.Expiry), now)
+	if err != nil {
+		return txn.Items{}, Response{}, fmt.Errorf("idempotency: record: %w", err)
+	}
+	items := eff.Items
+	items.Add(RecordItem, types.TransactWriteItem{Put: put})
+	if lk := t.legacyKey(req, recKey.SK[len(t.o.KeyPrefix):]); lk != (keys.Key{}) {
+		cc, err := t.o.Attributes.freeCheck(t.name, lk, now)
+		if err != nil {
+			return txn.Items{}, Response{}, err
+		}
+		items.Add(legacyItem, types.TransactWriteItem{ConditionCheck: cc})
+	}
+	return items, resp, items.Err()
+}
+
 func marshalBody(body any) (json.RawMessage, error) {
-	if raw, ok := body.(json.RawMessage); ok {
-		return raw, nil
+	switch b := body.(type) {
+	case json.RawMessage:
+		return b, nil
+	case []byte:
+		return b, nil
 	}
 	return json.Marshal(body)
 }
 
-func (t *Table) recordKey(partition, scopeHash string) keys.Key {
-	sk := t.o.KeyPrefix + scopeHash
-	if partition == "" {
-		partition = sk
+// recordKey is where a key's record lives: a partition of its own, named
+// by the scoped hash, so that nothing the caller chooses changes it.
+func (t *Table) recordKey(scopeHash string) keys.Key {
+	k := t.o.KeyPrefix + scopeHash
+	return keys.Key{PK: k, SK: k}
+}
+
+// legacyKey is where a version before records had partitions of their own
+// put req's record; the zero Key when req names no legacy partition (or
+// the legacy place is the current one).
+func (t *Table) legacyKey(req Request, scopeHash string) keys.Key {
+	k := keys.Key{PK: req.LegacyPartition, SK: t.o.KeyPrefix + scopeHash}
+	if req.LegacyPartition == "" || k == t.recordKey(scopeHash) {
+		return keys.Key{}
 	}
-	return keys.Key{PK: partition, SK: sk}
+	return k
 }
 
 // Key is the primary key of req's record, for reading it together with
 // other items (BatchGetItem).
 func (t *Table) Key(req Request) map[string]types.AttributeValue {
-	return t.o.Attributes.key(t.recordKey(req.Partition, req.Scope.Hash(req.Key)))
+	return t.o.Attributes.key(t.recordKey(req.Scope.Hash(req.Key)))
+}
+
+// LegacyKey is the primary key of req's record at its former place
+// (Request.LegacyPartition), or nil when req names none.
+func (t *Table) LegacyKey(req Request) map[string]types.AttributeValue {
+	k := t.legacyKey(req, req.Scope.Hash(req.Key))
+	if k == (keys.Key{}) {
+		return nil
+	}
+	return t.o.Attributes.key(k)
+}
+
+// Decode reads a stored record item under the table's attribute names.
+func (t *Table) Decode(item map[string]types.AttributeValue) (Record, error) {
+	return t.o.Attributes.decode(item)
 }
 
 // Replay answers req from a stored record item: the stored response and
 // true, or false when the record has expired at the table's clock (the
-// call may run again), or [ErrKeyReused] when req's fingerprint differs.
+// call may run again), or [ErrKeyReused] when req's fingerprint differs,
+// or *[InProgressError] for a pending external-mode call.
 func (t *Table) Replay(item map[string]types.AttributeValue, req Request) (Response, bool, error) {
 	rec, err := t.o.Attributes.decode(item)
 	if err != nil {
@@ -247,23 +341,35 @@ func (t *Table) Replay(item map[string]types.AttributeValue, req Request) (Respo
 	if rec.Expired(t.o.Clock()) {
 		return Response{}, false, nil
 	}
-	if err := rec.Replay(req.Fingerprint); err != nil {
-		return Response{}, false, err
+	if rec.Fingerprint != req.Fingerprint {
+		return Response{}, false, ErrKeyReused
 	}
-	if rec.State == StatePending {
+	if rec.Pending() {
 		return Response{}, false, &InProgressError{Until: time.Unix(rec.LockedUntil, 0)}
 	}
-	return Response{Status: rec.Status, Body: json.RawMessage(rec.Body), Replayed: true}, true, nil
+	return Response{Status: rec.Status, Header: rec.Header, Body: rec.Body, Replayed: true}, true, nil
 }
 
-// Lookup reads req's record with one strongly consistent GetItem and
-// answers as [Table.Replay] does; false also when there is no record.
+// Lookup reads req's record with one strongly consistent GetItem (two with
+// Request.LegacyPartition, when the first finds none) and answers as
+// [Table.Replay] does; false also when there is no record.
 func (t *Table) Lookup(ctx context.Context, req Request) (Response, bool, error) {
-	item, err := t.get(ctx, t.recordKey(req.Partition, req.Scope.Hash(req.Key)))
-	if err != nil || len(item) == 0 {
-		return Response{}, false, err
+	hash := req.Scope.Hash(req.Key)
+	for _, k := range []keys.Key{t.recordKey(hash), t.legacyKey(req, hash)} {
+		if k == (keys.Key{}) {
+			continue
+		}
+		item, err := t.get(ctx, k)
+		if err != nil {
+			return Response{}, false, err
+		}
+		if len(item) > 0 {
+			if resp, live, err := t.Replay(item, req); err != nil || live {
+				return resp, live, err
+			}
+		}
 	}
-	return t.Replay(item, req)
+	return Response{}, false, nil
 }
 
 func (t *Table) get(ctx context.Context, k keys.Key) (map[string]types.AttributeValue, error) {
@@ -271,7 +377,7 @@ func (t *Table) get(ctx context.Context, k keys.Key) (map[string]types.Attribute
 		TableName: aws.String(t.name), Key: t.o.Attributes.key(k), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
-		return nil, err
+		return nil, t.refused(err)
 	}
 	return out.Item, nil
 }
@@ -299,14 +405,4 @@ func (t *Table) replayBlocked(ctx context.Context, recKey keys.Key, item map[str
 			Cause: errors.New("idempotency record vanished between condition check and read")}
 	}
 	return resp, nil
-}
-
-// put is the transaction item that writes rec if its key is free at now,
-// and returns the blocking record on failure.
-func (t *Table) put(rec Record, now time.Time) (types.TransactWriteItem, error) {
-	p, err := t.o.Attributes.put(t.name, rec, now)
-	if err != nil {
-		return types.TransactWriteItem{}, fmt.Errorf("idempotency: record: %w", err)
-	}
-	return types.TransactWriteItem{Put: p}, nil
 }

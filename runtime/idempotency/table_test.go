@@ -14,48 +14,70 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
+	"github.com/oncetable/oncetable/runtime/ddbtest"
 	"github.com/oncetable/oncetable/runtime/idempotency"
-	"github.com/oncetable/oncetable/runtime/internal/dbtest"
 	"github.com/oncetable/oncetable/runtime/txn"
 )
 
-// world is a wallets table (pk/sk/ttl) on the embedded engine, a settable
-// clock and a per-operation request counter.
+// names are another team's: keys id/kind, TTL purge_at (none of
+// oncetable's defaults).
+var names = idempotency.Attributes{PartitionKey: "id", SortKey: "kind", TTL: "purge_at"}
+
+// world is a wallets table keyed id/kind with TTL on purge_at, on the
+// embedded engine or DYNAMODB_ENDPOINT, a settable clock (the library's;
+// the engine's too when embedded) and a per-operation request counter.
 type world struct {
 	db      *dynamodb.Client
+	table   string
 	records *idempotency.Table
 	now     atomic.Int64
-	reqs    dbtest.Counter
+	reqs    ddbtest.Counter
 }
 
-func newWorld(t *testing.T) *world {
-	w := &world{}
+func newWorld(t *testing.T, opts ...func(*idempotency.Options)) *world {
+	t.Helper()
+	w := &world{table: ddbtest.TableName("wallets")}
 	w.now.Store(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC).UnixNano())
 	clock := func() time.Time { return time.Unix(0, w.now.Load()) }
-	eng := ddblocal.New(func(o *ddblocal.Options) { o.Clock = clock })
-	t.Cleanup(func() { eng.Close() })
-	w.db = eng.Client(func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, w.reqs.Middleware) })
+	w.db, _ = ddbtest.Client(t, []func(*ddblocal.Options){func(o *ddblocal.Options) { o.Clock = clock }}, w.reqs.Option)
+	createTable(t, w.db, w.table)
 	ctx := context.Background()
-	dbtest.CreateKeyedTable(t, w.db, "wallets", "pk", "sk")
 	for _, wl := range []string{"alice", "bob"} {
-		if _, err := w.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("wallets"),
-			Item: map[string]types.AttributeValue{"pk": s("wallet#" + wl), "sk": s("wallet"), "balance": n("100")}}); err != nil {
+		if _, err := w.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(w.table),
+			Item: map[string]types.AttributeValue{"id": s("wallet#" + wl), "kind": s("wallet"), "balance": n("100")}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	w.records = idempotency.NewTable(w.db, "wallets", func(o *idempotency.Options) {
-		o.Attributes = idempotency.Attributes{PartitionKey: "pk", SortKey: "sk", TTL: "ttl"}
+	w.records = idempotency.NewTable(w.db, w.table, append([]func(*idempotency.Options){func(o *idempotency.Options) {
+		o.Attributes = names
 		o.KeyPrefix, o.Clock, o.Expiry = "once#", clock, time.Hour
-	})
+	}}, opts...)...)
 	w.reqs.Reset()
 	return w
+}
+
+// createTable makes table with the helpers a new user would call, and
+// waits for it (an external endpoint creates tables asynchronously).
+func createTable(t *testing.T, db *dynamodb.Client, table string) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := db.CreateTable(ctx, idempotency.CreateTableInput(table, names)); err != nil {
+		t.Fatal(err)
+	}
+	ddbtest.DeleteAfter(t, db, table)
+	if err := dynamodb.NewTableExistsWaiter(db).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)}, 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.UpdateTimeToLive(ctx, idempotency.TimeToLiveInput(table, names)); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func (w *world) advance(d time.Duration) { w.now.Add(int64(d)) }
 
 func (w *world) balance(t *testing.T, wallet string) string {
-	out, err := w.db.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String("wallets"), ConsistentRead: aws.Bool(true),
-		Key: map[string]types.AttributeValue{"pk": s("wallet#" + wallet), "sk": s("wallet")}})
+	out, err := w.db.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(w.table), ConsistentRead: aws.Bool(true),
+		Key: map[string]types.AttributeValue{"id": s("wallet#" + wallet), "kind": s("wallet")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,14 +85,14 @@ func (w *world) balance(t *testing.T, wallet string) string {
 }
 
 func request(key, fp string) idempotency.Request {
-	return idempotency.Request{Scope: idempotency.Scope{Caller: "alice", Operation: "transfer"}, Key: key, Fingerprint: fp, Partition: "wallet#alice"}
+	return idempotency.Request{Scope: idempotency.Scope{Caller: "alice", Operation: "transfer"}, Key: key, Fingerprint: fp}
 }
 
-func transfer(amount string) idempotency.EffectFunc {
+func (w *world) transfer(amount string) idempotency.EffectFunc {
 	return func(now time.Time) (*idempotency.Effect, error) {
 		eff := &idempotency.Effect{Status: 201, Body: map[string]string{"amount": amount, "at": now.Format(time.RFC3339Nano)}}
-		eff.Items.Add("debit", move("alice", "-"+amount, true))
-		eff.Items.Add("credit", move("bob", amount, false))
+		eff.Items.Add("debit", move(w.table, "alice", "-"+amount, true))
+		eff.Items.Add("credit", move(w.table, "bob", amount, false))
 		return eff, nil
 	}
 }
@@ -78,7 +100,7 @@ func transfer(amount string) idempotency.EffectFunc {
 func TestDo(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	first, err := w.records.Do(ctx, request("k1", "fp1"), transfer("30"))
+	first, err := w.records.Do(ctx, request("k1", "fp1"), w.transfer("30"))
 	if err != nil || first.Replayed || first.Status != 201 {
 		t.Fatalf("first = %+v, %v", first, err)
 	}
@@ -87,21 +109,21 @@ func TestDo(t *testing.T) {
 	}
 	w.reqs.Reset()
 	w.advance(time.Minute)
-	again, err := w.records.Do(ctx, request("k1", "fp1"), transfer("30"))
+	again, err := w.records.Do(ctx, request("k1", "fp1"), w.transfer("30"))
 	if err != nil || !again.Replayed || string(again.Body) != string(first.Body) {
 		t.Fatalf("replay = %+v, %v; want body %s", again, err, first.Body)
 	}
 	if got := w.reqs.Snapshot(); got["TransactWriteItems"] != 1 || len(got) != 1 {
 		t.Errorf("replay requests = %v, want 1 TransactWriteItems", got)
 	}
-	if _, err := w.records.Do(ctx, request("k1", "other"), transfer("31")); !errors.Is(err, idempotency.ErrKeyReused) {
+	if _, err := w.records.Do(ctx, request("k1", "other"), w.transfer("31")); !errors.Is(err, idempotency.ErrKeyReused) {
 		t.Errorf("changed payload: err = %v, want ErrKeyReused", err)
 	}
 	if got := w.balance(t, "alice") + "/" + w.balance(t, "bob"); got != "70/130" {
 		t.Errorf("balances = %s after one transfer and its duplicates, want 70/130", got)
 	}
 	w.advance(time.Hour + time.Second)
-	rerun, err := w.records.Do(ctx, request("k1", "fp1"), transfer("30"))
+	rerun, err := w.records.Do(ctx, request("k1", "fp1"), w.transfer("30"))
 	if err != nil || rerun.Replayed {
 		t.Fatalf("expired key: %+v, %v; want a fresh run", rerun, err)
 	}
@@ -113,23 +135,23 @@ func TestDo(t *testing.T) {
 func TestDoErrors(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	_, err := w.records.Do(ctx, request("k2", "fp"), transfer("500"))
+	_, err := w.records.Do(ctx, request("k2", "fp"), w.transfer("500"))
 	var c *txn.CancelledError
 	if !errors.As(err, &c) || !c.Failed("debit") || c.Failed("credit") || c.Failed(idempotency.RecordItem) {
 		t.Fatalf("overdraft: err = %v, want the debit's cancellation by name", err)
 	}
 	// A cancelled effect is not recorded: the same key may succeed later.
-	if r, err := w.records.Do(ctx, request("k2", "fp"), transfer("50")); err != nil || r.Replayed {
+	if r, err := w.records.Do(ctx, request("k2", "fp"), w.transfer("50")); err != nil || r.Replayed {
 		t.Errorf("after a cancelled effect: %+v, %v", r, err)
 	}
 	for _, key := range []string{"", "bad\nkey"} {
-		_, err := w.records.Do(ctx, request(key, "fp"), transfer("1"))
+		_, err := w.records.Do(ctx, request(key, "fp"), w.transfer("1"))
 		if !errors.Is(err, idempotency.ErrKeyMissing) && !errors.Is(err, idempotency.ErrKeyInvalid) {
 			t.Errorf("key %q: err = %v, want a key error", key, err)
 		}
 	}
 	var tx txn.Items
-	tx.Add(idempotency.RecordItem, move("bob", "1", false))
+	tx.Add(idempotency.RecordItem, move(w.table, "bob", "1", false))
 	_, err = w.records.Do(ctx, request("k3", "fp"), func(time.Time) (*idempotency.Effect, error) {
 		return &idempotency.Effect{Items: tx, Status: 200, Body: json.RawMessage(`{}`)}, nil
 	})
@@ -147,7 +169,7 @@ func TestDoConcurrentDuplicates(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := w.records.Do(context.Background(), request("same", "fp"), transfer("10"))
+			r, err := w.records.Do(context.Background(), request("same", "fp"), w.transfer("10"))
 			if err != nil {
 				t.Error(err)
 				return

@@ -12,11 +12,10 @@
 //	USER#<userId>   PROFILE#ADDR#<addressId>        address
 //	USER#<userId>   ORDER#<createdAt>#<orderId>     order summary (user's orders)
 //	USER#<userId>   LEDGER#<at>#<entryId>           ledger entry
-//	USER#<userId>   IDEM#<sha256>                   idempotency record (credits, debits, orders)
 //	ORDER#<orderId> ORDER#<orderId>                 order
 //	ORDER#<orderId> ITEM#<line>                     order item
 //	ORDER#<orderId> PAYMENT#<paymentId>             payment
-//	ORDER#<orderId> IDEM#<sha256>                   idempotency record (charges, settles)
+//	IDEM#<sha256>   IDEM#<sha256>                   idempotency record (runtime/idempotency; its own partition)
 //	PROD#<productId> PROD#<productId>               product
 //
 // The prefixes are a value, [Layout], given to the store and the flows at

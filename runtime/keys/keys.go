@@ -223,8 +223,10 @@ func (l Layout) Product(productID string) (Key, error) {
 	return Key{PK: l.ProductPrefix + productID, SK: l.ProductPrefix + productID}, nil
 }
 
-// Idempotency is the record of an idempotency key inside the partition of
-// the entity the operation acts on. scopeHash is the hex digest computed by
+// Idempotency is where the record of an idempotency key lived before
+// runtime/idempotency gave each record a partition of its own: inside the
+// partition of the entity the operation acts on (the library's
+// Request.LegacyPartition). scopeHash is the hex digest computed by
 // runtime/idempotency; it never holds the raw key.
 func (l Layout) Idempotency(partition, scopeHash string) (Key, error) {
 	if partition == "" || strings.ContainsAny(scopeHash, "#/") || scopeHash == "" {

@@ -41,6 +41,12 @@ type Options struct {
 	IdempotencyExpiry time.Duration
 	// OnRetry, if set, is told about every retried attempt (for metrics).
 	OnRetry func(flow string, kind retry.Kind)
+	// SkipLegacyRecords stops checking the place where records lived before
+	// they got partitions of their own (the partition of the entity acted
+	// on). Each first call then saves one ConditionCheck; set it only once
+	// IdempotencyExpiry has passed since every writer runs the new layout
+	// (docs/idempotency.md, "Upgrading").
+	SkipLegacyRecords bool
 }
 
 // Service runs the money flows on a table.
@@ -51,6 +57,8 @@ type Service struct {
 	records *idempotency.Table
 	// onRetry may be nil.
 	onRetry func(flow string, kind retry.Kind)
+	// legacy: check records at their pre-upgrade place (Options.SkipLegacyRecords).
+	legacy bool
 	// orders is the order layout of a Backend that has one (Orders()
 	// *store.Orders, as *store.Store); nil is stage v1.
 	orders *store.Orders
@@ -73,7 +81,7 @@ func New(b Backend, opts ...func(*Options)) *Service {
 	if ob, ok := b.(interface{ Orders() *store.Orders }); ok {
 		orders = ob.Orders()
 	}
-	return &Service{b: b, items: items, keys: layout, records: records, onRetry: o.OnRetry, orders: orders}
+	return &Service{b: b, items: items, keys: layout, records: records, onRetry: o.OnRetry, orders: orders, legacy: !o.SkipLegacyRecords}
 }
 
 // Idem identifies one idempotent request: the scope (caller and
@@ -92,7 +100,8 @@ type Response = idempotency.Response
 type flow struct {
 	name string
 	idem Idem
-	// partition holds the record: the partition of the entity acted on.
+	// partition is the entity acted on, where its record lived before
+	// records got partitions of their own (Request.LegacyPartition).
 	partition string
 	// invocation lists the ids this call generated, for the request token.
 	invocation []string
@@ -105,9 +114,18 @@ type flow struct {
 	fail func(c *txn.CancelledError) error
 }
 
-func (f flow) request() idempotency.Request {
-	return idempotency.Request{Scope: f.idem.Scope, Key: f.idem.Key, Fingerprint: f.idem.Fingerprint,
-		Partition: f.partition, Invocation: f.invocation}
+func (s *Service) request(f flow) idempotency.Request {
+	return s.idemRequest(f.idem, f.partition, f.invocation...)
+}
+
+// idemRequest is the library's request for idem; partition is where its
+// record lived before the upgrade, checked unless SkipLegacyRecords.
+func (s *Service) idemRequest(idem Idem, partition string, invocation ...string) idempotency.Request {
+	req := idempotency.Request{Scope: idem.Scope, Key: idem.Key, Fingerprint: idem.Fingerprint, Invocation: invocation}
+	if s.legacy {
+		req.LegacyPartition = partition
+	}
+	return req
 }
 
 // run executes one idempotent flow: the effect items plus the idempotency
@@ -120,7 +138,7 @@ func (s *Service) run(ctx context.Context, f flow) (Response, error) {
 		records = records.WithRetry(store.WithRetryHook(s.b.Retry(), func(k retry.Kind, _ int) { s.onRetry(f.name, k) }))
 	}
 	if f.shaped == nil {
-		resp, err := records.Do(ctx, f.request(), f.build)
+		resp, err := records.Do(ctx, s.request(f), f.build)
 		return f.answer(resp, err)
 	}
 	for attempt := 1; ; attempt++ {
@@ -128,7 +146,7 @@ func (s *Service) run(ctx context.Context, f flow) (Response, error) {
 		if err != nil {
 			return Response{}, err
 		}
-		resp, err := records.Do(ctx, f.request(), s.fenced(f.shaped(ph), ph))
+		resp, err := records.Do(ctx, s.request(f), s.fenced(f.shaped(ph), ph))
 		// A cancellation by the fence wrote nothing: the phase moved since
 		// it was read. Read it again and rebuild, before any business reason
 		// of the same cancellation is looked at.

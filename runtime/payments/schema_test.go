@@ -136,7 +136,7 @@ func checkRawItems(t *testing.T, ctx context.Context, db *dynamodb.Client, name 
 			records++
 		}
 		pk, _ := item["pk"].(*types.AttributeValueMemberS)
-		if pk == nil || (!strings.HasPrefix(pk.Value, "user#") && !strings.HasPrefix(pk.Value, "order#")) {
+		if pk == nil || (!strings.HasPrefix(pk.Value, "user#") && !strings.HasPrefix(pk.Value, "order#") && !strings.HasPrefix(pk.Value, "idem#")) {
 			t.Errorf("item %v: pk is not one of the lower-case partitions", item["pk"])
 		}
 		for _, def := range []string{"PK", "SK", "EntityType", "expiresAt", "GSI1PK", "UnprocessedPK"} {

@@ -39,7 +39,7 @@ func (s *Service) Settle(ctx context.Context, idem Idem, orderID string, expecte
 	if err != nil {
 		return Response{}, err
 	}
-	req := idempotency.Request{Scope: idem.Scope, Key: idem.Key, Fingerprint: idem.Fingerprint, Partition: ok.PK}
+	req := s.idemRequest(idem, ok.PK)
 	order, replay, err := s.readForSettle(ctx, req, ok)
 	if err != nil || replay != nil {
 		return deref(replay), err
@@ -73,8 +73,11 @@ func deref(r *Response) Response {
 // is live, else the order (nil when there is none).
 func (s *Service) readForSettle(ctx context.Context, req idempotency.Request, ok keys.Key) (*store.Order, *Response, error) {
 	recKey := s.records.Key(req)
-	got, err := batch.Get(ctx, s.b.DB(), s.items.Table,
-		[]map[string]types.AttributeValue{s.items.Key(ok), recKey},
+	read := []map[string]types.AttributeValue{s.items.Key(ok), recKey}
+	if lk := s.records.LegacyKey(req); lk != nil {
+		read = append(read, lk)
+	}
+	got, err := batch.Get(ctx, s.b.DB(), s.items.Table, read,
 		batch.Options{ConsistentRead: true, Backoff: s.b.Retry()})
 	if err != nil {
 		return nil, nil, err

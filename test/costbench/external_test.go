@@ -19,7 +19,7 @@ type external struct {
 
 func (x *external) guard(ctx context.Context, partition, keyHash string, effect func(ctx context.Context, now time.Time) (string, error)) (string, bool, error) {
 	req := idempotency.Request{Scope: idempotency.Scope{Caller: "bench", Operation: "external"}, Key: keyHash,
-		Fingerprint: keyHash, Partition: partition}
+		Fingerprint: keyHash}
 	resp, p, err := x.records.Begin(ctx, req, time.Minute)
 	if errors.Is(err, idempotency.ErrInProgress) {
 		return "", false, errInProgress
@@ -32,6 +32,6 @@ func (x *external) guard(ctx context.Context, partition, keyHash string, effect 
 		p.Release(ctx)
 		return "", false, err
 	}
-	_, err = p.Complete(ctx, http.StatusOK, json.RawMessage(body))
+	_, err = p.Complete(ctx, &idempotency.Effect{Status: http.StatusOK, Body: json.RawMessage(body)})
 	return body, false, err
 }

@@ -7,7 +7,7 @@
 //
 //	wallet#<id> / wallet          the wallet: balance (minor units), currency
 //	wallet#<from> / transfer#<t>  a transfer, in the payer's partition
-//	wallet#<from> / once#<hash>   the idempotency record of a transfer
+//	once#<hash>   / once#<hash>   the idempotency record of a transfer (its own partition)
 //
 // POST /transfers {"from","to","amount","currency"} debits the payer if
 // the balance covers the amount, credits the payee, and writes the

@@ -179,7 +179,7 @@ func (s *Service) plan(_ context.Context, c idemhttp.Call) (idemhttp.Plan, error
 		return idemhttp.Plan{}, err
 	}
 	id := keys.NewID("tr")
-	return idemhttp.Plan{Partition: WalletPrefix + t.From, Invocation: []string{id},
+	return idemhttp.Plan{Invocation: []string{id},
 		Effect: func(now time.Time) (*idempotency.Effect, error) { return s.effect(t, id, now) }}, nil
 }
 

@@ -20,6 +20,9 @@ import (
 	"github.com/oncetable/oncetable/runtime/store"
 )
 
+// defaultRecords decodes records under oncetable's own attribute names.
+var defaultRecords = idempotency.NewTable(nil, "")
+
 // State is the table after a run, read with strongly consistent Scans (the
 // checker is not a request path).
 type State struct {
@@ -79,7 +82,7 @@ func (st *State) add(item map[string]types.AttributeValue) error {
 		}
 	case idempotency.EntityType:
 		var r idempotency.Record
-		if r, err = idempotency.FromItem(item); err == nil {
+		if r, err = defaultRecords.Decode(item); err == nil {
 			st.Records[keys.Key{PK: r.PK, SK: r.SK}] = r
 		}
 	}
@@ -280,7 +283,9 @@ func (c *checker) records() map[claim][]keys.Key {
 	for _, p := range c.st.Payments {
 		pays[p.PaymentID] = p
 	}
+	owners := c.owners()
 	for k, r := range c.st.Records {
+		owner := owners[k]
 		bad := func(format string, a ...any) {
 			c.fail(InvKeyOnce, fmt.Sprintf("record %s/%s (%s, status %d): ", k.PK, k.SK, r.Operation, r.Status)+fmt.Sprintf(format, a...))
 		}
@@ -303,25 +308,25 @@ func (c *checker) records() map[claim][]keys.Key {
 				id, kind = b.DebitID, store.LedgerDebit
 			}
 			e, ok := ledger[id]
-			if !ok || e.Kind != kind || e.Amount != b.Amount || "USER#"+e.UserID != k.PK {
+			if !ok || e.Kind != kind || e.Amount != b.Amount || "USER#"+e.UserID != owner {
 				bad("claims ledger entry %q for %d, found %+v", id, b.Amount, e)
 				continue
 			}
 			claims["ledger:"+id] = append(claims["ledger:"+id], k)
 		case "create_order":
-			if o, ok := c.st.Orders[b.OrderID]; !ok || "USER#"+o.UserID != k.PK {
+			if o, ok := c.st.Orders[b.OrderID]; !ok || "USER#"+o.UserID != owner {
 				bad("claims order %q, found %+v", b.OrderID, o)
 				continue
 			}
 			claims["order:"+b.OrderID] = append(claims["order:"+b.OrderID], k)
 		case "charge":
-			if p, ok := pays[b.PaymentID]; !ok || "ORDER#"+p.OrderID != k.PK || p.Amount != b.Amount {
+			if p, ok := pays[b.PaymentID]; !ok || "ORDER#"+p.OrderID != owner || p.Amount != b.Amount {
 				bad("claims payment %q, found %+v", b.PaymentID, p)
 				continue
 			}
 			claims["payment:"+b.PaymentID] = append(claims["payment:"+b.PaymentID], k)
 		case "settle":
-			if o, ok := c.st.Orders[b.OrderID]; !ok || o.Status != store.OrderPaid || "ORDER#"+o.OrderID != k.PK {
+			if o, ok := c.st.Orders[b.OrderID]; !ok || o.Status != store.OrderPaid || "ORDER#"+o.OrderID != owner {
 				bad("claims to have paid order %q, found %+v", b.OrderID, o)
 				continue
 			}
@@ -362,19 +367,34 @@ func (c *checker) claims(claims map[claim][]keys.Key) {
 	}
 }
 
+// owners maps each record's key to the partition of the entity its intent
+// acted on (the user, or the order for charge and settle): records live in
+// partitions of their own, so what a record claims is checked against the
+// entity its requests named.
+func (c *checker) owners() map[keys.Key]string {
+	owners := map[keys.Key]string{}
+	for _, in := range c.h.Intents {
+		k, ok := recordKey(in)
+		if !ok {
+			continue
+		}
+		owners[k] = "USER#" + in.User
+		if in.Op == OpCharge || in.Op == OpSettle {
+			owners[k] = "ORDER#" + in.Order
+		}
+	}
+	return owners
+}
+
 // recordKey is where the record of an intent's key lives.
 func recordKey(in *Intent) (keys.Key, bool) {
 	flow, ok := flowOf[in.Op]
 	if !ok || in.Key == "" {
 		return keys.Key{}, false
 	}
-	partition := "USER#" + in.User
-	if in.Op == OpCharge || in.Op == OpSettle {
-		partition = "ORDER#" + in.Order
-	}
 	scope := idempotency.Scope{Caller: "iam:arn:aws:iam::" + localrun.LocalAccountID + ":user/" + in.Caller, Operation: flow}
-	k, err := keys.Idempotency(partition, scope.Hash(in.Key))
-	return k, err == nil
+	k := keys.IdemPrefix + scope.Hash(in.Key) // a partition of its own (runtime/idempotency)
+	return keys.Key{PK: k, SK: k}, true
 }
 
 func fingerprint(in *Intent) string {
@@ -408,7 +428,7 @@ func (c *checker) intents() {
 				c.fail(InvReuseNoEffect, fmt.Sprintf("attempt #%d of a reused key with a different body got %d", a.Seq, a.Status), c.h.Intents[in.Origin], in)
 			case !exists:
 				c.fail(InvAckedOnce, fmt.Sprintf("attempt #%d got %d but key %q has no idempotency record (not applied)", a.Seq, a.Status, in.Key), in)
-			case strings.TrimSuffix(a.Body, "\n") != rec.Body || a.Status != rec.Status: // the HTTP layer ends JSON bodies with a newline
+			case strings.TrimSuffix(a.Body, "\n") != string(rec.Body) || a.Status != rec.Status: // the HTTP layer ends JSON bodies with a newline
 				c.fail(InvReplayIdent, fmt.Sprintf("attempt #%d answered %d %s; the first (stored) response is %d %s", a.Seq, a.Status, a.Body, rec.Status, rec.Body), originAnd(c.h, in)...)
 			case in.Kind == KindResubmit && !a.Replayed:
 				c.fail(InvReplayIdent, fmt.Sprintf("attempt #%d resent an acknowledged key and was not marked Idempotent-Replayed", a.Seq), originAnd(c.h, in)...)

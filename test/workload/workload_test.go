@@ -100,7 +100,7 @@ func TestShortSoak(t *testing.T) {
 			{"stored response changed", func(st *workload.State) {
 				for k, r := range st.Records {
 					if r.Operation == "credit" {
-						r.Body = strings.Replace(r.Body, `"currency"`, `"currency" `, 1)
+						r.Body = []byte(strings.Replace(string(r.Body), `"currency"`, `"currency" `, 1))
 						st.Records[k] = r
 						return
 					}

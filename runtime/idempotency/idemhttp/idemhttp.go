@@ -1,6 +1,7 @@
 package idemhttp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/retry"
@@ -28,6 +31,12 @@ type Call struct {
 	Body   []byte
 	// Caller is the authenticated caller the key is scoped to.
 	Caller string
+	// Request is the net/http request ([Transactional], [External]), for
+	// r.PathValue and headers; nil in the Lambda adapters.
+	Request *http.Request
+	// Event is the API Gateway event ([TransactionalLambda],
+	// [ExternalLambda]); nil in the net/http adapters.
+	Event *events.APIGatewayV2HTTPRequest
 }
 
 // Plan is the effect a handler plans for a call.
@@ -45,6 +54,10 @@ type Problem struct {
 	Type   string `json:"type"`
 }
 
+// KeptHeaders are the response headers an external-mode answer stores and
+// replays by default; [Options.Headers] adds more.
+var KeptHeaders = []string{"Content-Type", "Location"}
+
 // Options configures an adapter. Every field has a default.
 type Options struct {
 	// Operation is the key's scope next to the caller. Default: the method
@@ -56,11 +69,26 @@ type Options struct {
 	// *txn.CancelledError, read by item name) or of an External handler to
 	// a problem. Default: [DefaultError].
 	Error func(err error) Problem
-	// Window is the in-progress window of External. Default: one minute.
+	// Window is the in-progress window of the external mode. Default: 0,
+	// which ends the window at the request context's deadline (a Lambda's
+	// remaining time, an http.TimeoutHandler's) or, without one, after the
+	// table's Options.Window (one minute).
 	Window time.Duration
+	// Headers are response headers the external mode stores and replays
+	// besides [KeptHeaders]. The first answer carries every header the
+	// handler set. (The transactional mode stores Effect.Header as given.)
+	Headers []string
+	// Store decides whether the external mode stores an answer. Default:
+	// [DefaultStore]. An answer not stored releases the key.
+	Store func(status int) bool
+	// CheckTable runs [idempotency.Table.Check] once, when the adapter is
+	// built; if the table does not match the options, every request is
+	// answered 500 with the error, which names the option to fix, and
+	// nothing is written.
+	CheckTable bool
 }
 
-func options(opts []func(*Options)) Options {
+func options(records *idempotency.Table, opts []func(*Options)) Options {
 	o := Options{}
 	for _, f := range opts {
 		f(&o)
@@ -71,10 +99,49 @@ func options(opts []func(*Options)) Options {
 	if o.Error == nil {
 		o.Error = DefaultError
 	}
-	if o.Window <= 0 {
-		o.Window = time.Minute
+	if o.Store == nil {
+		o.Store = DefaultStore
 	}
+	o.Headers = append(append([]string(nil), KeptHeaders...), o.Headers...)
 	return o
+}
+
+// checked is the start-up check of Options.CheckTable: nil when it is off
+// or passed, else the answer every request gets.
+func checked(records *idempotency.Table, o Options) *answer {
+	if !o.CheckTable {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := records.Check(ctx); err != nil {
+		a := problem(Problem{Status: http.StatusInternalServerError, Title: "Idempotency table misconfigured", Detail: err.Error()})
+		return &a
+	}
+	return nil
+}
+
+// DefaultStore is the external mode's rule, after Stripe's: an answer is
+// stored when the effect may have started (2xx, 3xx, and 4xx business
+// failures such as 402 Payment Required), so a retry replays it; a request
+// rejected before its effect started (400, 401, 403, 404, 405, 408, 409,
+// 413, 415, 422, 429) is not stored, so a corrected retry with the same key
+// runs; a 5xx releases the key too, so the retry runs again at once (forward
+// the key, [ForwardKey], for the external system to deduplicate it).
+func DefaultStore(status int) bool {
+	switch {
+	case status >= 500:
+		return false
+	case status < 400:
+		return true
+	}
+	switch status {
+	case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound,
+		http.StatusMethodNotAllowed, http.StatusRequestTimeout, http.StatusConflict, http.StatusRequestEntityTooLarge,
+		http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity, http.StatusTooManyRequests:
+		return false
+	}
+	return true
 }
 
 // DefaultError answers a cancelled effect with 409 and any other error
@@ -90,6 +157,7 @@ func DefaultError(err error) Problem {
 // answer is what an adapter writes back.
 type answer struct {
 	status     int
+	header     http.Header
 	body       []byte
 	replayed   bool
 	retryAfter time.Duration
@@ -97,7 +165,7 @@ type answer struct {
 }
 
 func fromResponse(r idempotency.Response) answer {
-	return answer{status: r.Status, body: r.Body, replayed: r.Replayed}
+	return answer{status: r.Status, header: r.Header, body: r.Body, replayed: r.Replayed}
 }
 
 func problem(p Problem) answer {
@@ -106,6 +174,29 @@ func problem(p Problem) answer {
 	}
 	b, _ := json.Marshal(p)
 	return answer{status: p.Status, body: b, problem: true}
+}
+
+// headers are the answer's headers: the stored or handler's ones, then
+// Content-Type (application/json unless set; problem+json for problems),
+// Idempotent-Replayed and Retry-After.
+func (a answer) headers() http.Header {
+	h := a.header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	switch {
+	case a.problem:
+		h.Set("Content-Type", "application/problem+json")
+	case h.Get("Content-Type") == "":
+		h.Set("Content-Type", "application/json")
+	}
+	if a.replayed {
+		h.Set(ReplayedHeader, "true")
+	}
+	if a.retryAfter > 0 {
+		h.Set("Retry-After", retryAfterSeconds(a.retryAfter))
+	}
+	return h
 }
 
 // ParseKey reads an Idempotency-Key header value: a Structured Field
@@ -160,13 +251,14 @@ func prepare(o Options, c Call, rawKey string, present bool) (idempotency.Reques
 }
 
 // failure answers an error of the library, or hands it to o.Error.
-func failure(o Options, err error) answer {
+func failure(records *idempotency.Table, o Options, err error) answer {
 	var ip *idempotency.InProgressError
 	var un *retry.UnavailableError
+	var ce *idempotency.ConfigError
 	switch {
 	case errors.As(err, &ip):
 		a := problem(Problem{Status: http.StatusConflict, Title: "A request is outstanding for this Idempotency-Key", Detail: err.Error()})
-		a.retryAfter = time.Until(ip.Until)
+		a.retryAfter = ip.RetryAfter(records.Now())
 		return a
 	case errors.Is(err, idempotency.ErrKeyReused):
 		return problem(Problem{Status: http.StatusUnprocessableEntity, Title: "Idempotency-Key is already used",
@@ -175,6 +267,8 @@ func failure(o Options, err error) answer {
 		a := problem(Problem{Status: http.StatusServiceUnavailable, Title: "Service temporarily unavailable"})
 		a.retryAfter = un.RetryAfter
 		return a
+	case errors.As(err, &ce), errors.Is(err, idempotency.ErrRequestInvalid):
+		return problem(Problem{Status: http.StatusInternalServerError, Title: "Idempotency misconfigured", Detail: err.Error()})
 	}
 	return problem(o.Error(err))
 }
@@ -189,12 +283,53 @@ func transact(ctx context.Context, records *idempotency.Table, o Options, plan P
 	if err != nil {
 		return problem(o.Error(err))
 	}
-	req.Partition, req.Invocation = p.Partition, p.Invocation
+	req.Invocation = p.Invocation
 	resp, err := records.Do(ctx, req, p.Effect)
 	if err != nil {
-		return failure(o, err)
+		return failure(records, o, err)
 	}
 	return fromResponse(resp)
+}
+
+// begin claims the key of an external-mode call: a held key, or the
+// answer to give at once (a replay, 409, 422, ...).
+func begin(ctx context.Context, records *idempotency.Table, o Options, c Call, rawKey string, present bool) (*idempotency.Pending, *answer) {
+	req, bad := prepare(o, c, rawKey, present)
+	if bad != nil {
+		return nil, bad
+	}
+	resp, p, err := records.Begin(ctx, req, o.Window)
+	if err != nil {
+		a := failure(records, o, err)
+		return nil, &a
+	}
+	if p == nil {
+		a := fromResponse(resp)
+		return nil, &a
+	}
+	return p, nil
+}
+
+// finish stores (or, per Options.Store, does not store) the handler's
+// answer; the first answer keeps every header the handler set.
+func finish(ctx context.Context, records *idempotency.Table, o Options, p *idempotency.Pending, rec *recorder) answer {
+	eff := &idempotency.Effect{Status: rec.status, Header: kept(rec.header, o.Headers), Body: bytes.Clone(rec.body.Bytes())}
+	eff.Release = !o.Store(rec.status)
+	if _, err := p.Complete(ctx, eff); err != nil {
+		return failure(records, o, err)
+	}
+	return answer{status: rec.status, header: rec.header, body: rec.body.Bytes()}
+}
+
+// kept is the part of h that is stored: the names in keep.
+func kept(h http.Header, keep []string) http.Header {
+	out := http.Header{}
+	for _, k := range keep {
+		if vs := h.Values(k); len(vs) > 0 {
+			out[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
+		}
+	}
+	return out
 }
 
 func retryAfterSeconds(d time.Duration) string {

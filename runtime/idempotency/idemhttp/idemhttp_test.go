@@ -60,7 +60,7 @@ func bump(ctx context.Context, c idemhttp.Call) (idemhttp.Plan, error) {
 	if strings.Contains(string(c.Body), "refuse") {
 		return idemhttp.Plan{}, errors.New("refused by the plan")
 	}
-	return idemhttp.Plan{Partition: "counter", Effect: func(now time.Time) (*idempotency.Effect, error) {
+	return idemhttp.Plan{Effect: func(now time.Time) (*idempotency.Effect, error) {
 		eff := &idempotency.Effect{Status: http.StatusCreated, Body: map[string]string{"by": c.Caller, "at": now.Format(time.RFC3339Nano)}}
 		eff.Items.Add("counter", types.TransactWriteItem{Update: &types.Update{TableName: aws.String("counters"),
 			Key:              map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "counter"}, "sk": &types.AttributeValueMemberS{Value: "counter"}},

@@ -3,18 +3,15 @@ package idemhttp
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/oncetable/oncetable/runtime/idempotency"
 )
-
-// rawJSON keeps a handler's JSON body as it was written.
-type rawJSON = json.RawMessage
 
 // LambdaHandler is the aws-lambda-go handler of an API Gateway HTTP API v2
 // route.
@@ -46,8 +43,12 @@ func LambdaCaller(req *events.APIGatewayV2HTTPRequest) (string, error) {
 // TransactionalLambda is [Transactional] for API Gateway HTTP API v2
 // events; the caller is [LambdaCaller] of the event (401 without one).
 func TransactionalLambda(records *idempotency.Table, plan PlanFunc, opts ...func(*Options)) LambdaHandler {
-	o := options(opts)
+	o := options(records, opts)
+	broken := checked(records, o)
 	return func(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		if broken != nil {
+			return event(*broken), nil
+		}
 		c, rawKey, present, early := eventCall(o, &req)
 		if early != nil {
 			return event(*early), nil
@@ -57,34 +58,47 @@ func TransactionalLambda(records *idempotency.Table, plan PlanFunc, opts ...func
 }
 
 // ExternalLambda is [External] for API Gateway HTTP API v2 events: next
-// runs at most once per key within the in-progress window, reads the key
-// to forward with [ForwardKey], and its answer is stored unless it is a
-// 5xx, which releases the key.
+// runs at most once per key within the in-progress window, which by
+// default ends at the invocation's deadline (the function's remaining
+// time), and reads the key to forward with [ForwardKey]. Its answer (status,
+// body, kept headers) is stored as Options.Store says; an error from next
+// is answered 500 and releases the key.
 func ExternalLambda(records *idempotency.Table, next LambdaHandler, opts ...func(*Options)) LambdaHandler {
-	o := options(opts)
+	o := options(records, opts)
+	broken := checked(records, o)
 	return func(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		if broken != nil {
+			return event(*broken), nil
+		}
 		c, rawKey, present, early := eventCall(o, &req)
 		if early != nil {
 			return event(*early), nil
 		}
-		ireq, bad := prepare(o, c, rawKey, present)
-		if bad != nil {
-			return event(*bad), nil
-		}
-		resp, p, err := records.Begin(ctx, ireq, o.Window)
-		if err != nil {
-			return event(failure(o, err)), nil
-		}
-		if p == nil {
-			return event(fromResponse(resp)), nil
+		p, early := begin(ctx, records, o, c, rawKey, present)
+		if early != nil {
+			return event(*early), nil
 		}
 		out, err := next(context.WithValue(ctx, forwardKey{}, p.ForwardKey()), req)
 		if err != nil {
 			out = events.APIGatewayV2HTTPResponse{StatusCode: http.StatusInternalServerError}
 		}
 		rec := &recorder{header: http.Header{}, status: out.StatusCode, wrote: true}
-		rec.body.WriteString(out.Body)
-		return event(finish(ctx, o, p, rec)), nil
+		for k, v := range out.Headers {
+			rec.header.Set(k, v)
+		}
+		for k, vs := range out.MultiValueHeaders {
+			for _, v := range vs {
+				rec.header.Add(k, v)
+			}
+		}
+		body := []byte(out.Body)
+		if out.IsBase64Encoded {
+			if body, err = base64.StdEncoding.DecodeString(out.Body); err != nil {
+				body = []byte(out.Body)
+			}
+		}
+		rec.body.Write(body)
+		return event(finish(ctx, records, o, p, rec)), nil
 	}
 }
 
@@ -111,19 +125,25 @@ func eventCall(o Options, req *events.APIGatewayV2HTTPRequest) (Call, string, bo
 			raw, present = v, true
 		}
 	}
-	return Call{Method: req.RequestContext.HTTP.Method, Path: req.RawPath, Body: body, Caller: who}, raw, present, nil
+	return Call{Method: req.RequestContext.HTTP.Method, Path: req.RawPath, Body: body, Caller: who, Event: req}, raw, present, nil
 }
 
 func event(a answer) events.APIGatewayV2HTTPResponse {
-	h := map[string]string{"Content-Type": "application/json"}
-	if a.problem {
-		h["Content-Type"] = "application/problem+json"
+	h := map[string]string{}
+	var multi map[string][]string
+	for k, vs := range a.headers() {
+		h[k] = vs[0]
+		if len(vs) > 1 {
+			if multi == nil {
+				multi = map[string][]string{}
+			}
+			multi[k] = vs
+			delete(h, k)
+		}
 	}
-	if a.replayed {
-		h[ReplayedHeader] = "true"
+	out := events.APIGatewayV2HTTPResponse{StatusCode: a.status, Headers: h, MultiValueHeaders: multi, Body: string(a.body)}
+	if !utf8.Valid(a.body) {
+		out.Body, out.IsBase64Encoded = base64.StdEncoding.EncodeToString(a.body), true
 	}
-	if a.retryAfter > 0 {
-		h["Retry-After"] = retryAfterSeconds(a.retryAfter)
-	}
-	return events.APIGatewayV2HTTPResponse{StatusCode: a.status, Headers: h, Body: string(a.body)}
+	return out
 }

@@ -15,10 +15,16 @@ import (
 type CallerFunc func(r *http.Request) (string, error)
 
 // Transactional serves plan's effect exactly once per key (see the package
-// documentation for the answers).
+// documentation for the answers). The effect's Status, Header and Body are
+// stored with it and replayed.
 func Transactional(records *idempotency.Table, caller CallerFunc, plan PlanFunc, opts ...func(*Options)) http.Handler {
-	o := options(opts)
+	o := options(records, opts)
+	broken := checked(records, o)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if broken != nil {
+			write(w, *broken)
+			return
+		}
 		c, rawKey, present, early := readCall(o, caller, w, r)
 		if early != nil {
 			write(w, *early)
@@ -30,59 +36,34 @@ func Transactional(records *idempotency.Table, caller CallerFunc, plan PlanFunc,
 
 // External runs next at most once per key within the in-progress window
 // (the lock-first protocol). next reads the key to forward to the external
-// system with [ForwardKey]; its status and body are stored, except that a
-// 5xx answer releases the key so that a retry runs at once. The stored
-// body is replayed as application/json.
+// system with [ForwardKey]. Its answer goes to the client with every header
+// next set; its status, body and kept headers ([KeptHeaders] and
+// Options.Headers) are stored and replayed when Options.Store says so
+// ([DefaultStore]); otherwise the key is released.
 func External(records *idempotency.Table, caller CallerFunc, next http.Handler, opts ...func(*Options)) http.Handler {
-	o := options(opts)
+	o := options(records, opts)
+	broken := checked(records, o)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if broken != nil {
+			write(w, *broken)
+			return
+		}
 		c, rawKey, present, early := readCall(o, caller, w, r)
 		if early != nil {
 			write(w, *early)
 			return
 		}
-		req, bad := prepare(o, c, rawKey, present)
-		if bad != nil {
-			write(w, *bad)
-			return
-		}
-		resp, p, err := records.Begin(r.Context(), req, o.Window)
-		if err != nil {
-			write(w, failure(o, err))
-			return
-		}
-		if p == nil {
-			write(w, fromResponse(resp))
+		p, early := begin(r.Context(), records, o, c, rawKey, present)
+		if early != nil {
+			write(w, *early)
 			return
 		}
 		rec := &recorder{header: http.Header{}, status: http.StatusOK}
 		r2 := r.Clone(context.WithValue(r.Context(), forwardKey{}, p.ForwardKey()))
 		r2.Body = io.NopCloser(bytes.NewReader(c.Body))
 		next.ServeHTTP(rec, r2)
-		write(w, finish(r.Context(), o, p, rec))
+		write(w, finish(r.Context(), records, o, p, rec))
 	})
-}
-
-func finish(ctx context.Context, o Options, p *idempotency.Pending, rec *recorder) answer {
-	if rec.status >= 500 {
-		if err := p.Release(ctx); err != nil {
-			return failure(o, err)
-		}
-		return answer{status: rec.status, body: rec.body.Bytes()}
-	}
-	resp, err := p.Complete(ctx, rec.status, idempotencyBody(rec.body.Bytes()))
-	if err != nil {
-		return failure(o, err)
-	}
-	return fromResponse(resp)
-}
-
-// idempotencyBody stores an empty body as JSON null.
-func idempotencyBody(b []byte) any {
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil
-	}
-	return rawJSON(b)
 }
 
 type forwardKey struct{}
@@ -115,21 +96,13 @@ func readCall(o Options, caller CallerFunc, w http.ResponseWriter, r *http.Reque
 	if present && len(vals) > 0 {
 		raw = vals[0]
 	}
-	return Call{Method: r.Method, Path: r.URL.Path, Body: body, Caller: who}, raw, present, nil
+	return Call{Method: r.Method, Path: r.URL.Path, Body: body, Caller: who, Request: r}, raw, present, nil
 }
 
 func write(w http.ResponseWriter, a answer) {
 	h := w.Header()
-	if a.problem {
-		h.Set("Content-Type", "application/problem+json")
-	} else {
-		h.Set("Content-Type", "application/json")
-	}
-	if a.replayed {
-		h.Set(ReplayedHeader, "true")
-	}
-	if a.retryAfter > 0 {
-		h.Set("Retry-After", retryAfterSeconds(a.retryAfter))
+	for k, vs := range a.headers() {
+		h[k] = vs
 	}
 	w.WriteHeader(a.status)
 	w.Write(a.body)

@@ -105,7 +105,7 @@ func run(ctx context.Context, records *idempotency.Table, m message, plan func(c
 	}
 	sum := sha256.Sum256([]byte(m.body))
 	req := idempotency.Request{Scope: idempotency.Scope{Caller: m.source, Operation: m.op},
-		Key: m.id, Fingerprint: hex.EncodeToString(sum[:]), Partition: p.Partition, Invocation: p.Invocation}
+		Key: m.id, Fingerprint: hex.EncodeToString(sum[:]), Invocation: p.Invocation}
 	_, err = records.Do(ctx, req, p.Effect)
 	return err
 }

@@ -41,7 +41,7 @@ func plan(body string) (idempotency.Plan, error) {
 	if strings.Contains(body, "bad") {
 		return idempotency.Plan{}, errBad
 	}
-	return idempotency.Plan{Partition: "n", Effect: func(time.Time) (*idempotency.Effect, error) {
+	return idempotency.Plan{Effect: func(time.Time) (*idempotency.Effect, error) {
 		eff := &idempotency.Effect{Status: 200, Body: json.RawMessage(`{}`)}
 		eff.Items.Add("count", types.TransactWriteItem{Update: &types.Update{TableName: aws.String("counters"), Key: key,
 			UpdateExpression: aws.String("ADD n :one"), ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "1"}}}})
