@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -223,5 +224,44 @@ func TestExternalLambda(t *testing.T) {
 	again, _ := h(context.Background(), ev)
 	if first.StatusCode != 202 || again.StatusCode != 202 || again.Body != first.Body || again.Headers[idemhttp.ReplayedHeader] != "true" || calls.Load() != 1 {
 		t.Errorf("first %d %s, again %d %s %v, %d calls; want one call and a replay", first.StatusCode, first.Body, again.StatusCode, again.Body, again.Headers, calls.Load())
+	}
+}
+
+// ExternalLambda's window is the invocation's remaining time by default,
+// and the function's headers are kept.
+func TestExternalLambdaWindowAndHeaders(t *testing.T) {
+	records, _ := counterTable(t)
+	entered, release := make(chan struct{}), make(chan struct{})
+	next := func(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		entered <- struct{}{}
+		<-release
+		return events.APIGatewayV2HTTPResponse{StatusCode: 201, Body: "sent",
+			Headers: map[string]string{"Content-Type": "text/plain", "Location": "/messages/m1"}}, nil
+	}
+	h := idemhttp.ExternalLambda(records, next)
+	ev := events.APIGatewayV2HTTPRequest{RawPath: "/send", Body: `{}`, Headers: map[string]string{"Idempotency-Key": `"w1"`}}
+	ev.RequestContext.HTTP.Method = http.MethodPost
+	ev.RequestContext.Authorizer = &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{
+		IAM: &events.APIGatewayV2HTTPRequestContextAuthorizerIAMDescription{UserARN: "arn:aws:iam::1:user/a"}}
+	ctx, cancel := context.WithTimeout(context.Background(), 7*time.Minute) // as a Lambda's deadline
+	defer cancel()
+	done := make(chan events.APIGatewayV2HTTPResponse)
+	go func() { r, _ := h(ctx, ev); done <- r }()
+	<-entered
+	dup, _ := h(context.Background(), ev)
+	ra, _ := strconv.Atoi(dup.Headers["Retry-After"])
+	if dup.StatusCode != http.StatusConflict || ra < 6*60 || ra > 7*60+1 {
+		t.Errorf("duplicate: %d Retry-After %q, want 409 and about 420 s (the remaining time)", dup.StatusCode, dup.Headers["Retry-After"])
+	}
+	close(release)
+	first := <-done
+	again, _ := h(context.Background(), ev)
+	for _, r := range []events.APIGatewayV2HTTPResponse{first, again} {
+		if r.StatusCode != 201 || r.Body != "sent" || r.Headers["Content-Type"] != "text/plain" || r.Headers["Location"] != "/messages/m1" {
+			t.Errorf("answer %d %q %v, want 201 sent text/plain /messages/m1", r.StatusCode, r.Body, r.Headers)
+		}
+	}
+	if again.Headers[idemhttp.ReplayedHeader] != "true" {
+		t.Errorf("second answer not a replay: %v", again.Headers)
 	}
 }
