@@ -31,7 +31,9 @@ func (gobCodec) Marshal(v any) ([]byte, error) {
 	err := gob.NewEncoder(&b).Encode(v)
 	return b.Bytes(), err
 }
-func (gobCodec) Unmarshal(data []byte, v any) error { return gob.NewDecoder(bytes.NewReader(data)).Decode(v) }
+func (gobCodec) Unmarshal(data []byte, v any) error {
+	return gob.NewDecoder(bytes.NewReader(data)).Decode(v)
+}
 
 // TestFunc makes a plain Go function idempotent, with the default JSON
 // codec and a swapped binary one.
