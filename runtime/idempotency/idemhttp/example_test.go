@@ -2,6 +2,7 @@ package idemhttp_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -44,4 +45,45 @@ func ExampleTransactional() {
 	// 201 replayed: true
 	// 422 replayed: false
 	// 400 replayed: false
+}
+
+// An external call (an e-mail provider) behind net/http: the handler's
+// status, Content-Type, Location and body are stored and replayed; a body
+// rejected before anything was sent (400) is not stored, so the corrected
+// retry with the same key runs.
+func ExampleExternal() {
+	eng := ddblocal.New()
+	defer eng.Close()
+	db := eng.Client()
+	names := idempotency.Attributes{PartitionKey: "id", SortKey: "kind", TTL: "purge_at"}
+	db.CreateTable(context.Background(), idempotency.CreateTableInput("giftcards", names))
+	records := idempotency.NewTable(db, "giftcards", func(o *idempotency.Options) { o.Attributes = names })
+
+	email := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in struct{ To string }
+		if json.NewDecoder(r.Body).Decode(&in) != nil || !strings.Contains(in.To, "@") {
+			http.Error(w, "to: an address is required", http.StatusBadRequest)
+			return
+		}
+		// provider.Send(in.To, idemhttp.ForwardKey(r.Context()))
+		w.Header().Set("Content-Type", "text/plain")
+		w.Header().Set("Location", "/messages/m1")
+		w.WriteHeader(http.StatusAccepted)
+		fmt.Fprint(w, "queued")
+	})
+	mux := http.NewServeMux()
+	caller := func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }
+	mux.Handle("POST /cards/{code}/email", idemhttp.External(records, caller, email))
+	for _, body := range []string{`{"to":""}`, `{"to":"ann@example.com"}`, `{"to":"ann@example.com"}`} {
+		r := httptest.NewRequest(http.MethodPost, "/cards/GC1/email", strings.NewReader(body))
+		r.Header.Set("X-User", "ann")
+		r.Header.Set(idemhttp.KeyHeader, `"k1"`)
+		w := httptest.NewRecorder()
+		mux.ServeHTTP(w, r)
+		fmt.Printf("%d %s %q replayed=%q\n", w.Code, w.Header().Get("Content-Type"), w.Header().Get("Location"), w.Header().Get(idemhttp.ReplayedHeader))
+	}
+	// Output:
+	// 400 text/plain; charset=utf-8 "" replayed=""
+	// 202 text/plain "/messages/m1" replayed=""
+	// 202 text/plain "/messages/m1" replayed="true"
 }

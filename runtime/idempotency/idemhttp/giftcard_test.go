@@ -246,6 +246,9 @@ func TestGiftcardKeyIdentity(t *testing.T) {
 	if w := g.post(ctx, "/cards/GC1/redeem", "ann", `"once"`, `{"amount":8}`); w.Code != http.StatusUnprocessableEntity {
 		t.Errorf("another payload: %d %s, want 422", w.Code, w.Body)
 	}
+	if w := g.post(ctx, "/cards/GC1/redeem?note=x", "ann", `"once"`, `{"amount":7}`); w.Code != http.StatusUnprocessableEntity {
+		t.Errorf("another query string: %d %s, want 422 (the query is part of the fingerprint)", w.Code, w.Body)
+	}
 	if w := g.post(ctx, "/cards/GC1/redeem", "bob", `"once"`, `{"amount":7}`); w.Code != http.StatusCreated || w.Header().Get(idemhttp.ReplayedHeader) != "" {
 		t.Errorf("another caller, same key: %d %v, want a first call", w.Code, w.Header())
 	}

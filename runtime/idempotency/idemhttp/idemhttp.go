@@ -28,7 +28,10 @@ const (
 type Call struct {
 	Method string
 	Path   string
-	Body   []byte
+	// Query is the raw query string; with Path, Method and Body it makes
+	// the request's fingerprint.
+	Query string
+	Body  []byte
 	// Caller is the authenticated caller the key is scoped to.
 	Caller string
 	// Request is the net/http request ([Transactional], [External]), for
@@ -238,7 +241,11 @@ func prepare(o Options, c Call, rawKey string, present bool) (idempotency.Reques
 		a := problem(Problem{Status: http.StatusBadRequest, Title: "Idempotency-Key is invalid", Detail: err.Error()})
 		return idempotency.Request{}, &a
 	}
-	fp, err := idempotency.Fingerprint(c.Method, c.Path, c.Body)
+	route := c.Path
+	if c.Query != "" {
+		route += "?" + c.Query
+	}
+	fp, err := idempotency.Fingerprint(c.Method, route, c.Body)
 	if err != nil {
 		a := problem(Problem{Status: http.StatusBadRequest, Title: "Body is not JSON", Detail: err.Error()})
 		return idempotency.Request{}, &a

@@ -125,7 +125,7 @@ func eventCall(o Options, req *events.APIGatewayV2HTTPRequest) (Call, string, bo
 			raw, present = v, true
 		}
 	}
-	return Call{Method: req.RequestContext.HTTP.Method, Path: req.RawPath, Body: body, Caller: who, Event: req}, raw, present, nil
+	return Call{Method: req.RequestContext.HTTP.Method, Path: req.RawPath, Query: req.RawQueryString, Body: body, Caller: who, Event: req}, raw, present, nil
 }
 
 func event(a answer) events.APIGatewayV2HTTPResponse {

@@ -96,7 +96,7 @@ func readCall(o Options, caller CallerFunc, w http.ResponseWriter, r *http.Reque
 	if present && len(vals) > 0 {
 		raw = vals[0]
 	}
-	return Call{Method: r.Method, Path: r.URL.Path, Body: body, Caller: who, Request: r}, raw, present, nil
+	return Call{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Body: body, Caller: who, Request: r}, raw, present, nil
 }
 
 func write(w http.ResponseWriter, a answer) {
