@@ -223,9 +223,34 @@ func checkGroup(kind byte, g *group, report func(Violation)) {
 	for _, f := range g.of(fMalformed) {
 		report(Violation{Kind: MalformedItem, Keys: keysOf(f), Detail: f.Status})
 	}
-	if kind == groupUser {
+	switch kind {
+	case groupUser:
 		checkUser(g, report)
-	} else {
+	case groupEntry:
+		checkEntry(g, report)
+	default:
 		checkOrder(g, report)
+	}
+}
+
+// checkEntry checks the credit and debit records that claim one ledger
+// entry (by its id, unique across users) against that entry.
+func checkEntry(g *group, report func(Violation)) {
+	entries := g.of(fLedger)
+	for _, c := range g.of(fClaimLedger) {
+		found, user := "absent", ""
+		for _, e := range entries {
+			if e.Status == c.Status && e.Amount == c.Amount {
+				found = ""
+				break
+			}
+			found, user = fmt.Sprintf("a %s of %d", e.Status, e.Amount), e.User
+		}
+		if found == "" {
+			continue
+		}
+		report(Violation{Kind: RecordWithoutEffect, UserID: user, Keys: keysOf(c),
+			Transaction: fmt.Sprintf("%s %s", c.Status, c.Ref),
+			Detail:      fmt.Sprintf("idempotency record of the %s %s for %d: its ledger entry is %s", c.Status, c.Ref, c.Amount, found)})
 	}
 }

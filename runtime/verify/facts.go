@@ -35,6 +35,9 @@ const (
 const (
 	groupUser  = 'U'
 	groupOrder = 'O'
+	// groupEntry joins a credit or debit record, which lives in a partition
+	// of its own (runtime/idempotency), with the ledger entry it claims.
+	groupEntry = 'L'
 )
 
 // fact is the little the checks need of one item, keyed by its group.
@@ -164,7 +167,8 @@ func (r *reader) ledger(item map[string]types.AttributeValue, k keys.Key, out []
 		return out, err
 	}
 	user := r.userOf(k.PK)
-	out = append(out, fact{Group: groupUser, ID: user, Kind: fLedger, Key: k, Ref: e.EntryID, Status: e.Kind, Amount: e.Amount})
+	out = append(out, fact{Group: groupUser, ID: user, Kind: fLedger, Key: k, Ref: e.EntryID, Status: e.Kind, Amount: e.Amount},
+		fact{Group: groupEntry, ID: e.EntryID, Kind: fLedger, Key: k, Ref: e.EntryID, Status: e.Kind, User: user, Amount: e.Amount})
 	if e.Kind == store.LedgerSettle {
 		out = append(out, fact{Group: groupOrder, ID: e.OrderID, Kind: fSettle, Key: k, Ref: e.EntryID, User: user, Amount: e.Amount})
 	}
@@ -204,14 +208,19 @@ type recordBody struct {
 	DebitID   string `json:"debitId"`
 	OrderID   string `json:"orderId"`
 	PaymentID string `json:"paymentId"`
+	UserID    string `json:"userId"`
 	Amount    int64  `json:"amount"`
 }
+
+// defaultRecords decodes records under oncetable's default names (the
+// reader renames the schema's back to them).
+var defaultRecords = idempotency.NewTable(nil, "")
 
 // record reads an idempotency record of a success. A pending record
 // (external mode), a stored failure and an operation of another flow claim
 // no effect.
 func (r *reader) record(item map[string]types.AttributeValue, k keys.Key, out []fact) ([]fact, error) {
-	rec, err := idempotency.FromItem(r.defaultNames(item))
+	rec, err := defaultRecords.Decode(r.defaultNames(item))
 	if err != nil {
 		return out, err
 	}
@@ -219,15 +228,35 @@ func (r *reader) record(item map[string]types.AttributeValue, k keys.Key, out []
 		return out, nil
 	}
 	var b recordBody
-	if err := json.Unmarshal([]byte(rec.Body), &b); err != nil {
+	if err := json.Unmarshal(rec.Body, &b); err != nil {
 		return out, fmt.Errorf("record body: %w", err)
 	}
+	// A record written before records got partitions of their own lives in
+	// its user's or order's partition; a current one names its order in
+	// the body, and a credit or debit is joined by its ledger entry.
 	user, order := r.userOf(k.PK), r.orderOf(k.PK)
+	if user == "" {
+		user = b.UserID
+	}
+	if order == "" {
+		order = b.OrderID
+	}
+	ledgerGroup, ledgerID := byte(groupUser), user
+	if r.userOf(k.PK) == "" {
+		ledgerGroup, ledgerID = groupEntry, ""
+	}
+	claim := func(entry, kind string) []fact {
+		id := ledgerID
+		if id == "" {
+			id = entry
+		}
+		return append(out, fact{Group: ledgerGroup, ID: id, Kind: fClaimLedger, Key: k, Ref: entry, Status: kind, Amount: b.Amount})
+	}
 	switch {
-	case rec.Operation == payments.FlowCredit && user != "":
-		return append(out, fact{Group: groupUser, ID: user, Kind: fClaimLedger, Key: k, Ref: b.EntryID, Status: store.LedgerCredit, Amount: b.Amount}), nil
-	case rec.Operation == payments.FlowDebit && user != "":
-		return append(out, fact{Group: groupUser, ID: user, Kind: fClaimLedger, Key: k, Ref: b.DebitID, Status: store.LedgerDebit, Amount: b.Amount}), nil
+	case rec.Operation == payments.FlowCredit && b.EntryID != "":
+		return claim(b.EntryID, store.LedgerCredit), nil
+	case rec.Operation == payments.FlowDebit && b.DebitID != "":
+		return claim(b.DebitID, store.LedgerDebit), nil
 	case rec.Operation == payments.FlowCreateOrder && user != "":
 		return append(out, fact{Group: groupOrder, ID: b.OrderID, Kind: fClaimOrder, Key: k, User: user}), nil
 	case rec.Operation == payments.FlowCharge && order != "":
