@@ -35,7 +35,7 @@ define report_page
 mkdir -p $(REPORTS); $(if $(DOCS),,cp docs/$(1) $(REPORTS)/$(1);)
 endef
 
-.PHONY: help run test synth diff deploy bootstrap lint fmt deps clean require-env bench-engine
+.PHONY: help run engine test synth diff deploy bootstrap lint fmt deps clean require-env bench-engine
 
 ## help: list the targets with what they do (targets marked [report] write under tmp/reports/, or docs/ with DOCS=1)
 help:
@@ -72,6 +72,14 @@ run:
 	@echo "building the local runner (first time on empty caches: $(RUN_FIRST_BUILD))"
 	@go build -o $(RUNNER) ./lambdas/local
 	@exec $(RUNNER) $(RUN_FLAGS)
+
+## engine: the embedded DynamoDB engine alone on port 8000, a DynamoDB Local without Java; ENGINE_FLAGS takes
+##         DynamoDB Local's options (-port, -inMemory, -dbPath, -sharedDb, -delayTransientStatuses, -cors, -help)
+ENGINE_FLAGS ?= -inMemory
+engine:
+	@mkdir -p $(TOOLS)
+	@go build -o $(RUNNER) ./lambdas/local
+	@exec $(RUNNER) engine $(ENGINE_FLAGS)
 
 ## synth: synthesize every environment (or ENV=name) into cdk.out/ and list the templates
 # Synthesis needs no AWS account: keep the CLI's credential lookup off the

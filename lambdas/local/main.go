@@ -2,6 +2,10 @@
 // -api-addr, served by the same handlers as the Lambda functions, on the
 // embedded DynamoDB-compatible engine (-dynamodb-addr) or on an external
 // endpoint (-dynamodb-endpoint). See runtime/localrun.
+//
+// `local engine [options]` (`make engine`) serves the engine alone with
+// DynamoDB Local's options (-port, -inMemory, -dbPath, -sharedDb,
+// -delayTransientStatuses, -cors, -help); see runtime/ddblocal/standalone.
 package main
 
 import (
@@ -19,6 +23,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "engine" {
+		os.Exit(runEngine(os.Args[2:]))
+	}
 	var o localrun.Options
 	flag.StringVar(&o.APIAddr, "api-addr", "127.0.0.1:8080", "address of the API")
 	flag.StringVar(&o.DynamoDBAddr, "dynamodb-addr", "127.0.0.1:8000", "address of the embedded DynamoDB engine")

@@ -191,6 +191,9 @@
 // knows SELECT, INSERT, UPDATE, DELETE and EXISTS, not PartiQL's joins,
 // aliases, aggregates or arithmetic outside SET, and a SELECT over several
 // partitions (IN, OR) returns them in the order the statement names them.
+// Resource-based policies (PutResourcePolicy, GetResourcePolicy,
+// DeleteResourcePolicy, CreateTable's ResourcePolicy) are stored and
+// versioned, never enforced: the engine has no principals.
 // Backups and restores, global tables, imports and exports are absent
 // (continuous backup settings are only recorded). The engine has one
 // namespace for every region and account: a table's ARN names the region

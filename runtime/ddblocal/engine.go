@@ -50,6 +50,12 @@ type Options struct {
 	// Default: 10 minutes, as in DynamoDB.
 	IdempotencyWindow time.Duration
 
+	// TransientStatusDelay, when positive, keeps new tables CREATING,
+	// updated tables UPDATING and deleted tables DELETING for this long,
+	// as DynamoDB does, instead of ACTIVE (or gone) at once; a CREATING
+	// table is not found by data operations. Default: 0 (no delay).
+	TransientStatusDelay time.Duration
+
 	// PartitionThroughput limits the reads and writes each partition-key
 	// value of a table or global secondary index serves per second, and
 	// throttles the excess with ThrottlingReasons as DynamoDB does.
@@ -83,6 +89,8 @@ type Engine struct {
 	streamMu  sync.Mutex
 	streams   map[string]*stream
 	streamSeq atomic.Uint64 // the last stream sequence number given out
+
+	transient transientState // tables deleted while DELETING lasts
 }
 
 // sweeper is the running TTL sweeper goroutine.
@@ -219,7 +227,7 @@ func (e *Engine) table(name string) (*table, error) {
 	if m := e.byName.Load(); m != nil {
 		t = (*m)[name]
 	}
-	if t == nil {
+	if t == nil || (e.opts.TransientStatusDelay > 0 && e.creating(t)) {
 		return nil, tableNotFound()
 	}
 	return t, nil

@@ -107,6 +107,8 @@ type createTableInput struct {
 	Tags                      []tag
 	SSESpecification          map[string]any
 	TableClass                string
+	// ResourcePolicy is attached to the table as PutResourcePolicy would.
+	ResourcePolicy *string
 }
 
 func (in *createTableInput) tableNames() []string { return []string{in.TableName} }
@@ -331,6 +333,10 @@ func (e *Engine) createTable(ctx context.Context, in *createTableInput) (any, er
 	if len(used) != len(defs) {
 		return nil, validationf("One or more parameter values were invalid: Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions")
 	}
+	if err := t.attachCreatePolicy(in.ResourcePolicy, e.nextRevision("")); err != nil {
+		return nil, err
+	}
+	e.markCreating(t)
 	e.mu.Lock()
 	if _, exists := e.tables[in.TableName]; exists {
 		e.mu.Unlock()
@@ -346,7 +352,7 @@ func (e *Engine) createTable(ctx context.Context, in *createTableInput) (any, er
 	if err := e.persistTable(t); err != nil {
 		return nil, err
 	}
-	return map[string]any{"TableDescription": t.describe()}, nil
+	return map[string]any{"TableDescription": e.describeWithStatus(t)}, nil
 }
 
 func newIndex(in indexJSON, defs map[string]attr.Type, tableKeys keySchema, local bool, billing string) (*index, error) {
@@ -486,11 +492,17 @@ func (e *Engine) describeTable(_ context.Context, in *tableNameInput) (any, erro
 	if err := checkTableName(in.TableName); err != nil {
 		return nil, err
 	}
-	t, err := e.table(in.TableName)
-	if err != nil {
+	var t *table
+	if m := e.byName.Load(); m != nil {
+		t = (*m)[in.TableName] // a CREATING table is described too
+	}
+	if t == nil {
+		if desc, ok := e.stillDeleting(in.TableName); ok {
+			return map[string]any{"Table": desc}, nil
+		}
 		return nil, newError(CodeResourceNotFound, "Requested resource not found: Table: %s not found", in.TableName)
 	}
-	return map[string]any{"Table": t.describe()}, nil
+	return map[string]any{"Table": e.describeWithStatus(t)}, nil
 }
 
 func (e *Engine) deleteTable(_ context.Context, in *tableNameInput) (any, error) {
@@ -527,6 +539,7 @@ func (e *Engine) deleteTable(_ context.Context, in *tableNameInput) (any, error)
 	if err := e.dropStoredTable(t.name); err != nil {
 		return nil, err
 	}
+	e.markDeleting(t.name, desc)
 	return map[string]any{"TableDescription": desc}, nil
 }
 
@@ -609,7 +622,11 @@ func (e *Engine) updateTable(_ context.Context, in *updateTableInput) (any, erro
 	var before *stream
 	err = t.locked(func() error {
 		before = t.stream
-		return e.updateTableLocked(t, in)
+		if err := e.updateTableLocked(t, in); err != nil {
+			return err
+		}
+		e.markUpdating(t)
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -624,7 +641,7 @@ func (e *Engine) updateTable(_ context.Context, in *updateTableInput) (any, erro
 			}
 		}
 	}
-	return map[string]any{"TableDescription": t.describe()}, nil
+	return map[string]any{"TableDescription": e.describeWithStatus(t)}, nil
 }
 
 func (e *Engine) updateTableLocked(t *table, in *updateTableInput) error {

@@ -59,6 +59,7 @@ type storedTable struct {
 	PITR                       bool
 	PITRSince                  time.Time
 	Tags                       map[string]string
+	Policies                   map[string]resourcePolicy `json:",omitempty"`
 }
 
 func (e *Engine) openStore(dir string) error {
@@ -128,6 +129,7 @@ func restoreTable(st storedTable) (*table, error) {
 		billing: st.Billing, rcu: st.RCU, wcu: st.WCU,
 		deletionProtection: st.DeletionProtection,
 		items:              newTree(), pitr: st.PITR, pitrSince: st.PITRSince, tags: st.Tags,
+		policies: st.Policies,
 	}
 	for _, d := range st.AttrDefs {
 		typ, _ := attr.ParseType(d.AttributeType)
@@ -173,6 +175,7 @@ func (e *Engine) persistTable(t *table) error {
 		Name: t.name, ID: t.id, ARN: t.arn, Created: t.created, Keys: keySchemaJSON(t.keys),
 		Billing: t.billing, RCU: t.rcu, WCU: t.wcu, DeletionProtection: t.deletionProtection,
 		TTLAttr: t.ttlAttr, TTLEnabled: t.ttlEnabled, PITR: t.pitr, PITRSince: t.pitrSince, Tags: t.tags,
+		Policies: t.policies,
 	}
 	if t.stream != nil {
 		st.StreamARN = t.stream.arn

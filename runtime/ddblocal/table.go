@@ -218,6 +218,12 @@ type table struct {
 	pitrSince time.Time
 
 	tags map[string]string
+	// transient is the table's CREATING or UPDATING, while it lasts
+	// (transient.go).
+	transient transientStatus
+	// policies are the resource-based policies of the table and its
+	// streams, by resource ARN (ops_policy.go).
+	policies map[string]resourcePolicy
 
 	// delayedWrites counts index writes held back by a GSI delay.
 	delayedWrites atomic.Int64
