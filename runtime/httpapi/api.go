@@ -27,7 +27,9 @@ import (
 // Environment variables read by ConfigFromEnv.
 const (
 	IdempotencyExpiryEnv = "IDEMPOTENCY_EXPIRY" // Go duration, default 24h
-	CursorSecretEnv      = "CURSOR_SECRET"      // at least 32 bytes recommended
+	// SkipLegacyRecordsEnv "true" sets Config.SkipLegacyRecords.
+	SkipLegacyRecordsEnv = "IDEMPOTENCY_SKIP_LEGACY_RECORDS"
+	CursorSecretEnv      = "CURSOR_SECRET" // at least 32 bytes recommended
 )
 
 // Config is what a handler needs besides the DynamoDB client. Every field
@@ -37,6 +39,10 @@ type Config struct {
 	Table string
 	// IdempotencyExpiry is how long a key blocks. Default: 24h.
 	IdempotencyExpiry time.Duration
+	// SkipLegacyRecords is payments.Options.SkipLegacyRecords: set it once
+	// IdempotencyExpiry has passed since records moved to partitions of
+	// their own (docs/idempotency.md, "Upgrading"). Default: false.
+	SkipLegacyRecords bool
 	// CursorSecret signs pagination cursors. Default: see store.Options.
 	CursorSecret []byte
 	// Clock is the time source. Default: time.Now.
@@ -62,7 +68,7 @@ type Config struct {
 	Auth Auth
 }
 
-// ConfigFromEnv reads TABLE_NAME, IDEMPOTENCY_EXPIRY, CURSOR_SECRET,
+// ConfigFromEnv reads TABLE_NAME, IDEMPOTENCY_EXPIRY, IDEMPOTENCY_SKIP_LEGACY_RECORDS, CURSOR_SECRET,
 // ORDER_INDEXES, ORDER_SHARDS and the AUTH_* variables (AuthFromEnv).
 func ConfigFromEnv() (Config, error) {
 	orders, err := store.ParseOrderLayout(os.Getenv(store.OrderIndexesEnv), os.Getenv(store.OrderShardsEnv))
@@ -73,7 +79,8 @@ func ConfigFromEnv() (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	c := Config{Table: os.Getenv(schema.TableNameEnv), CursorSecret: []byte(os.Getenv(CursorSecretEnv)), Orders: orders, Auth: auth}
+	c := Config{Table: os.Getenv(schema.TableNameEnv), CursorSecret: []byte(os.Getenv(CursorSecretEnv)), Orders: orders, Auth: auth,
+		SkipLegacyRecords: os.Getenv(SkipLegacyRecordsEnv) == "true"}
 	if v := os.Getenv(IdempotencyExpiryEnv); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
@@ -108,7 +115,7 @@ func New(db store.DB, cfg Config) *API {
 		o.Schema, o.Keys, o.Orders = cfg.Schema, cfg.Keys, cfg.Orders
 	})
 	a.svc = payments.New(a.st, func(o *payments.Options) {
-		o.IdempotencyExpiry = cfg.IdempotencyExpiry
+		o.IdempotencyExpiry, o.SkipLegacyRecords = cfg.IdempotencyExpiry, cfg.SkipLegacyRecords
 		o.OnRetry = func(flow string, k retry.Kind) {
 			switch k {
 			case retry.Throttled:

@@ -35,8 +35,8 @@ type Attributes struct {
 	Owner       string // default "lockOwner"
 }
 
-// DefaultAttributes are oncetable's own names.
-var DefaultAttributes = Attributes{
+// defaultAttributes are oncetable's own names (each field's default).
+var defaultAttributes = Attributes{
 	PartitionKey: schema.PartitionKey,
 	SortKey:      schema.SortKey,
 	TTL:          schema.TTLAttribute,
@@ -53,7 +53,7 @@ var DefaultAttributes = Attributes{
 }
 
 func (a Attributes) withDefaults() Attributes {
-	d := DefaultAttributes
+	d := defaultAttributes
 	for _, f := range []struct {
 		v   *string
 		def string

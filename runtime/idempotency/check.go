@@ -33,14 +33,14 @@ func (e *ConfigError) Error() string {
 
 func (e *ConfigError) Unwrap() error { return e.Err }
 
-// Describer is the part of a DynamoDB client that [Table.Check] needs;
+// describer is the part of a DynamoDB client that [Table.Check] needs;
 // *dynamodb.Client is one.
-type Describer interface {
+type describer interface {
 	DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
 	DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error)
 }
 
-var _ Describer = (*dynamodb.Client)(nil)
+var _ describer = (*dynamodb.Client)(nil)
 
 // TableReport is what [Table.Check] read from the table's description.
 type TableReport struct {
@@ -62,9 +62,9 @@ func (r TableReport) TTLEnabled(attribute string) bool {
 // options: both keys are Strings named as Options.Attributes names them,
 // and TTL is on for Options.Attributes.TTL. Each mismatch is a
 // *[ConfigError] naming the option to fix (several are joined). It needs a
-// client that is a [Describer]; run it once at start-up, not per request.
+// client with DescribeTable and DescribeTimeToLive (a *dynamodb.Client); run it once at start-up, not per request.
 func (t *Table) Check(ctx context.Context) (TableReport, error) {
-	d, ok := t.db.(Describer)
+	d, ok := t.db.(describer)
 	if !ok {
 		return TableReport{}, fmt.Errorf("idempotency: Check needs a client with DescribeTable and DescribeTimeToLive (a *dynamodb.Client); %T has not", t.db)
 	}

@@ -213,18 +213,15 @@ func (p *Pending) conditional(ctx context.Context, write func(expression.Conditi
 	return err
 }
 
-// CallFunc is an external call run under a held key; forwardKey is
-// [Pending.ForwardKey], to hand to the external system.
-type CallFunc func(ctx context.Context, forwardKey string) (*Effect, error)
-
 // Run is the external mode in one call: [Table.Begin] with the window from
 // ctx (its deadline, else Options.Window), then call, then
-// [Pending.Complete]. A replay returns the stored response with Replayed
+// [Pending.Complete]; call gets [Pending.ForwardKey] to hand to the external
+// system. A replay returns the stored response with Replayed
 // set and does not call. An error from call releases the key (as
 // Powertools deletes its record on an exception) and is returned; so does
 // an Effect with Release set, whose answer is returned unstored. The
 // errors of Begin and Complete are returned as they are.
-func (t *Table) Run(ctx context.Context, req Request, call CallFunc) (Response, error) {
+func (t *Table) Run(ctx context.Context, req Request, call func(ctx context.Context, forwardKey string) (*Effect, error)) (Response, error) {
 	resp, p, err := t.Begin(ctx, req, 0)
 	if err != nil || p == nil {
 		return resp, err

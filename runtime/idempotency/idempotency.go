@@ -90,10 +90,10 @@ func (s Scope) Hash(key string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Canonical re-encodes a JSON body with object keys sorted and insignificant
+// canonical re-encodes a JSON body with object keys sorted and insignificant
 // white space removed, keeping number literals as written. An empty body is
 // canonically empty.
-func Canonical(body []byte) ([]byte, error) {
+func canonical(body []byte) ([]byte, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, nil
 	}
@@ -115,7 +115,7 @@ func Canonical(body []byte) ([]byte, error) {
 // Fingerprint is the hex SHA-256 of method, concrete route (path with its
 // ids) and canonical body.
 func Fingerprint(method, route string, body []byte) (string, error) {
-	c, err := Canonical(body)
+	c, err := canonical(body)
 	if err != nil {
 		return "", fmt.Errorf("idempotency: fingerprint: %w", err)
 	}

@@ -39,7 +39,7 @@ func TestPutGolden(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0).UTC()
 	resp := Response{Status: 201, Header: http.Header{"Location": {"/debits/d1"}}, Body: []byte(`{"debitId":"d1"}`)}
 	r := newRecord(keys.Key{PK: "IDEM#h", SK: "IDEM#h"}, Scope{"c", "debit"}, "fp", resp, now, DefaultExpiry)
-	a := DefaultAttributes
+	a := defaultAttributes
 	put, err := a.put("oncetable", r, now)
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +93,7 @@ func TestClientRequestToken(t *testing.T) {
 func TestBodyKinds(t *testing.T) {
 	for _, body := range [][]byte{[]byte(`{"a":1}`), []byte("plain text"), {0xff, 0x00, 0x81}, nil} {
 		r := Record{PK: "p", SK: "s", Status: 200, Body: body, ExpiresAt: 1}
-		back, err := DefaultAttributes.decode(DefaultAttributes.encode(r))
+		back, err := defaultAttributes.decode(defaultAttributes.encode(r))
 		if err != nil || string(back.Body) != string(body) {
 			t.Errorf("body %q: back %q, %v", body, back.Body, err)
 		}

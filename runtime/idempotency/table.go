@@ -41,13 +41,13 @@ const legacyItem = "idempotency-legacy-record"
 // DefaultKeyPrefix starts both keys of every record.
 const DefaultKeyPrefix = keys.IdemPrefix
 
-// DefaultWindow is the in-progress window of the external mode when the
+// defaultWindow is the in-progress window of the external mode when the
 // context has no deadline and none is configured.
-const DefaultWindow = time.Minute
+const defaultWindow = time.Minute
 
 // Options configures a [Table]. Every field has a default.
 type Options struct {
-	// Attributes names the record's attributes. Default: [DefaultAttributes].
+	// Attributes names the record's attributes. Default: oncetable's names (PK, SK, expiresAt, ...; see each field of Attributes).
 	// A zero field takes its default. PartitionKey and SortKey must be the
 	// table's own key names ([Table.Check] compares them).
 	Attributes Attributes
@@ -89,7 +89,7 @@ func NewTable(db DB, name string, opts ...func(*Options)) *Table {
 		o.Expiry = DefaultExpiry
 	}
 	if o.Window <= 0 {
-		o.Window = DefaultWindow
+		o.Window = defaultWindow
 	}
 	if o.Clock == nil {
 		o.Clock = time.Now

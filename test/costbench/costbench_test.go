@@ -54,6 +54,9 @@ func TestMain(m *testing.M) {
 type world struct {
 	db  *dynamodb.Client
 	api *httpapi.API
+	// own is the API once legacy records are no longer checked
+	// (SkipLegacyRecords): the record in its own partition alone.
+	own *httpapi.API
 	pt  *powertools
 	ext *powertools
 	seq atomic.Int64
@@ -68,9 +71,12 @@ func newWorld(b testing.TB) *world {
 		b.Fatal(err)
 	}
 	x := &external{records: idempotency.NewTable(db, table)}
+	cfg := httpapi.Config{Table: table, Log: io.Discard, Metrics: io.Discard,
+		Auth: httpapi.Auth{IAMOperators: []string{"arn:aws:iam::123456789012:user/bench"}}}
 	w := &world{db: db, pt: &powertools{db: db, table: table}, ext: &powertools{db: db, table: table, guard: x.guard},
-		api: httpapi.New(db, httpapi.Config{Table: table, Log: io.Discard, Metrics: io.Discard,
-			Auth: httpapi.Auth{IAMOperators: []string{"arn:aws:iam::123456789012:user/bench"}}})}
+		api: httpapi.New(db, cfg)}
+	cfg.SkipLegacyRecords = true
+	w.own = httpapi.New(db, cfg)
 	return w
 }
 
@@ -174,7 +180,11 @@ func (w *world) run(c call, impl string) (usage, time.Duration, bool, error) {
 		_, replayed, err := c.external(ctx)
 		return u, time.Since(start), replayed, err
 	}
-	r, _ := w.api.Handle(ctx, event(c.method, c.path, c.key, c.body))
+	api := w.api
+	if impl == ownPartition {
+		api = w.own
+	}
+	r, _ := api.Handle(ctx, event(c.method, c.path, c.key, c.body))
 	d := time.Since(start)
 	if r.StatusCode != http.StatusCreated && r.StatusCode != http.StatusOK {
 		return u, d, false, fmt.Errorf("%s %s: %d %s", c.method, c.path, r.StatusCode, r.Body)
@@ -182,10 +192,14 @@ func (w *world) run(c call, impl string) (usage, time.Duration, bool, error) {
 	return u, d, r.Headers["Idempotent-Replayed"] == "true", nil
 }
 
-// impls: oncetable's flows (the library's transactional mode), the
-// Powertools-style baseline, and the library's external mode around the
-// baseline's effects.
-var impls = []string{"oncetable", "baseline", "external"}
+// impls: oncetable's flows (the library's transactional mode, as deployed:
+// checking the records' pre-upgrade place too), the same once that check is
+// off (ownPartition), the Powertools-style baseline, and the library's
+// external mode around the baseline's effects.
+var impls = []string{"oncetable", ownPartition, "baseline", "external"}
+
+// ownPartition is oncetable with httpapi.Config.SkipLegacyRecords.
+const ownPartition = "oncetable-skip-legacy"
 
 // calls makes b.N fresh calls of f, all for one new user of w, so that
 // every iteration is a first call.

@@ -127,6 +127,13 @@ figures show the cost of the protocol's requests under contention, not DynamoDB'
   average above) more than the protocol. Against DynamoDB each request adds a network round trip, so the
   request counts above are the better predictor of latency; in process, a failed transaction (oncetable's
   replay) costs more CPU than a failed Put plus a GetItem (the baseline's).
+- **Where the record lives.** A record has a partition of its own (PK = SK = IDEM#<hash of caller,
+  operation and key>), so nothing the effect writes changes the key's identity. This costs no request and
+  no write unit: the record is the same transactional Put wherever it lives. Until one expiry (24 h) has
+  passed since the upgrade, oncetable also checks the record's former place (the user's or the order's
+  partition) with one ConditionCheck in the same transaction and one more key in settle's BatchGetItem:
+  "oncetable" rows are with that check, "oncetable-skip-legacy" rows without it
+  (IDEMPOTENCY_SKIP_LEGACY_RECORDS=true); the difference in the WCU and RCU columns is its cost.
 - **The external mode** needs the lock and the completion as requests of their own, as the baseline
   does, so a first call costs what the baseline's does; it saves the replay's GetItem, and its pending
   record's in-progress window is chosen by the caller (docs/idempotency.md).

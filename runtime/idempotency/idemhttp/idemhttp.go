@@ -57,9 +57,9 @@ type Problem struct {
 	Type   string `json:"type"`
 }
 
-// KeptHeaders are the response headers an external-mode answer stores and
-// replays by default; [Options.Headers] adds more.
-var KeptHeaders = []string{"Content-Type", "Location"}
+// keptHeaders are the response headers an external-mode answer stores and
+// replays whatever Options.Headers says.
+var keptHeaders = []string{"Content-Type", "Location"}
 
 // Options configures an adapter. Every field has a default.
 type Options struct {
@@ -78,7 +78,7 @@ type Options struct {
 	// table's Options.Window (one minute).
 	Window time.Duration
 	// Headers are response headers the external mode stores and replays
-	// besides [KeptHeaders]. The first answer carries every header the
+	// besides Content-Type and Location, which it always keeps. The first answer carries every header the
 	// handler set. (The transactional mode stores Effect.Header as given.)
 	Headers []string
 	// Store decides whether the external mode stores an answer. Default:
@@ -105,7 +105,7 @@ func options(records *idempotency.Table, opts []func(*Options)) Options {
 	if o.Store == nil {
 		o.Store = DefaultStore
 	}
-	o.Headers = append(append([]string(nil), KeptHeaders...), o.Headers...)
+	o.Headers = append(append([]string(nil), keptHeaders...), o.Headers...)
 	return o
 }
 

@@ -37,8 +37,8 @@ func Transactional(records *idempotency.Table, caller CallerFunc, plan PlanFunc,
 // External runs next at most once per key within the in-progress window
 // (the lock-first protocol). next reads the key to forward to the external
 // system with [ForwardKey]. Its answer goes to the client with every header
-// next set; its status, body and kept headers ([KeptHeaders] and
-// Options.Headers) are stored and replayed when Options.Store says so
+// next set; its status, body and kept headers (Content-Type,
+// Location and Options.Headers) are stored and replayed when Options.Store says so
 // ([DefaultStore]); otherwise the key is released.
 func External(records *idempotency.Table, caller CallerFunc, next http.Handler, opts ...func(*Options)) http.Handler {
 	o := options(records, opts)
