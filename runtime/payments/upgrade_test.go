@@ -2,6 +2,7 @@ package payments_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -70,5 +71,23 @@ func TestUpgradeWithKeysInFlight(t *testing.T) {
 	skip := payments.New(f.st, func(o *payments.Options) { o.SkipLegacyRecords = true })
 	if r, err := skip.Debit(ctx, idem(payments.FlowDebit, "d-old", "/users/u1/debits", 1000), "u1", eur(1000)); err != nil || r.Replayed {
 		t.Errorf("SkipLegacyRecords: %+v, %v; want a fresh run", r, err)
+	}
+}
+
+// TestKeyIdentityAcrossEntities: a key is (caller, operation, key), so the
+// same key sent for another user is the same key with another payload.
+func TestKeyIdentityAcrossEntities(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.user(t, "u1", 5000)
+	f.user(t, "u2", 5000)
+	if _, err := f.svc.Debit(ctx, idem(payments.FlowDebit, "same", "/users/u1/debits", 100), "u1", eur(100)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Debit(ctx, idem(payments.FlowDebit, "same", "/users/u2/debits", 100), "u2", eur(100)); !errors.Is(err, payments.ErrIdempotencyKeyReused) {
+		t.Errorf("same key for another user: %v, want ErrIdempotencyKeyReused", err)
+	}
+	if b, _ := f.st.Balance(ctx, "u2"); b.Balance != 5000 {
+		t.Errorf("u2 balance %d, want 5000 (nothing debited)", b.Balance)
 	}
 }
