@@ -17,5 +17,8 @@
 // fingerprint is the SHA-256 of the body: a different body under a reused
 // id fails with idempotency.ErrKeyReused.
 //
+// Options.CheckTable compares the table with the records' options once,
+// when the consumer is built (idempotency.Table.Check).
+//
 // It is not for HTTP (runtime/idempotency/idemhttp).
 package idemqueue

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -20,14 +21,25 @@ type Options struct {
 	Drop func(err error) bool
 	// OnError, if set, is told about every failed or dropped message.
 	OnError func(messageID string, err error)
+	// CheckTable runs idempotency.Table.Check once, when the consumer is
+	// built; if the table does not match the options every message fails
+	// with that error (which names the option to fix), so nothing is
+	// written and the messages stay on the queue.
+	CheckTable bool
 }
 
-func options(opts []func(*Options)) Options {
+func options(records *idempotency.Table, opts []func(*Options)) (Options, error) {
 	o := Options{Drop: func(error) bool { return false }}
 	for _, f := range opts {
 		f(&o)
 	}
-	return o
+	if !o.CheckTable {
+		return o, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := records.Check(ctx)
+	return o, err
 }
 
 // SQSPlanFunc plans the effect of one message.
@@ -39,11 +51,18 @@ type SQSHandler func(ctx context.Context, ev events.SQSEvent) (events.SQSEventRe
 // SQS runs plan's effect once per message id of operation, one message at
 // a time, and reports the messages to retry.
 func SQS(records *idempotency.Table, operation string, plan SQSPlanFunc, opts ...func(*Options)) SQSHandler {
-	o := options(opts)
+	o, broken := options(records, opts)
 	return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 		var resp events.SQSEventResponse
 		failed := false
 		for _, m := range ev.Records {
+			if broken != nil {
+				if o.OnError != nil {
+					o.OnError(m.MessageId, broken)
+				}
+				resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
+				continue
+			}
 			fifo := strings.HasSuffix(m.EventSourceARN, ".fifo")
 			if failed && fifo {
 				resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
@@ -69,8 +88,11 @@ type EventBridgeHandler func(ctx context.Context, ev events.EventBridgeEvent) er
 // EventBridge runs plan's effect once per event id of operation; an error
 // makes Lambda retry the event.
 func EventBridge(records *idempotency.Table, operation string, plan EventBridgePlanFunc, opts ...func(*Options)) EventBridgeHandler {
-	o := options(opts)
+	o, broken := options(records, opts)
 	return func(ctx context.Context, ev events.EventBridgeEvent) error {
+		if broken != nil {
+			return broken
+		}
 		return once(ctx, records, o, message{id: ev.ID, source: ev.Source + "@" + ev.AccountID, op: operation, body: string(ev.Detail)},
 			func(ctx context.Context) (idempotency.Plan, error) { return plan(ctx, ev) })
 	}
