@@ -144,6 +144,13 @@ bench-engine: deps
 	cd test/enginebench && go test -run '^$$' -bench '^BenchmarkPaired$$' -benchtime 1x -timeout 30m . -args -paired-out $(PAIRED_JSON) -paired-rounds $(PAIRED_ROUNDS) -paired-procs $(PAIRED_PROCS)
 	cd test/enginebench && go test -run '^$$' -bench '^Benchmark(Engine|Startup)$$' -benchtime 2s -timeout 60m . -args -paired-in $(PAIRED_JSON) -report $(REPORTS)/engine-benchmark.md
 
+## crash-test: kill the embedded engine (SIGKILL) at random points of a mixed load CRASH_CYCLES times (default 200),
+##             alternating both durability modes; checks nothing acknowledged is lost, nothing half-applied, tokens kept
+.PHONY: crash-test
+CRASH_CYCLES ?= 200
+crash-test: $(GO_STAMP)
+	go test -count=1 -run '^TestCrash$$' -v -timeout 60m ./runtime/ddblocal -args -crash.cycles $(CRASH_CYCLES)
+
 ## bench-engine-regression: the engine rows and runtime/ddblocal benchmarks of commit BASE (default 9f303ac, the engine
 ##                          before issue 10) and of the working tree, side by side in one run, ROUNDS rounds alternating;
 ##                          [report] engine-regression.md

@@ -31,6 +31,7 @@ func main() {
 	flag.StringVar(&o.DynamoDBAddr, "dynamodb-addr", "127.0.0.1:8000", "address of the embedded DynamoDB engine")
 	flag.StringVar(&o.DynamoDBEndpoint, "dynamodb-endpoint", "", "URL of an external DynamoDB endpoint to use instead of the embedded engine")
 	flag.StringVar(&o.DataDir, "data-dir", "", "directory that keeps the embedded engine's data (default: in memory)")
+	flag.BoolVar(&o.Durable, "durable", false, "fsync every commit of the embedded engine to -data-dir, so that acknowledged writes survive a machine crash (default: a killed runner loses nothing, a machine crash may lose the last seconds)")
 	flag.StringVar(&o.Table, "table", "", "table name (default: $TABLE_NAME or oncetable)")
 	flag.DurationVar(&o.IdempotencyExpiry, "idempotency-expiry", 0, "how long an Idempotency-Key blocks (default 24h)")
 	flag.BoolVar(&o.PartitionThroughput.Enabled, "partition-throughput", false, "throttle each partition-key value of the embedded engine's tables and indexes as DynamoDB does")

@@ -60,6 +60,33 @@
 // persist in Options.Dir with the tables, and Faults.StreamDelay holds
 // records back from readers, the lag a consumer sees in production.
 //
+// # Durability
+//
+// With Options.Dir every operation is one commit of one bbolt transaction
+// in the data file, whatever the number of tables it writes: a
+// TransactWriteItems across two tables, its ClientRequestToken and its
+// stream records reach the file together or not at all. The change is
+// applied in memory under the tables' locks and, should the commit fail
+// (a full disk), undone before the locks are released: readers never see
+// a write the file does not hold, and the client gets an
+// InternalServerError. Tokens are stored for their whole 10-minute window,
+// so a replay after a restart answers as the first call did.
+//
+// What a crash costs depends on Options.Durable (lambdas/local -durable):
+//
+//   - default: a commit reaches the operating system, not the disk. A
+//     killed process (SIGKILL, panic, OOM) loses nothing it acknowledged;
+//     a machine crash or power loss may lose the last seconds of commits
+//     and may leave the file corrupt.
+//   - Durable: every commit is fsynced before it is acknowledged; a
+//     machine crash loses nothing acknowledged.
+//
+// In either mode Open never refuses a data directory because of a crash:
+// after a machine crash it checks the file and sets a corrupt one aside,
+// starting empty (Recovery says what it did). make crash-test kills the
+// engine at random points of a mixed load and checks all of this;
+// docs/engine-benchmark.md measures what Durable costs.
+//
 // # Injecting faults
 //
 // SetFaults sets failures for one table (or, with "", for all). Draws come

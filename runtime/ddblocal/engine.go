@@ -3,6 +3,7 @@ package ddblocal
 import (
 	"context"
 	"fmt"
+	"log"
 	"maps"
 	"sort"
 	"sync"
@@ -29,6 +30,17 @@ type Options struct {
 	// the sweeper off (SweepTTL still works). The sweeper's goroutine starts
 	// when a table first enables TTL.
 	TTLSweepInterval time.Duration
+
+	// OnSweepError receives the error of a background TTL sweep that could
+	// not save its deletions (the items stay, and the next sweep tries
+	// again). Default: the standard logger prints it.
+	OnSweepError func(error)
+
+	// Durable makes every commit reach the disk (fsync) before it is
+	// acknowledged, so that acknowledged writes survive a machine crash
+	// or power loss. Default: false, commits reach the operating system
+	// only, which a killed process never loses (see doc.go, Durability).
+	Durable bool
 
 	// Faults applies to every table that has no faults of its own.
 	// Default: none.
@@ -78,6 +90,14 @@ type Engine struct {
 	faults *faultInjector
 	parts  *partitionLimiter // nil unless PartitionThroughput is enabled
 	db     *bolt.DB
+	// commitFault, when set (by tests), fails every commit to the store
+	// after its writes, as a full disk would.
+	commitFault func() error
+	// tokensSwept is when commit last deleted expired stored tokens; only
+	// bbolt's single writer uses it.
+	tokensSwept time.Time
+	// recovery is what Open did to recover from a crash (see Recovery).
+	recovery string
 	// lifeMu orders starting the sweeper with Close; both are rare.
 	lifeMu sync.Mutex
 	sweep  *sweeper // nil until a table enables TTL
@@ -193,7 +213,7 @@ func (e *Engine) Close() error {
 		s.done.Wait()
 	}
 	if e.db != nil {
-		return e.db.Close()
+		return e.closeDB()
 	}
 	return nil
 }
@@ -209,7 +229,13 @@ func (e *Engine) sweepLoop(s *sweeper, every time.Duration) {
 		case <-s.stop:
 			return
 		case <-tick.C:
-			e.SweepTTL(context.Background())
+			if _, err := e.SweepTTL(context.Background()); err != nil {
+				if e.opts.OnSweepError != nil {
+					e.opts.OnSweepError(err)
+				} else {
+					log.Printf("ddblocal: TTL sweep: %v", err)
+				}
+			}
 		}
 	}
 }

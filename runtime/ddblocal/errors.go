@@ -38,9 +38,15 @@ type APIError struct {
 	// Item on a ConditionalCheckFailedException or CancellationReasons on a
 	// TransactionCanceledException.
 	Extra map[string]any
+	// Cause is the error behind an InternalServerError (a failed commit to
+	// the store), for errors.Is and errors.As; it is not sent.
+	Cause error
 }
 
 func (e *APIError) Error() string { return e.Code + ": " + e.Message }
+
+// Unwrap returns Cause.
+func (e *APIError) Unwrap() error { return e.Cause }
 
 func newError(code, format string, args ...any) *APIError {
 	status := http.StatusBadRequest

@@ -186,8 +186,8 @@ func TestTTLSweep(t *testing.T) {
 	if !get("1") {
 		t.Fatal("expired item must stay readable until swept")
 	}
-	if got := eng.SweepTTL(ctx); got != 1 {
-		t.Fatalf("swept %d items, want 1", got)
+	if got, err := eng.SweepTTL(ctx); err != nil || got != 1 {
+		t.Fatalf("swept %d items (%v), want 1", got, err)
 	}
 	if get("1") || !get("2") || !get("3") {
 		t.Fatalf("after sweep: 1=%v 2=%v 3=%v, want false true true", get("1"), get("2"), get("3"))

@@ -145,12 +145,16 @@ func (e *Engine) transactWriteItems(_ context.Context, in *transactWriteItemsInp
 			return nil, err
 		}
 	}
-	out, err := e.commitTx(ops, tables, in, now)
+	var tok *tokenRecord
+	if in.ClientRequestToken != nil {
+		tok = &tokenRecord{token: *in.ClientRequestToken, digest: digest, at: now}
+	}
+	out, err := e.commitTx(ops, tables, in, tok, now)
 	if err != nil {
 		return nil, err
 	}
-	if in.ClientRequestToken != nil {
-		e.tokens.store(*in.ClientRequestToken, digest, now, e.opts.IdempotencyWindow, out)
+	if tok != nil {
+		e.tokens.store(tok.token, digest, now, e.opts.IdempotencyWindow, out)
 	}
 	return out, nil
 }
@@ -273,9 +277,10 @@ func reasonsAt(n, i int, r cancellationReason) []cancellationReason {
 	return reasons
 }
 
-// commitTx writes the evaluated actions and builds the response. The
-// caller holds the locks.
-func (e *Engine) commitTx(ops []*txOp, tables []*table, in *transactWriteItemsInput, now time.Time) (map[string]any, error) {
+// commitTx writes the evaluated actions and builds the response; the
+// store gets every table's writes and tok (when not nil, its out is set
+// to the response) in one commit. The caller holds the locks.
+func (e *Engine) commitTx(ops []*txOp, tables []*table, in *transactWriteItemsInput, tok *tokenRecord, now time.Time) (map[string]any, error) {
 	usage := newTxUsage(in.ReturnConsumedCapacity, tables)
 	collections := newCollectionReport(in.ReturnItemCollectionMetrics)
 	for _, op := range ops {
@@ -291,17 +296,18 @@ func (e *Engine) commitTx(ops []*txOp, tables []*table, in *transactWriteItemsIn
 			collections.add(op.t, op.old)
 		}
 	}
-	for _, t := range tables {
-		if err := e.flush(t); err != nil {
-			return nil, err
-		}
-	}
-	releaseTxItems(ops)
 	out := map[string]any{}
 	if r := usage.report(); r != nil {
 		out["ConsumedCapacity"] = r
 	}
 	collections.addTo(out)
+	if tok != nil {
+		tok.out = out
+	}
+	if err := e.commit(tables, tok); err != nil {
+		return nil, err
+	}
+	releaseTxItems(ops)
 	return out, nil
 }
 

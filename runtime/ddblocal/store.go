@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
-	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
 )
@@ -66,13 +64,7 @@ func (e *Engine) openStore(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	// Without fsync a commit still reaches the OS, so data survives the
-	// process (make run restarts) though not a machine crash; local state
-	// is not worth a disk flush per write.
-	db, err := bolt.Open(filepath.Join(dir, DataFile), 0o644, &bolt.Options{Timeout: dirLockWait, NoSync: true, NoFreelistSync: true})
-	if errors.Is(err, bolterrors.ErrTimeout) {
-		return ErrDirInUse
-	}
+	db, err := e.openDB(dir)
 	if err != nil {
 		return err
 	}
@@ -83,6 +75,9 @@ func (e *Engine) openStore(dir string) error {
 			return err
 		}
 		if err := e.loadStreams(tx, e.now()); err != nil {
+			return err
+		}
+		if err := e.loadTokens(tx, e.now()); err != nil {
 			return err
 		}
 		return meta.ForEach(func(k, v []byte) error {
@@ -206,41 +201,134 @@ func (e *Engine) persistTable(t *table) error {
 	return nil
 }
 
-// flush writes the rows changed by the current operation to the store. The
-// caller holds t.mu for writing.
+// flush commits the rows changed by the current operation on t (see
+// commit). The caller holds t.mu for writing.
 func (e *Engine) flush(t *table) error {
-	if len(t.changes) == 0 {
+	return e.commit([]*table{t}, nil)
+}
+
+// commit writes the rows and stream records the current operation changed
+// in tables, and the transaction's ClientRequestToken when tok is not nil,
+// in one bbolt transaction: all of it reaches the file, or none of it
+// does, whatever the number of tables. Stream records become readable
+// only after that write; when it fails (a full disk, say), every table's
+// rows are put back as they were, so that no reader ever sees a change the
+// store does not hold, and the caller gets an InternalServerError. The
+// caller holds the tables' write locks.
+func (e *Engine) commit(tables []*table, tok *tokenRecord) error {
+	dirty := tok != nil
+	for _, t := range tables {
+		dirty = dirty || len(t.changes) > 0
+	}
+	if !dirty || e.db == nil {
 		return nil
 	}
-	changes, records := t.changes, t.streamChanges
-	t.changes, t.streamChanges = t.changes[:0], t.streamChanges[:0]
-	if e.db == nil || t.deleted {
-		return nil
-	}
+	now := e.now()
 	err := e.db.Update(func(tx *bolt.Tx) error {
-		if err := saveStreamChanges(tx, records); err != nil {
-			return err
-		}
-		b, err := tx.CreateBucketIfNotExists(itemsBucket(t.name))
-		if err != nil {
-			return err
-		}
-		for _, c := range changes {
-			if c.val == nil {
-				err = b.Delete(c.key)
-			} else {
-				err = b.Put(c.key, c.val)
-			}
-			if err != nil {
+		for _, t := range tables {
+			if err := saveChanges(tx, t); err != nil {
 				return err
 			}
+		}
+		if tok != nil {
+			if err := e.saveToken(tx, tok, now); err != nil {
+				return err
+			}
+		}
+		if e.commitFault != nil {
+			return e.commitFault()
 		}
 		return nil
 	})
 	if err != nil {
-		return newError(CodeInternalServerError, "cannot save items of %s: %v", t.name, err)
+		for _, t := range tables {
+			t.rollback(now)
+		}
+		ae := newError(CodeInternalServerError, "cannot save the changes: %v", err)
+		ae.Cause = err
+		return ae
+	}
+	for _, t := range tables {
+		t.committed(now)
 	}
 	return nil
+}
+
+// saveChanges writes t's rows and stream records of the current operation
+// in tx.
+func saveChanges(tx *bolt.Tx, t *table) error {
+	if len(t.changes) == 0 || t.deleted {
+		return nil
+	}
+	if err := saveStreamChanges(tx, t.streamChanges); err != nil {
+		return err
+	}
+	b, err := tx.CreateBucketIfNotExists(itemsBucket(t.name))
+	if err != nil {
+		return err
+	}
+	for _, c := range t.changes {
+		if c.val == nil {
+			err = b.Delete(c.key)
+		} else {
+			err = b.Put(c.key, c.val)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// committed publishes the stream records of the operation the store now
+// holds and forgets its changes.
+func (t *table) committed(now time.Time) {
+	for _, c := range t.streamChanges {
+		c.s.publish(c.rec, now)
+	}
+	t.forgetChanges()
+}
+
+func (t *table) forgetChanges() {
+	clear(t.changes) // the replaced rows are garbage now
+	clear(t.streamChanges)
+	t.changes, t.streamChanges = t.changes[:0], t.streamChanges[:0]
+}
+
+// rollback undoes the current operation's writes in memory, newest first:
+// each row goes back to the one it replaced, with its index rows and TTL
+// entry, and the index writes a GSI delay held back are dropped. Its
+// stream records were never published. The caller holds t.mu.
+func (t *table) rollback(now time.Time) {
+	for i, ix := range t.gsis {
+		if i < len(t.pendingMark) && len(ix.pending) > t.pendingMark[i] {
+			ix.pending = ix.pending[:t.pendingMark[i]]
+		}
+	}
+	changes := t.changes
+	t.changes = nil
+	persist, s := t.persist, t.stream
+	t.persist, t.stream, t.undoing = false, nil, true
+	for i := len(changes) - 1; i >= 0; i-- {
+		c := changes[i]
+		cur, err1 := decodeRaw(c.val)
+		old, err2 := decodeRaw(c.old)
+		if err1 != nil || err2 != nil {
+			panic("ddblocal: cannot decode a row written by this operation")
+		}
+		t.write(c.key, cur, old, 0, now)
+	}
+	t.persist, t.stream, t.undoing = persist, s, false
+	t.changes = changes
+	t.forgetChanges()
+}
+
+// decodeRaw decodes a row's encoding; nil is an absent item.
+func decodeRaw(raw []byte) (attr.Item, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	return decodeItem(raw)
 }
 
 func (e *Engine) dropStoredTable(name string) error {

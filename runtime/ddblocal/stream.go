@@ -164,15 +164,23 @@ func (t *table) capture(oldRaw, newRaw []byte, now time.Time) {
 	if s.wantsNew() || rec.oldRaw == nil {
 		rec.newRaw = newRaw
 	}
-	s.mu.Lock()
 	rec.seq = s.seq.Add(1)
+	if t.persist {
+		// Readers see it once the store holds it (see Engine.commit).
+		t.streamChanges = append(t.streamChanges, streamChange{s: s, rec: rec})
+		return
+	}
+	s.publish(rec, now)
+}
+
+// publish makes a committed record readable; records are published in
+// sequence order, under their table's lock.
+func (s *stream) publish(rec streamRecord, now time.Time) {
+	s.mu.Lock()
 	s.records = append(s.records, rec)
 	s.last = rec.seq
 	s.trimLocked(now)
 	s.mu.Unlock()
-	if t.persist {
-		t.streamChanges = append(t.streamChanges, streamChange{s: s, rec: rec})
-	}
 }
 
 // sameItem reports whether two encoded items hold the same attributes; the

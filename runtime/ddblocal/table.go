@@ -72,9 +72,13 @@ func joinEntry(key, val []byte, size uint32) entry {
 
 // change is a row written by an operation, for the persistent store; val
 // is nil for a deletion.
+// change is one row written by the current operation: its new encoding
+// (nil when deleted) and the one it replaced (nil when absent), which a
+// failed commit restores.
 type change struct {
 	key []byte
 	val []byte
+	old []byte
 }
 
 func entryLess(a, b entry) bool {
@@ -237,6 +241,11 @@ type table struct {
 	streamChanges []streamChange
 	// deleted is set (under mu) by DeleteTable; later writes are not stored.
 	deleted bool
+	// pendingMark is how many delayed index writes each index held before
+	// the current operation's first change (see rollback); undoing is set
+	// while rollback writes the replaced rows back.
+	pendingMark []int
+	undoing     bool
 }
 
 // locked runs fn under the write lock, released even if fn panics (the
@@ -549,7 +558,10 @@ func (t *table) writeEntry(key []byte, p prior, next attr.Item, row *entry, gsiD
 	t.size += int64(nextSize - oldSize)
 	res.table = writeUnits(max(oldSize, nextSize))
 	if t.persist {
-		t.changes = append(t.changes, change{key: key, val: nextRaw})
+		if len(t.changes) == 0 {
+			t.markPending()
+		}
+		t.changes = append(t.changes, change{key: key, val: nextRaw, old: oldRaw})
 	}
 
 	for _, ix := range t.indexes() {
@@ -593,7 +605,7 @@ func (t *table) writeEntry(key []byte, p prior, next attr.Item, row *entry, gsiD
 			ix.size += int64(en.size)
 		}
 		res.indexes = append(res.indexes, indexUnits{ix, units})
-		if !ix.local && (gsiDelay > 0 || len(ix.pending) > 0) {
+		if !ix.local && !t.undoing && (gsiDelay > 0 || len(ix.pending) > 0) {
 			op.at = now.Add(gsiDelay)
 			ix.pending = append(ix.pending, op)
 			t.delayedWrites.Add(1)
@@ -611,6 +623,15 @@ func (t *table) writeEntry(key []byte, p prior, next attr.Item, row *entry, gsiD
 		}
 	}
 	return res
+}
+
+// markPending notes how many delayed writes each global secondary index
+// holds before the current operation writes, for rollback.
+func (t *table) markPending() {
+	t.pendingMark = t.pendingMark[:0]
+	for _, ix := range t.gsis {
+		t.pendingMark = append(t.pendingMark, len(ix.pending))
+	}
 }
 
 func (ix *index) apply(op indexOp) {

@@ -1,8 +1,13 @@
 package ddblocal
 
 import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
 	"sync"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // tokenCache remembers the ClientRequestTokens of successful transactions
@@ -89,4 +94,90 @@ func (c *tokenCache) sweep(now time.Time, window time.Duration) {
 		}
 	}
 	c.swept = now
+}
+
+// With a data directory the tokens are stored too, in the "tokens" bucket,
+// in the same bbolt transaction as the transaction's writes: a token is
+// remembered exactly when its effects are on disk, and a replay after a
+// restart within the window answers as the first call did. Each value is
+// the digest and the time of the first call (8 bytes each, big-endian),
+// then the response as JSON.
+var tokensBucket = []byte("tokens")
+
+// tokenRecord is a token to store with the transaction it made.
+type tokenRecord struct {
+	token  string
+	digest uint64
+	at     time.Time
+	out    map[string]any
+}
+
+func encodeToken(r *tokenRecord) ([]byte, error) {
+	buf := binary.BigEndian.AppendUint64(nil, r.digest)
+	buf = binary.BigEndian.AppendUint64(buf, uint64(r.at.UnixNano()))
+	if len(r.out) == 0 {
+		return buf, nil
+	}
+	raw, err := json.Marshal(r.out)
+	if err != nil {
+		return nil, err
+	}
+	return append(buf, raw...), nil
+}
+
+func decodeToken(token string, v []byte) (*tokenRecord, error) {
+	if len(v) < 16 {
+		return nil, fmt.Errorf("token %q is corrupt", token)
+	}
+	r := &tokenRecord{token: token, digest: binary.BigEndian.Uint64(v), at: time.Unix(0, int64(binary.BigEndian.Uint64(v[8:])))}
+	if len(v) > 16 {
+		if err := json.Unmarshal(v[16:], &r.out); err != nil {
+			return nil, fmt.Errorf("token %q: %w", token, err)
+		}
+	}
+	return r, nil
+}
+
+// saveToken stores r in tx and, once per window, deletes the stored tokens
+// that have expired. It runs inside bbolt's single writer.
+func (e *Engine) saveToken(tx *bolt.Tx, r *tokenRecord, now time.Time) error {
+	b, err := tx.CreateBucketIfNotExists(tokensBucket)
+	if err != nil {
+		return err
+	}
+	window := e.opts.IdempotencyWindow
+	if now.Sub(e.tokensSwept) > window {
+		cur := b.Cursor()
+		for k, v := cur.First(); k != nil; k, v = cur.Next() {
+			if len(v) < 16 || now.Sub(time.Unix(0, int64(binary.BigEndian.Uint64(v[8:])))) >= window {
+				if err := cur.Delete(); err != nil {
+					return err
+				}
+			}
+		}
+		e.tokensSwept = now
+	}
+	raw, err := encodeToken(r)
+	if err != nil {
+		return err
+	}
+	return b.Put([]byte(r.token), raw)
+}
+
+// loadTokens restores the stored tokens still inside the window at now.
+func (e *Engine) loadTokens(tx *bolt.Tx, now time.Time) error {
+	b := tx.Bucket(tokensBucket)
+	if b == nil {
+		return nil
+	}
+	return b.ForEach(func(k, v []byte) error {
+		r, err := decodeToken(string(k), v)
+		if err != nil {
+			return err
+		}
+		if now.Sub(r.at) < e.opts.IdempotencyWindow {
+			e.tokens.store(r.token, r.digest, r.at, e.opts.IdempotencyWindow, r.out)
+		}
+		return nil
+	})
 }

@@ -2,6 +2,8 @@ package ddblocal
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 )
 
@@ -102,9 +104,13 @@ func (e *Engine) describeTimeToLive(_ context.Context, in *tableNameInput) (any,
 
 // SweepTTL deletes now every item whose TTL attribute lies in the past, as
 // the background sweeper does, and returns how many it deleted. Until a
-// sweep removes them, expired items stay readable, as in DynamoDB.
-func (e *Engine) SweepTTL(ctx context.Context) int {
+// sweep removes them, expired items stay readable, as in DynamoDB. When
+// the store cannot save a table's deletions, that table keeps its items
+// (the next sweep tries again) and the error is returned, after the other
+// tables are swept.
+func (e *Engine) SweepTTL(ctx context.Context) (int, error) {
 	deleted := 0
+	var errs []error
 	for _, name := range e.tableNames() {
 		if ctx.Err() != nil {
 			break
@@ -113,18 +119,22 @@ func (e *Engine) SweepTTL(ctx context.Context) int {
 		if err != nil {
 			continue
 		}
-		deleted += e.sweepTable(t)
+		n, err := e.sweepTable(t)
+		deleted += n
+		if err != nil {
+			errs = append(errs, fmt.Errorf("table %s: %w", name, err))
+		}
 	}
-	return deleted
+	return deleted, errors.Join(errs...)
 }
 
-func (e *Engine) sweepTable(t *table) int {
+func (e *Engine) sweepTable(t *table) (int, error) {
 	now := e.now()
 	delay := e.faults.gsiDelay(t.name)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.ttlEnabled || t.ttlTree == nil {
-		return 0
+		return 0, nil
 	}
 	var due []ttlEntry
 	t.ttlTree.AscendGreaterOrEqual(ttlEntry{exp: now.Add(-ttlHorizon).Unix()}, func(te ttlEntry) bool {
@@ -146,8 +156,10 @@ func (e *Engine) sweepTable(t *table) int {
 		t.write(te.key, old, nil, delay, now)
 		n++
 	}
-	e.flush(t)
-	return n
+	if err := e.flush(t); err != nil {
+		return 0, err // rolled back: the items are still there
+	}
+	return n, nil
 }
 
 type pointInTimeRecoverySpecification struct {

@@ -1,7 +1,7 @@
 package ddblocal
 
 import (
-	"hash/maphash"
+	"unsafe"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
 )
@@ -144,16 +144,33 @@ func txDigest(ops []*txOp) uint64 {
 	return d.h
 }
 
-var digestSeed = maphash.MakeSeed()
-
 // digest folds a sequence of 64-bit values into one.
 type digest struct{ h uint64 }
 
 func (d *digest) add(x uint64) { d.h = mix64(d.h*0x9e3779b97f4a7c15 + x) }
 
-func (d *digest) str(s string) { d.add(uint64(len(s))); d.add(maphash.String(digestSeed, s)) }
+func (d *digest) str(s string) { d.add(uint64(len(s))); d.add(strHash(s)) }
 
-func (d *digest) bytes(b []byte) { d.add(uint64(len(b))); d.add(maphash.Bytes(digestSeed, b)) }
+func (d *digest) bytes(b []byte) {
+	d.add(uint64(len(b)))
+	d.add(strHash(unsafe.String(unsafe.SliceData(b), len(b))))
+}
+
+// strHash is a fixed 64-bit hash of s, eight bytes at a time. It takes no
+// random seed: the digests of ClientRequestTokens are stored in a data
+// directory and must mean the same to the next process.
+func strHash(s string) uint64 {
+	h := uint64(len(s)) * 0x9e3779b97f4a7c15
+	for ; len(s) >= 8; s = s[8:] {
+		h = mix64(h ^ (uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56))
+	}
+	var tail uint64
+	for i := 0; i < len(s); i++ {
+		tail |= uint64(s[i]) << (8 * i)
+	}
+	return mix64(h ^ tail ^ 0x5bd1e995)
+}
 
 // mix64 is the finalizer of SplitMix64: every bit of x affects every bit
 // of the result.

@@ -97,11 +97,11 @@ func TestUpdateItemWithoutOldItem(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk.Add(2 * time.Minute)
-	if got := eng.SweepTTL(ctx); got != 0 || get("3") == nil {
+	if got, err := eng.SweepTTL(ctx); err != nil || got != 0 || get("3") == nil {
 		t.Fatalf("swept %d items (item present: %v), want 0 after the expiry moved", got, get("3") != nil)
 	}
 	clk.Add(2 * time.Hour)
-	if got := eng.SweepTTL(ctx); got != 1 || get("3") != nil {
+	if got, err := eng.SweepTTL(ctx); err != nil || got != 1 || get("3") != nil {
 		t.Fatalf("swept %d items, want the item with the new expiry", got)
 	}
 

@@ -36,6 +36,9 @@ type Options struct {
 	// DataDir keeps the embedded engine's data across restarts.
 	// Default: "" (in memory).
 	DataDir string
+	// Durable makes the embedded engine fsync every commit to DataDir
+	// before it answers (see ddblocal.Options.Durable). Default: false.
+	Durable bool
 	// PartitionThroughput limits each partition-key value of the embedded
 	// engine's tables and indexes, so that hot keys are throttled as in
 	// DynamoDB (see ddblocal.PartitionThroughput). Default: off.
@@ -151,6 +154,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	} else {
 		eng, err := ddblocal.Open(func(eo *ddblocal.Options) {
 			eo.Dir = o.DataDir
+			eo.Durable = o.Durable
 			eo.PartitionThroughput = o.PartitionThroughput
 		})
 		if errors.Is(err, ddblocal.ErrDirInUse) {
@@ -204,6 +208,12 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		storage = "external endpoint"
 	case o.DataDir != "":
 		storage = "embedded engine, data in " + o.DataDir
+		if o.Durable {
+			storage += ", fsync per commit"
+		}
+	}
+	if s.engine != nil && s.engine.Recovery() != "" {
+		fmt.Fprintf(o.Out, "WARNING: %s\n", s.engine.Recovery())
 	}
 	fmt.Fprintf(o.Out, "oncetable local runner\n  API:      %s\n  DynamoDB: %s (%s), table %s\n  Caller:   header %s (default %q)\n  Scopes:   header %s (JWT scopes, space-separated; without it the caller is an operator)\nTry:\n  curl -s -X POST %s/users -H 'Content-Type: application/json' -d '{\"userId\":\"alice\",\"name\":\"Alice\",\"email\":\"alice@example.com\"}'\n",
 		s.APIURL, s.DynamoDBURL, storage, o.Table, CallerHeader, DefaultCaller, ScopesHeader, s.APIURL)

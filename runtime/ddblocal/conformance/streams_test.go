@@ -369,8 +369,8 @@ func TestStreamTTLDeletionsNameTheService(t *testing.T) {
 		put(t, tg, table, item{"pk": s("user"), "v": s("1")})
 		_, err = tg.client.DeleteItem(ctx(t), &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: item{"pk": s("user")}})
 		noErr(t, err, "DeleteItem")
-		if got := tg.engine.SweepTTL(ctx(t)); got != 1 {
-			t.Fatalf("SweepTTL deleted %d items, want 1", got)
+		if got, err := tg.engine.SweepTTL(ctx(t)); err != nil || got != 1 {
+			t.Fatalf("SweepTTL deleted %d items (%v), want 1", got, err)
 		}
 		recs := readStream(t, tg, arn, 4)
 		wantSummaries(t, recs, "INSERT expires ->1", "INSERT user ->1", "REMOVE user 1->", "REMOVE expires 1->")

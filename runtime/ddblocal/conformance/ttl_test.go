@@ -44,7 +44,9 @@ func TestTTLSweep(t *testing.T) {
 			t.Errorf("Scan returned %d items before the sweep, want 4", got)
 		}
 
-		tg.engine.SweepTTL(ctx(t))
+		if _, err := tg.engine.SweepTTL(ctx(t)); err != nil {
+			t.Fatal(err)
+		}
 		if it := get(t, tg, table, item{"pk": s("expired")}); it != nil {
 			t.Errorf("expired item survived the sweep: %s", show(it))
 		}
@@ -61,7 +63,9 @@ func TestTTLSweep(t *testing.T) {
 		if get(t, tg, table, item{"pk": s("future")}) == nil {
 			t.Errorf("item expired by the clock vanished before a sweep")
 		}
-		tg.engine.SweepTTL(ctx(t))
+		if _, err := tg.engine.SweepTTL(ctx(t)); err != nil {
+			t.Fatal(err)
+		}
 		if it := get(t, tg, table, item{"pk": s("future")}); it != nil {
 			t.Errorf("item expired by moving the clock survived the sweep")
 		}
@@ -74,7 +78,9 @@ func TestTTLDisabledTableKeepsItems(t *testing.T) {
 	eachEngine(t, []func(*ddblocal.Options){clock.option()}, func(t *testing.T, tg *target) {
 		table := hashTable(t, tg)
 		put(t, tg, table, item{"pk": s("old"), "expiresAt": n(fmt.Sprint(clock.Now().Unix() - 100))})
-		tg.engine.SweepTTL(ctx(t))
+		if _, err := tg.engine.SweepTTL(ctx(t)); err != nil {
+			t.Fatal(err)
+		}
 		if get(t, tg, table, item{"pk": s("old")}) == nil {
 			t.Errorf("TTL-disabled table lost an item to the sweep")
 		}
@@ -82,7 +88,9 @@ func TestTTLDisabledTableKeepsItems(t *testing.T) {
 		_, err := tg.client.UpdateTimeToLive(ctx(t), &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(table),
 			TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("ttl2"), Enabled: aws.Bool(true)}})
 		noErr(t, err, "UpdateTimeToLive")
-		tg.engine.SweepTTL(ctx(t))
+		if _, err := tg.engine.SweepTTL(ctx(t)); err != nil {
+			t.Fatal(err)
+		}
 		if get(t, tg, table, item{"pk": s("old")}) == nil {
 			t.Errorf("sweep used an attribute other than the configured one")
 		}
