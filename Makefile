@@ -96,17 +96,43 @@ synth: deps
 	@echo "CloudFormation templates:"
 	@ls -1 $(CDK_OUT)/*.template.json | sed 's/^/  /'
 
+# Deploy-time settings, never committed to cdk.json: the account to deploy
+# into and the Slack IDs, as make variables (passed to the CDK app as -c
+# context) or as ONCETABLE_<ENV>_ACCOUNT, ONCETABLE_<ENV>_SLACK_WORKSPACE_ID
+# and ONCETABLE_<ENV>_SLACK_CHANNEL_ID in the environment.
+ACCOUNT ?=
+SLACK_WORKSPACE_ID ?=
+SLACK_CHANNEL_ID ?=
+# --require-approval of cdk deploy: broadening (the CLI's default) asks before
+# IAM or security-group changes that widen access; never runs without a
+# prompt, as in CI.
+REQUIRE_APPROVAL ?= broadening
+DEPLOY_CONTEXT = -c env=$(ENV) $(if $(ACCOUNT),-c account=$(ACCOUNT)) \
+	$(if $(SLACK_WORKSPACE_ID),-c slackWorkspaceId=$(SLACK_WORKSPACE_ID)) $(if $(SLACK_CHANNEL_ID),-c slackChannelId=$(SLACK_CHANNEL_ID))
+# deploycheck refuses at once (one line naming the setting) an environment
+# without an account, or a production one that would page nobody.
+DEPLOY_CHECK = mkdir -p $(TOOLS) && go build -o $(TOOLS)/deploycheck ./stacks/deploycheck && $(TOOLS)/deploycheck -env $(ENV) -account '$(ACCOUNT)' \
+	-slackWorkspaceId '$(SLACK_WORKSPACE_ID)' -slackChannelId '$(SLACK_CHANNEL_ID)'
+
 ## diff ENV=name: compare one environment with what is deployed (needs AWS credentials)
 diff: deps require-env
-	$(CDK) diff -c env=$(ENV) OnceTable-$(ENV)
+	@$(DEPLOY_CHECK)
+	$(CDK) diff $(DEPLOY_CONTEXT) OnceTable-$(ENV)
 
-## bootstrap ENV=name: prepare the environment's account and region for CDK deployments, once
-bootstrap: deps require-env
-	$(CDK) bootstrap -c env=$(ENV) OnceTable-$(ENV)
+## bootstrap ENV=name [ACCOUNT=...]: prepare every account and region the environment deploys into (its
+##                                   region and its DR region) for CDK deployments, once
+bootstrap: require-env
+	@targets=$$($(DEPLOY_CHECK) -targets); $(MAKE) --no-print-directory deps; \
+	echo "bootstrapping $$(echo $$targets)"; \
+	$(CDK) bootstrap $(DEPLOY_CONTEXT) $$targets
 
-## deploy ENV=name: deploy one environment (needs AWS credentials)
-deploy: deps require-env
-	$(CDK) deploy -c env=$(ENV) OnceTable-$(ENV)
+## deploy ENV=name [ACCOUNT=... SLACK_WORKSPACE_ID=... SLACK_CHANNEL_ID=...] [REQUIRE_APPROVAL=never]:
+##        deploy one environment and its DR stack (needs AWS credentials); REQUIRE_APPROVAL=never runs without a
+##        prompt (CI)
+deploy: require-env
+	@$(DEPLOY_CHECK)
+	@$(MAKE) --no-print-directory deps
+	$(CDK) deploy $(DEPLOY_CONTEXT) --require-approval $(REQUIRE_APPROVAL) OnceTable-$(ENV)
 
 require-env:
 	@if [ -z "$(ENV)" ]; then echo "set ENV, for example: make $(MAKECMDGOALS) ENV=dev" >&2; exit 2; fi

@@ -1,6 +1,8 @@
 package stacks
 
 import (
+	"os"
+
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/jsii-runtime-go"
 
@@ -9,13 +11,22 @@ import (
 
 // AddEnvironments reads the environments from app's context (cdk.json) and
 // adds one OnceTable-<env> stack for each, or only for the one selected with
-// -c env=<name>. Configuration mistakes come back as errors, never panics.
+// -c env=<name>. The account and Slack IDs come at deploy time, from the
+// context (-c account=...) or the environment (envconfig.ApplyDeployTime).
+// Configuration mistakes come back as errors, never panics.
 func AddEnvironments(app awscdk.App) ([]*OnceTableStack, error) {
 	all, err := envconfig.FromContext(app.Node().TryGetContext(jsii.String(envconfig.ContextKey)))
 	if err != nil {
 		return nil, err
 	}
 	selected, _ := app.Node().TryGetContext(jsii.String(envconfig.SelectKey)).(string)
+	lookup := func(key string) string {
+		v, _ := app.Node().TryGetContext(jsii.String(key)).(string)
+		return v
+	}
+	if err := envconfig.ApplyDeployTime(all, selected, lookup, os.Getenv); err != nil {
+		return nil, err
+	}
 	envs, err := envconfig.Select(all, selected)
 	if err != nil {
 		return nil, err

@@ -145,7 +145,7 @@ func removalPolicy(cfg envconfig.Config) awscdk.RemovalPolicy {
 	if cfg.RemovalPolicy == envconfig.Destroy {
 		return awscdk.RemovalPolicy_DESTROY
 	}
-	return awscdk.RemovalPolicy_RETAIN
+	return awscdk.RemovalPolicy_RETAIN_ON_UPDATE_OR_DELETE
 }
 
 func operationsProps(cfg envconfig.Config) *alarms.OperationsProps {
@@ -187,7 +187,7 @@ func backupProps(cfg envconfig.Config, ops *alarms.Operations, scope constructs.
 	b := cfg.Backup
 	var drDays map[backup.Schedule]int
 	if dr := b.DR; dr != nil {
-		drDays = map[backup.Schedule]int{backup.Daily: dr.DailyRetentionDays, backup.Monthly: dr.MonthlyRetentionDays}
+		drDays = map[backup.Schedule]int{backup.Daily: dr.DailyRetentionDays, backup.Weekly: dr.WeeklyRetentionDays, backup.Monthly: dr.MonthlyRetentionDays}
 	}
 	var rules []backup.Rule
 	for _, r := range []backup.Rule{
@@ -247,6 +247,7 @@ func eventsProps(cfg envconfig.Config, s *OnceTableStack) *paymentevents.Props {
 		IteratorAge:          time.Duration(e.IteratorAgeAlarmSeconds) * time.Second,
 		LogRetentionDays:     cfg.API.LogRetentionDays,
 		DestroyLogs:          cfg.RemovalPolicy == envconfig.Destroy,
+		RemovalPolicy:        removalPolicy(cfg),
 		Monitor:              s.Operations,
 	}
 }

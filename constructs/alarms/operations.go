@@ -43,7 +43,7 @@ type OperationsProps struct {
 	// events.amazonaws.com principal.
 	TopicKey awskms.IKey
 
-	// RemovalPolicy applies to the topic key. Default: RETAIN.
+	// RemovalPolicy applies to the topic key. Default: RETAIN_ON_UPDATE_OR_DELETE (kept on update and delete, removed when the first create fails, so a retry does not meet it).
 	RemovalPolicy awscdk.RemovalPolicy
 }
 
@@ -82,7 +82,7 @@ func NewOperations(scope constructs.Construct, id string, props *OperationsProps
 	o := &Operations{Construct: c, Key: props.TopicKey}
 	removal := props.RemovalPolicy
 	if removal == "" {
-		removal = awscdk.RemovalPolicy_RETAIN
+		removal = awscdk.RemovalPolicy_RETAIN_ON_UPDATE_OR_DELETE
 	}
 
 	if o.Key == nil {

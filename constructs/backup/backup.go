@@ -21,15 +21,24 @@ import (
 	"github.com/oncetable/oncetable/constructs/alarms"
 )
 
-// Schedule says how often a rule runs. Every rule starts at 05:00 UTC.
+// Schedule says how often a rule runs. The rules of a plan start in
+// different hours (StartHour), so no two of them compete for the table:
+// AWS Backup runs one job per resource at a time.
 type Schedule string
 
 // Schedules.
 const (
-	Daily   Schedule = "Daily"
-	Weekly  Schedule = "Weekly"  // Saturdays
-	Monthly Schedule = "Monthly" // on the 1st
+	Daily   Schedule = "Daily"   // 05:00 UTC
+	Weekly  Schedule = "Weekly"  // Saturdays, 07:00 UTC
+	Monthly Schedule = "Monthly" // on the 1st, 09:00 UTC
 )
+
+// StartHour is the hour (UTC) at which a rule of the schedule starts; its
+// start window is one hour, so each rule's jobs start before the next
+// rule's hour.
+func StartHour(s Schedule) int {
+	return map[Schedule]int{Daily: 5, Weekly: 7, Monthly: 9}[s]
+}
 
 // Rule is one backup rule.
 type Rule struct {
@@ -101,7 +110,8 @@ type TableBackupProps struct {
 	// VaultName names the vault. Default: CloudFormation names it.
 	VaultName string
 
-	// RemovalPolicy applies to the vault and its key. Default: RETAIN.
+	// RemovalPolicy applies to the vault, its key and FailedJobsDLQ.
+	// Default: RETAIN_ON_UPDATE_OR_DELETE (kept on update and delete, removed when the first create fails, so a retry does not meet it).
 	RemovalPolicy awscdk.RemovalPolicy
 }
 
@@ -121,10 +131,12 @@ type TableBackup struct {
 	Key       awskms.IKey
 	Plan      awsbackup.BackupPlan
 	Selection awsbackup.BackupSelection
-	// FailedJobs is the EventBridge rule routing failures to the alarm
-	// topic, nil without AlarmTopic.
-	FailedJobs awsevents.Rule
-	// FailedJobsDLQ keeps the failure events the rule could not deliver to
+	// FailedJobs routes failed backup and copy jobs to the alarm topic,
+	// FailedRestores failed restore jobs (restore tests included); both
+	// nil without AlarmTopic.
+	FailedJobs     awsevents.Rule
+	FailedRestores awsevents.Rule
+	// FailedJobsDLQ keeps the failure events the rules could not deliver to
 	// the topic (14 days), and FailedJobsDLQAlarm alarms on the first one;
 	// both nil without AlarmTopic.
 	FailedJobsDLQ      awssqs.Queue
@@ -156,7 +168,7 @@ func NewTableBackup(scope constructs.Construct, id string, table awsdynamodb.ITa
 	}
 	removal := props.RemovalPolicy
 	if removal == "" {
-		removal = awscdk.RemovalPolicy_RETAIN
+		removal = awscdk.RemovalPolicy_RETAIN_ON_UPDATE_OR_DELETE
 	}
 
 	c := constructs.NewConstruct(scope, jsii.String(id))
@@ -230,6 +242,7 @@ func NewTableBackup(scope constructs.Construct, id string, table awsdynamodb.ITa
 
 	if props.AlarmTopic != nil {
 		b.failedJobs(c, id, props.AlarmTopic)
+		b.FailedJobsDLQ.ApplyRemovalPolicy(removal)
 		b.MissingBackupAlarm = b.missingBackups(c, props.AlarmTopic, missingBackupHours(rules, props.MissingBackupHours))
 	}
 	if props.RestoreTest != nil {
@@ -238,42 +251,73 @@ func NewTableBackup(scope constructs.Construct, id string, table awsdynamodb.ITa
 	return b
 }
 
-// failedJobs routes failed, aborted and expired jobs to the topic. The rule
-// publishes through a role that only EventBridge, for this rule of this
-// account, may assume, instead of a topic policy for events.amazonaws.com
-// that any account's rule could use. The rule is named so the role's trust
-// policy can name its ARN without a dependency cycle.
+// failedStates are the final states of a job that did not succeed.
+var failedStates = []string{"FAILED", "ABORTED", "EXPIRED"}
+
+// failedJobsPatterns are the event patterns of the FailedJobs and
+// FailedRestores rules. AWS Backup's Backup and Copy Job State Change
+// events carry the job's state in detail.state, its Restore Job State
+// Change events in detail.status (the AWS Backup EventBridge page names
+// both), so restores need a rule of their own.
+var failedJobsPatterns = map[string]*awsevents.EventPattern{
+	"FailedJobs": {
+		Source:     jsii.Strings("aws.backup"),
+		DetailType: jsii.Strings("Backup Job State Change", "Copy Job State Change"),
+		Detail:     &map[string]any{"state": failedStates},
+	},
+	"FailedRestores": {
+		Source:     jsii.Strings("aws.backup"),
+		DetailType: jsii.Strings("Restore Job State Change"),
+		Detail:     &map[string]any{"status": failedStates},
+	},
+}
+
+// failedJobs routes failed, aborted and expired jobs to the topic. The
+// rules publish through a role that only EventBridge, for these rules of
+// this account, may assume, instead of a topic policy for
+// events.amazonaws.com that any account's rule could use. The rules are
+// named so the role's trust policy can name their ARNs without a
+// dependency cycle.
 func (b *TableBackup) failedJobs(c constructs.Construct, id string, topic awssns.ITopic) {
 	stack := awscdk.Stack_Of(c)
-	name := *stack.StackName() + "-" + id + "-FailedJobs"
-	ruleArn := stack.FormatArn(&awscdk.ArnComponents{
-		Service: jsii.String("events"), Resource: jsii.String("rule"), ResourceName: jsii.String(name),
-		ArnFormat: awscdk.ArnFormat_SLASH_RESOURCE_NAME,
-	})
+	descriptions := map[string]string{
+		"FailedJobs":     "Failed, aborted or expired AWS Backup backup and copy jobs (detail.state)",
+		"FailedRestores": "Failed, aborted or expired AWS Backup restore jobs, restore tests included (detail.status)",
+	}
+	names := map[string]string{}
+	var arns []*string
+	for _, rule := range []string{"FailedJobs", "FailedRestores"} {
+		names[rule] = *stack.StackName() + "-" + id + "-" + rule
+		arns = append(arns, stack.FormatArn(&awscdk.ArnComponents{
+			Service: jsii.String("events"), Resource: jsii.String("rule"), ResourceName: jsii.String(names[rule]),
+			ArnFormat: awscdk.ArnFormat_SLASH_RESOURCE_NAME,
+		}))
+	}
 	role := awsiam.NewRole(c, jsii.String("FailedJobsRole"), &awsiam.RoleProps{
 		Description: jsii.String("EventBridge publishes failed AWS Backup jobs to the alarm topic with this role"),
 		AssumedBy: awsiam.NewPrincipalWithConditions(awsiam.NewServicePrincipal(jsii.String("events.amazonaws.com"), nil), &map[string]any{
-			"StringEquals": map[string]any{"aws:SourceAccount": stack.Account(), "aws:SourceArn": ruleArn},
+			"StringEquals": map[string]any{"aws:SourceAccount": stack.Account(), "aws:SourceArn": arns},
 		}),
 	})
-	b.FailedJobs = awsevents.NewRule(c, jsii.String("FailedJobs"), &awsevents.RuleProps{
-		RuleName:    jsii.String(name),
-		Description: jsii.String("Failed, aborted or expired AWS Backup backup, restore (restore tests too) and copy jobs"),
-		EventPattern: &awsevents.EventPattern{
-			Source:     jsii.Strings("aws.backup"),
-			DetailType: jsii.Strings("Backup Job State Change", "Restore Job State Change", "Copy Job State Change"),
-			Detail:     &map[string]any{"state": []string{"FAILED", "ABORTED", "EXPIRED"}},
-		},
-		Targets: &[]awsevents.IRuleTarget{awseventstargets.NewSnsTopic(topic, &awseventstargets.SnsTopicProps{
-			DeadLetterQueue:    b.failedJobsDLQ(c, topic),
-			AuthorizeUsingRole: jsii.Bool(true),
-			Role:               role,
-		})},
-	})
-	// After the target's binding, which wrote the role's policy.
+	dlq := b.failedJobsDLQ(c, topic)
+	rules := map[string]awsevents.Rule{}
+	for _, rule := range []string{"FailedJobs", "FailedRestores"} {
+		rules[rule] = awsevents.NewRule(c, jsii.String(rule), &awsevents.RuleProps{
+			RuleName:     jsii.String(names[rule]),
+			Description:  jsii.String(descriptions[rule]),
+			EventPattern: failedJobsPatterns[rule],
+			Targets: &[]awsevents.IRuleTarget{awseventstargets.NewSnsTopic(topic, &awseventstargets.SnsTopicProps{
+				DeadLetterQueue:    dlq,
+				AuthorizeUsingRole: jsii.Bool(true),
+				Role:               role,
+			})},
+		})
+	}
+	b.FailedJobs, b.FailedRestores = rules["FailedJobs"], rules["FailedRestores"]
+	// After the targets' binding, which wrote the role's policy.
 	cdknag.NagSuppressions_AddResourceSuppressions(role, &[]*cdknag.NagPackSuppression{
 		{Id: jsii.String("PCI.DSS.321-IAMNoInlinePolicy"), Reason: jsii.String("The role's own policy (sns:Publish on the alarm " +
-			"topic, and its key) is attached to this one role, which only EventBridge may assume for this rule of this account; " +
+			"topic, and its key) is attached to this one role, which only EventBridge may assume for these rules of this account; " +
 			"a managed policy could be attached to other principals.")},
 		{Id: jsii.String("AwsSolutions-IAM5"), Reason: jsii.String("Publishing to a KMS-encrypted topic needs kms:GenerateDataKey* " +
 			"(SNS documents the wildcard), on the topic's key only."), AppliesTo: &[]any{"Action::kms:GenerateDataKey*"}},
@@ -344,7 +388,7 @@ func (b *TableBackup) failedJobsDLQ(c constructs.Construct, topic awssns.ITopic)
 }
 
 func schedule(s Schedule) awsevents.Schedule {
-	cron := &awsevents.CronOptions{Minute: jsii.String("0"), Hour: jsii.String("5")}
+	cron := &awsevents.CronOptions{Minute: jsii.String("0"), Hour: jsii.String(fmt.Sprint(StartHour(s)))}
 	switch s {
 	case Weekly:
 		cron.WeekDay = jsii.String("SAT")

@@ -94,7 +94,7 @@ type DRVaultProps struct {
 	VaultName string
 	// VaultLock locks it like the primary vault. Default: DefaultVaultLock.
 	VaultLock *VaultLock
-	// RemovalPolicy applies to the vault and its key. Default: RETAIN.
+	// RemovalPolicy applies to the vault and its key. Default: RETAIN_ON_UPDATE_OR_DELETE (kept on update and delete, removed when the first create fails, so a retry does not meet it).
 	RemovalPolicy awscdk.RemovalPolicy
 }
 
@@ -120,7 +120,7 @@ func NewDRVault(scope constructs.Construct, id string, props *DRVaultProps) *DRV
 	}
 	removal := props.RemovalPolicy
 	if removal == "" {
-		removal = awscdk.RemovalPolicy_RETAIN
+		removal = awscdk.RemovalPolicy_RETAIN_ON_UPDATE_OR_DELETE
 	}
 	c := constructs.NewConstruct(scope, jsii.String(id))
 	d := &DRVault{Construct: c}

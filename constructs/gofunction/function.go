@@ -123,7 +123,7 @@ func New(scope constructs.Construct, id string, props *Props) *Function {
 	c := constructs.NewConstruct(scope, jsii.String(id))
 	f := &Function{Construct: c, Entry: p.Entry, Timeout: p.Timeout}
 
-	removal := awscdk.RemovalPolicy_RETAIN
+	removal := awscdk.RemovalPolicy_RETAIN_ON_UPDATE_OR_DELETE
 	if p.DestroyLogs {
 		removal = awscdk.RemovalPolicy_DESTROY
 	}

@@ -69,7 +69,7 @@ type Props struct {
 	// may use it only through DynamoDB and Secrets Manager. Default: nil
 	// (AWS-owned and AWS-managed keys).
 	TableKey awskms.IKey
-	// RemovalPolicy applies to the cursor secret. Default: RETAIN.
+	// RemovalPolicy applies to the cursor secret. Default: RETAIN_ON_UPDATE_OR_DELETE (kept on update and delete, removed when the first create fails, so a retry does not meet it).
 	RemovalPolicy awscdk.RemovalPolicy
 	// SecretRotation is how often the cursor secret rotates, in whole
 	// days; a cursor stays valid for at least one interval. Default: 30 days.
@@ -158,7 +158,7 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
 	p.ServerErrors = cmp.Or(p.ServerErrors, DefaultServerErrors)
 	p.LatencyP99 = cmp.Or(p.LatencyP99, DefaultLatencyP99)
 	p.SecretRotation = cmp.Or(p.SecretRotation, DefaultSecretRotation)
-	p.RemovalPolicy = cmp.Or(p.RemovalPolicy, awscdk.RemovalPolicy_RETAIN)
+	p.RemovalPolicy = cmp.Or(p.RemovalPolicy, awscdk.RemovalPolicy_RETAIN_ON_UPDATE_OR_DELETE)
 	p.MoneyRouteRatePerSecond = cmp.Or(p.MoneyRouteRatePerSecond, max(1, p.ThrottleRatePerSecond/2))
 	p.MoneyRouteBurst = cmp.Or(p.MoneyRouteBurst, max(1, p.ThrottleBurst/2))
 	if p.MoneyRouteRatePerSecond > p.ThrottleRatePerSecond || p.MoneyRouteBurst > p.ThrottleBurst {
@@ -334,7 +334,7 @@ func removal(destroy bool) awscdk.RemovalPolicy {
 	if destroy {
 		return awscdk.RemovalPolicy_DESTROY
 	}
-	return awscdk.RemovalPolicy_RETAIN
+	return awscdk.RemovalPolicy_RETAIN_ON_UPDATE_OR_DELETE
 }
 
 // grant writes the function's DynamoDB statements explicitly (not

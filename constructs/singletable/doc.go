@@ -9,7 +9,7 @@
 //	table.Table.GrantReadWriteData(fn)
 //
 // nil props give a production table: on-demand capacity, point-in-time
-// recovery over 35 days, deletion protection, RETAIN on removal and
+// recovery over 35 days, deletion protection, RETAIN_ON_UPDATE_OR_DELETE on removal (nothing left behind by a failed first create) and
 // AWS-owned encryption. TableProps documents each field's default.
 //
 // Index keys come from runtime/schema: an overloaded index (GSI1,

@@ -25,7 +25,7 @@ type TableProps struct {
 
 	// AllowDestroy sets the removal policy to DESTROY and turns deletion
 	// protection off, for throw-away environments. Default: false, which
-	// means RETAIN and deletion protection on.
+	// means RETAIN_ON_UPDATE_OR_DELETE and deletion protection on.
 	AllowDestroy bool
 
 	// DisableDeletionProtection turns deletion protection off while keeping
@@ -106,7 +106,7 @@ func NewTable(scope constructs.Construct, id string, props *TableProps) *Table {
 	if days == 0 {
 		days = DefaultPITRRecoveryPeriodDays
 	}
-	removal := awscdk.RemovalPolicy_RETAIN
+	removal := awscdk.RemovalPolicy_RETAIN_ON_UPDATE_OR_DELETE
 	protect := !props.DisableDeletionProtection
 	if props.AllowDestroy {
 		removal, protect = awscdk.RemovalPolicy_DESTROY, false

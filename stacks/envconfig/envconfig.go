@@ -87,7 +87,9 @@ const (
 type Config struct {
 	// Name is the environment name (the key in cdk.json), filled by Parse.
 	Name string `json:"-"`
-	// Account is the AWS account ID; empty means the CLI's default credentials.
+	// Account is the AWS account ID the stacks deploy into. Leave it out
+	// of cdk.json and pass it at deploy time (ApplyDeployTime); empty
+	// synthesizes account-agnostic templates, which `make deploy` refuses.
 	Account string `json:"account"`
 	// Region is required.
 	Region string `json:"region"`
@@ -187,11 +189,13 @@ type Backup struct {
 }
 
 // DR is the disaster-recovery copy: the region of its vault and how long
-// the copies of the daily and monthly recovery points are kept there (0:
-// that rule is not copied).
+// the copies of the daily, weekly and monthly recovery points are kept
+// there. Every rule of the primary plan is copied: each needs its DR
+// retention.
 type DR struct {
 	Region               string `json:"region"`
 	DailyRetentionDays   int    `json:"dailyRetentionDays"`
+	WeeklyRetentionDays  int    `json:"weeklyRetentionDays"`
 	MonthlyRetentionDays int    `json:"monthlyRetentionDays"`
 }
 
@@ -230,7 +234,9 @@ type Alarms struct {
 }
 
 // Slack routes the alarm topic to a Slack channel through AWS Chatbot. Both
-// IDs empty means the topic alone; one without the other is an error.
+// IDs empty means the topic alone; one without the other is an error, and
+// so is a placeholder or malformed ID. Pass real IDs at deploy time
+// (ApplyDeployTime) rather than committing them.
 type Slack struct {
 	WorkspaceID string `json:"workspaceId"`
 	ChannelID   string `json:"channelId"`
@@ -455,12 +461,15 @@ func (c Config) validate() error {
 			return bad(t.field, "must be at least 1, got %d", t.v)
 		}
 	}
-	if (c.Slack.WorkspaceID == "") != (c.Slack.ChannelID == "") {
-		return bad("slack", "set both workspaceId and channelId, or neither")
+	if err := c.validateSlack(bad); err != nil {
+		return err
 	}
 	for _, e := range c.Notifications.Emails {
 		if at := strings.LastIndex(e, "@"); at < 1 || !strings.Contains(e[at:], ".") {
 			return bad("notifications.emails", "%q is not an email address", e)
+		}
+		if placeholderEmail(e) {
+			return bad("notifications.emails", "%q is at a domain reserved for examples, so it reaches nobody", e)
 		}
 	}
 	for _, u := range c.Notifications.HTTPSEndpoints {
@@ -635,8 +644,8 @@ func (c Config) validateDR(bad func(field, format string, args ...any) error) er
 	if dr.Region == "" || dr.Region == c.Region {
 		return bad("backup.dr.region", "must name a region other than the environment's %q", c.Region)
 	}
-	if dr.DailyRetentionDays == 0 && dr.MonthlyRetentionDays == 0 {
-		return bad("backup.dr", "set dailyRetentionDays or monthlyRetentionDays, or there is nothing to copy")
+	if dr.DailyRetentionDays == 0 && dr.WeeklyRetentionDays == 0 && dr.MonthlyRetentionDays == 0 {
+		return bad("backup.dr", "set dailyRetentionDays, weeklyRetentionDays or monthlyRetentionDays, or there is nothing to copy")
 	}
 	l := b.VaultLock
 	for _, r := range []struct {
@@ -644,8 +653,12 @@ func (c Config) validateDR(bad func(field, format string, args ...any) error) er
 		days, source int
 	}{
 		{"backup.dr.dailyRetentionDays", dr.DailyRetentionDays, b.DailyRetentionDays},
+		{"backup.dr.weeklyRetentionDays", dr.WeeklyRetentionDays, b.WeeklyRetentionDays},
 		{"backup.dr.monthlyRetentionDays", dr.MonthlyRetentionDays, b.MonthlyRetentionDays},
 	} {
+		if r.days == 0 && r.source != 0 {
+			return bad(r.field, "missing: the primary plan has this rule, and with a DR copy every rule must reach DR (a recovery point the DR region lacks)")
+		}
 		if r.days == 0 {
 			continue
 		}

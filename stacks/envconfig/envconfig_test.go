@@ -90,7 +90,17 @@ func TestParseRejectsBadEnvironments(t *testing.T) {
 		{"copy retention without vault", with(t, "backup.copyRetentionDays", 35), "backup.copyRetentionDays", "without copyVaultArn"},
 		{"copy vault not an ARN", with(t, "backup.copyVaultArn", "my-vault"), "backup.copyVaultArn", "not a backup vault ARN"},
 		{"zero throttle threshold", with(t, "alarms.throttleEvents", 0), "alarms.throttleEvents", "at least 1"},
-		{"slack workspace without channel", with(t, "slack.workspaceId", "T1"), "slack", "both"},
+		{"slack workspace without channel", with(t, "slack.workspaceId", "T07ABCDEF12"), "slack", "both"},
+		{"slack workspace placeholder", with(t, "slack", map[string]any{"workspaceId": "T0000000000", "channelId": "C07ABCDEF12"}), "slack.workspaceId", `"T0000000000" is a placeholder`},
+		{"slack channel placeholder", with(t, "slack", map[string]any{"workspaceId": "T07ABCDEF12", "channelId": "C0000000000"}), "slack.channelId", `"C0000000000" is a placeholder`},
+		{"slack channel of Xs", with(t, "slack", map[string]any{"workspaceId": "T07ABCDEF12", "channelId": "CXXXXXXXXXX"}), "slack.channelId", "placeholder"},
+		{"slack workspace counting up", with(t, "slack", map[string]any{"workspaceId": "T123456789", "channelId": "C07ABCDEF12"}), "slack.workspaceId", "placeholder"},
+		{"slack workspace in lower case", with(t, "slack", map[string]any{"workspaceId": "t07abcdef12", "channelId": "C07ABCDEF12"}), "slack.workspaceId", "not a Slack workspace ID"},
+		{"slack workspace too short", with(t, "slack", map[string]any{"workspaceId": "T1", "channelId": "C07ABCDEF12"}), "slack.workspaceId", "not a Slack workspace ID"},
+		{"slack channel name, not ID", with(t, "slack", map[string]any{"workspaceId": "T07ABCDEF12", "channelId": "#payments-oncall"}), "slack.channelId", "not a Slack channel ID"},
+		{"slack user ID as channel", with(t, "slack", map[string]any{"workspaceId": "T07ABCDEF12", "channelId": "U07ABCDEF12"}), "slack.channelId", "not a Slack channel ID"},
+		{"email at example.com", with(t, "notifications.emails", []any{"payments-oncall@example.com"}), "notifications.emails", "reserved for examples"},
+		{"email at a .test domain", with(t, "notifications.emails", []any{"oncall@pager.test"}), "notifications.emails", "reserved for examples"},
 		{"unknown field", with(t, "pitrDays", 3), "", `unknown field "pitrDays"`},
 		{"missing api", with(t, "api", nil), "api", "missing"},
 		{"zero throttle rate", with(t, "api.throttleRatePerSecond", 0), "api.throttleRatePerSecond", "at least 1"},
@@ -107,9 +117,10 @@ func TestParseRejectsBadEnvironments(t *testing.T) {
 		{"money route burst above stage", with(t, "api.moneyRouteThrottleBurst", 1001), "api.moneyRouteThrottleBurst", "outside 0..1000"},
 		{"dr in the same region", with(t, "backup.dr", map[string]any{"region": "eu-west-1", "dailyRetentionDays": 35}), "backup.dr.region", "other than"},
 		{"dr with nothing to copy", with(t, "backup.dr", map[string]any{"region": "eu-central-1"}), "backup.dr", "nothing to copy"},
-		{"dr copy of a rule the plan lacks", with(t, "backup.dr", map[string]any{"region": "eu-central-1", "monthlyRetentionDays": 365}), "backup.dr.monthlyRetentionDays", "no such rule"},
-		{"dr retention outside the lock", with(t, "backup.dr", map[string]any{"region": "eu-central-1", "dailyRetentionDays": 3}), "backup.dr.dailyRetentionDays", "outside the vault lock's 7..400"},
-		{"dr and copy vault", with(t, "backup.dr", map[string]any{"region": "eu-central-1", "dailyRetentionDays": 35}, "backup.copyVaultArn", "arn:aws:backup:eu-central-1:111122223333:backup-vault:copy", "backup.copyRetentionDays", 35), "backup.dr", "not both"},
+		{"dr copy of a rule the plan lacks", with(t, "backup.dr", map[string]any{"region": "eu-central-1", "dailyRetentionDays": 35, "weeklyRetentionDays": 91, "monthlyRetentionDays": 365}), "backup.dr.monthlyRetentionDays", "no such rule"},
+		{"dr without the weekly rule's copy", with(t, "backup.dr", map[string]any{"region": "eu-central-1", "dailyRetentionDays": 35}), "backup.dr.weeklyRetentionDays", "every rule must reach DR"},
+		{"dr retention outside the lock", with(t, "backup.dr", map[string]any{"region": "eu-central-1", "dailyRetentionDays": 3, "weeklyRetentionDays": 91}), "backup.dr.dailyRetentionDays", "outside the vault lock's 7..400"},
+		{"dr and copy vault", with(t, "backup.dr", map[string]any{"region": "eu-central-1", "dailyRetentionDays": 35, "weeklyRetentionDays": 91}, "backup.copyVaultArn", "arn:aws:backup:eu-central-1:111122223333:backup-vault:copy", "backup.copyRetentionDays", 35), "backup.dr", "not both"},
 		{"events batch size", with(t, "events.batchSize", 20000), "events.batchSize", "outside 0..10000"},
 		{"events record age under a minute", with(t, "events.maxRecordAgeSeconds", 30), "events.maxRecordAgeSeconds", "below 60"},
 		{"restore test schedule", with(t, "backup.restoreTest", map[string]any{"schedule": "daily"}), "backup.restoreTest.schedule", `"daily"`},
@@ -169,13 +180,13 @@ func TestParseAcceptsValidEnvironments(t *testing.T) {
 			return nil
 		}},
 		{"dr, restore test, on-demand maximum and pagers", with(t,
-			"backup.dr", map[string]any{"region": "eu-central-1", "dailyRetentionDays": 35},
+			"backup.dr", map[string]any{"region": "eu-central-1", "dailyRetentionDays": 35, "weeklyRetentionDays": 91},
 			"backup.restoreTest", map[string]any{"schedule": "monthly", "validationWindowHours": 2},
 			"capacity.maxReadRequestUnits", 4000, "capacity.maxWriteRequestUnits", 1000,
-			"notifications", map[string]any{"emails": []any{"oncall@example.com"}, "httpsEndpoints": []any{"https://pager.example.com/e"}},
+			"notifications", map[string]any{"emails": []any{"oncall@payments.acme.eu"}, "httpsEndpoints": []any{"https://pager.example.com/e"}},
 		), func(c envconfig.Config) error {
 			b := c.Backup
-			if b.DR == nil || *b.DR != (envconfig.DR{Region: "eu-central-1", DailyRetentionDays: 35}) ||
+			if b.DR == nil || *b.DR != (envconfig.DR{Region: "eu-central-1", DailyRetentionDays: 35, WeeklyRetentionDays: 91}) ||
 				b.RestoreTest == nil || *b.RestoreTest != (envconfig.RestoreTest{Schedule: "monthly", ValidationWindowHours: 2}) ||
 				c.Capacity.MaxReadRequestUnits != 4000 || c.Capacity.MaxWriteRequestUnits != 1000 ||
 				len(c.Notifications.Emails) != 1 || len(c.Notifications.HTTPSEndpoints) != 1 {
@@ -201,8 +212,8 @@ func TestParseAcceptsValidEnvironments(t *testing.T) {
 			}
 			return nil
 		}},
-		{"slack", with(t, "slack", map[string]any{"workspaceId": "T1", "channelId": "C1"}), func(c envconfig.Config) error {
-			if c.Slack.WorkspaceID != "T1" || c.Slack.ChannelID != "C1" {
+		{"slack", with(t, "slack", map[string]any{"workspaceId": "T07ABCDEF12", "channelId": "G07ABCDEF12"}), func(c envconfig.Config) error {
+			if c.Slack.WorkspaceID != "T07ABCDEF12" || c.Slack.ChannelID != "G07ABCDEF12" {
 				return fmt.Errorf("got %+v", c.Slack)
 			}
 			return nil

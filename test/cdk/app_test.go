@@ -62,6 +62,20 @@ func TestAppConfigErrors(t *testing.T) {
 			dev["orderShards"] = 0
 			ctx[envconfig.ContextKey] = map[string]any{"dev": dev}
 		}, `oncetable: environment "dev": orderShards: 0 is outside 1..100`},
+		{"placeholder Slack workspace at deploy time", func(ctx map[string]any) {
+			ctx["env"], ctx["account"] = "prod", "111122223333"
+			ctx["slackWorkspaceId"], ctx["slackChannelId"] = "T0000000000", "C07ABCDEF12"
+		}, `oncetable: environment "prod": slack.workspaceId: "T0000000000" is a placeholder, not a real Slack ID; pass the real one at deploy time (-c slackWorkspaceId=... or ONCETABLE_PROD_SLACK_WORKSPACE_ID), never in cdk.json`},
+		{"Slack placeholder committed to cdk.json", func(ctx map[string]any) {
+			prod := map[string]any{}
+			for k, v := range envs["prod"].(map[string]any) {
+				prod[k] = v
+			}
+			prod["slack"] = map[string]any{"workspaceId": "T07ABCDEF12", "channelId": "C0000000000"}
+			ctx[envconfig.ContextKey] = map[string]any{"prod": prod}
+		}, `oncetable: environment "prod": slack.channelId: "C0000000000" is a placeholder, not a real Slack ID; pass the real one at deploy time (-c slackChannelId=... or ONCETABLE_PROD_SLACK_CHANNEL_ID), never in cdk.json`},
+		{"account without an environment", func(ctx map[string]any) { ctx["account"] = "111122223333" },
+			`oncetable: invalid environment configuration: -c account applies to one environment: add -c env=NAME`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

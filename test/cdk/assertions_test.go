@@ -11,6 +11,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/oncetable/oncetable/runtime/schema"
+	"github.com/oncetable/oncetable/stacks/envconfig"
 )
 
 // resources returns the template's resources of one type, by logical ID.
@@ -66,9 +67,9 @@ func TestTable(t *testing.T) {
 		customerKey    bool
 	}{
 		{"dev", 7, false, "Delete", "PAY_PER_REQUEST", false},
-		{"staging", 14, false, "Retain", "PROVISIONED", false},
-		{"prod", 35, true, "Retain", "PAY_PER_REQUEST", true},
-		{"defaults", 35, true, "Retain", "PAY_PER_REQUEST", false},
+		{"staging", 14, false, "RetainExceptOnCreate", "PROVISIONED", false},
+		{"prod", 35, true, "RetainExceptOnCreate", "PAY_PER_REQUEST", true},
+		{"defaults", 35, true, "RetainExceptOnCreate", "PAY_PER_REQUEST", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.env, func(t *testing.T) {
@@ -107,7 +108,10 @@ func TestTable(t *testing.T) {
 			if got := replica["DeletionProtectionEnabled"]; got != tt.protected {
 				t.Errorf("DeletionProtectionEnabled: got %v, want %v", got, tt.protected)
 			}
-			if table["DeletionPolicy"] != tt.deletionPolicy || table["UpdateReplacePolicy"] != tt.deletionPolicy {
+			// (RetainExceptOnCreate deletes what a failed first create made;
+			// a replacement still keeps the old table.)
+			wantReplace := strings.TrimSuffix(tt.deletionPolicy, "ExceptOnCreate")
+			if table["DeletionPolicy"] != tt.deletionPolicy || table["UpdateReplacePolicy"] != wantReplace {
 				t.Errorf("DeletionPolicy/UpdateReplacePolicy: got %v/%v, want %s", table["DeletionPolicy"], table["UpdateReplacePolicy"], tt.deletionPolicy)
 			}
 			// THEN the capacity mode and encryption follow the environment
@@ -194,11 +198,21 @@ func TestVaultLockAndBackupPlan(t *testing.T) {
 			if _, ok := props(vault)["EncryptionKeyArn"]; !ok {
 				t.Error("vault has no EncryptionKeyArn")
 			}
-			// THEN the plan has one rule per configured schedule, into the vault
+			// THEN the plan has one rule per configured schedule, into the
+			// vault, no two of them starting in the same hour (AWS Backup
+			// runs one job per resource at a time)
 			_, plan := only(t, s, "AWS::Backup::BackupPlan")
 			got := map[string]float64{}
+			hours := map[string]string{}
 			for _, r := range props(plan)["BackupPlan"].(map[string]any)["BackupPlanRule"].([]any) {
 				rule := r.(map[string]any)
+				if f := strings.Fields(strings.Trim(rule["ScheduleExpression"].(string), "cron()")); len(f) != 6 || rule["StartWindowMinutes"] != 60.0 {
+					t.Errorf("rule %v: schedule %v, start window %v minutes; want a cron expression, 60", rule["RuleName"], rule["ScheduleExpression"], rule["StartWindowMinutes"])
+				} else if other, clash := hours[f[1]]; clash {
+					t.Errorf("rules %v and %s both start at hour %s", rule["RuleName"], other, f[1])
+				} else {
+					hours[f[1]] = rule["RuleName"].(string)
+				}
 				got[rule["RuleName"].(string)] = rule["Lifecycle"].(map[string]any)["DeleteAfterDays"].(float64)
 				wantVault := map[string]any{"Fn::GetAtt": []any{vaultID, "BackupVaultName"}}
 				if !reflect.DeepEqual(rule["TargetBackupVault"], wantVault) {
@@ -219,16 +233,21 @@ func TestVaultLockAndBackupPlan(t *testing.T) {
 			})
 			// THEN failed backup, restore and copy jobs reach the alarm topic
 			topicID, _ := only(t, s, "AWS::SNS::Topic")
-			check(t, "failed jobs rule", func() {
-				s.template.HasResourceProperties(jsii.String("AWS::Events::Rule"), map[string]any{
-					"EventPattern": map[string]any{
-						"source":      []any{"aws.backup"},
-						"detail-type": []any{"Backup Job State Change", "Restore Job State Change", "Copy Job State Change"},
-						"detail":      map[string]any{"state": []any{"FAILED", "ABORTED", "EXPIRED"}},
-					},
-					"Targets": []any{assertions.Match_ObjectLike(&map[string]any{"Arn": ref(topicID)})},
+			// (test/eventrules matches these patterns against AWS's sample
+			// events: backup and copy jobs carry detail.state, restore jobs
+			// detail.status.)
+			for _, rule := range []map[string]any{
+				{"detail-type": []any{"Backup Job State Change", "Copy Job State Change"}, "detail": map[string]any{"state": []any{"FAILED", "ABORTED", "EXPIRED"}}},
+				{"detail-type": []any{"Restore Job State Change"}, "detail": map[string]any{"status": []any{"FAILED", "ABORTED", "EXPIRED"}}},
+			} {
+				rule["source"] = []any{"aws.backup"}
+				check(t, fmt.Sprintf("failed jobs rule %v", rule["detail-type"]), func() {
+					s.template.HasResourceProperties(jsii.String("AWS::Events::Rule"), map[string]any{
+						"EventPattern": rule,
+						"Targets":      []any{assertions.Match_ObjectLike(&map[string]any{"Arn": ref(topicID)})},
+					})
 				})
-			})
+			}
 			// THEN an event the rule cannot deliver lands in an encrypted,
 			// TLS-only dead-letter queue that alarms on the topic
 			dlqID, dlq := onlyNamed(t, s, "AWS::SQS::Queue", "FailedJobsDLQ")
@@ -450,27 +469,29 @@ func TestDashboardShowsConditionalChecksWithoutPaging(t *testing.T) {
 	}
 }
 
+// TestChatbotOnlyWhereSlackIsConfigured: cdk.json holds no Slack ID, so no
+// environment synthesizes a Chatbot channel from it; prod deployed with
+// the IDs given at deploy time routes its topic to that channel.
 func TestChatbotOnlyWhereSlackIsConfigured(t *testing.T) {
 	for _, env := range envs {
 		t.Run(env, func(t *testing.T) {
-			s := byEnv[env]
-			if env != "prod" {
-				check(t, "no Chatbot without Slack IDs", func() {
-					s.template.ResourceCountIs(jsii.String("AWS::Chatbot::SlackChannelConfiguration"), jsii.Number(0))
-				})
-				return
-			}
-			topicID, _ := only(t, s, "AWS::SNS::Topic")
-			check(t, "Chatbot routes the topic to the prod channel", func() {
-				s.template.HasResourceProperties(jsii.String("AWS::Chatbot::SlackChannelConfiguration"), map[string]any{
-					"SlackWorkspaceId": "T0000000000",
-					"SlackChannelId":   "C0000000000",
-					"SnsTopicArns":     []any{ref(topicID)},
-					"GuardrailPolicies": []any{map[string]any{"Fn::Join": []any{"", []any{
-						"arn:", ref("AWS::Partition"), ":iam::aws:policy/CloudWatchReadOnlyAccess",
-					}}}},
-				})
+			check(t, "no Chatbot without Slack IDs", func() {
+				byEnv[env].template.ResourceCountIs(jsii.String("AWS::Chatbot::SlackChannelConfiguration"), jsii.Number(0))
 			})
 		})
 	}
+	t.Run("prod deployed", func(t *testing.T) {
+		s := deployed
+		topicID, _ := only(t, s, "AWS::SNS::Topic")
+		check(t, "Chatbot routes the topic to the channel given at deploy time", func() {
+			s.template.HasResourceProperties(jsii.String("AWS::Chatbot::SlackChannelConfiguration"), map[string]any{
+				"SlackWorkspaceId": deployTimeContext[envconfig.SlackWorkspaceIDKey],
+				"SlackChannelId":   deployTimeContext[envconfig.SlackChannelIDKey],
+				"SnsTopicArns":     []any{ref(topicID)},
+				"GuardrailPolicies": []any{map[string]any{"Fn::Join": []any{"", []any{
+					"arn:", ref("AWS::Partition"), ":iam::aws:policy/CloudWatchReadOnlyAccess",
+				}}}},
+			})
+		})
+	})
 }

@@ -41,9 +41,9 @@ type computeCase struct {
 
 var computeCases = []computeCase{
 	{"dev", 50, 100, 7, "Delete", false, 5, 3000, 25, 50, 300000},
-	{"staging", 100, 200, 30, "Retain", false, 5, 3000, 50, 100, 120000},
-	{"prod", 500, 1000, 365, "Retain", true, 1, 1500, 200, 400, 60000},
-	{"defaults", 100, 200, 30, "Retain", false, 5, 3000, 50, 100, 0},
+	{"staging", 100, 200, 30, "RetainExceptOnCreate", false, 5, 3000, 50, 100, 120000},
+	{"prod", 500, 1000, 365, "RetainExceptOnCreate", true, 1, 1500, 200, 400, 60000},
+	{"defaults", 100, 200, 30, "RetainExceptOnCreate", false, 5, 3000, 50, 100, 0},
 	// dev at the other order index stages (byStage).
 	{"dev@both", 50, 100, 7, "Delete", false, 5, 3000, 25, 50, 300000},
 	{"dev@v2", 50, 100, 7, "Delete", false, 5, 3000, 25, 50, 300000},

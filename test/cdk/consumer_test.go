@@ -55,7 +55,7 @@ func TestConsumerApp(t *testing.T) {
 		"AWS::SNS::Topic":              1,
 		"AWS::Backup::BackupVault":     1,
 		"AWS::Backup::BackupSelection": 1,
-		"AWS::Events::Rule":            1,
+		"AWS::Events::Rule":            2,
 		"AWS::SQS::Queue":              1,
 	} {
 		if count[typ] != n {

@@ -20,7 +20,8 @@ func TestPaymentEvents(t *testing.T) {
 		env             string
 		archiveDays     float64
 		retries, ageSec float64
-	}{{"dev", 7, 10, 86400}, {"staging", 30, 10, 86400}, {"prod", 365, 10, 86400}}
+		deletionPolicy  string // of the bus, its archive and the failure queue
+	}{{"dev", 7, 10, 86400, "Delete"}, {"staging", 30, 10, 86400, "RetainExceptOnCreate"}, {"prod", 365, 10, 86400, "RetainExceptOnCreate"}}
 	for _, tt := range tests {
 		t.Run(tt.env, func(t *testing.T) {
 			s := byEnv[tt.env]
@@ -63,6 +64,13 @@ func TestPaymentEvents(t *testing.T) {
 					"SourceArn": getAtt(busID), "RetentionDays": tt.archiveDays,
 				})
 			})
+			wantReplace := map[string]string{"Delete": "Delete", "RetainExceptOnCreate": "Retain"}[tt.deletionPolicy]
+			for _, id := range []string{busID, logicalID(s, s.events.Archive), queueID} {
+				r := s.json["Resources"].(map[string]any)[id].(map[string]any)
+				if r["DeletionPolicy"] != tt.deletionPolicy || r["UpdateReplacePolicy"] != wantReplace {
+					t.Errorf("%s: DeletionPolicy %v, UpdateReplacePolicy %v; want %s, the event history kept as the environment's data is", id, r["DeletionPolicy"], r["UpdateReplacePolicy"], tt.deletionPolicy)
+				}
+			}
 			env := props(s.json["Resources"].(map[string]any)[fnID].(map[string]any))["Environment"].(map[string]any)["Variables"].(map[string]any)
 			if !reflect.DeepEqual(env[outbox.BusNameEnv], ref(busID)) {
 				t.Errorf("%s = %v, want the bus", outbox.BusNameEnv, env[outbox.BusNameEnv])
@@ -79,6 +87,9 @@ func TestPaymentEvents(t *testing.T) {
 				map[string]any{"Effect": "Allow", "Action": []any{"xray:PutTraceSegments", "xray:PutTelemetryRecords"}, "Resource": "*"},
 				map[string]any{"Sid": "PutPaymentEvents", "Effect": "Allow", "Action": "events:PutEvents", "Resource": getAtt(busID)},
 				map[string]any{"Sid": "ReadTableStream", "Effect": "Allow", "Action": []any{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"}, "Resource": streamArn},
+				// The fourth action of AWSLambdaDynamoDBExecutionRole; it has
+				// no resource-level permission.
+				map[string]any{"Sid": "ListTableStreams", "Effect": "Allow", "Action": "dynamodb:ListStreams", "Resource": "*"},
 				map[string]any{"Effect": "Allow", "Action": []any{"sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage"}, "Resource": getAtt(queueID)},
 			}
 			if s.table.Key != nil {

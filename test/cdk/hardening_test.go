@@ -13,6 +13,7 @@ import (
 	"github.com/oncetable/oncetable/constructs/alarms"
 	"github.com/oncetable/oncetable/runtime/cursorsecret"
 	"github.com/oncetable/oncetable/stacks"
+	"github.com/oncetable/oncetable/stacks/envconfig"
 )
 
 // secretName matches variable names that say they hold a secret value.
@@ -94,7 +95,7 @@ func TestCursorSecret(t *testing.T) {
 // TestAlarmTopicPublishersAreConditioned: every service principal that may
 // publish to the alarm topic or use its key is held to this account's
 // alarms (aws:SourceAccount and aws:SourceArn); EventBridge publishes
-// through a role only this rule of this account may assume; the Chatbot
+// through a role only these rules of this account may assume; the Chatbot
 // role trusts only this channel configuration of this account.
 func TestAlarmTopicPublishersAreConditioned(t *testing.T) {
 	conditioned := func(t *testing.T, where string, statements []any) {
@@ -124,16 +125,21 @@ func TestAlarmTopicPublishersAreConditioned(t *testing.T) {
 			}
 			keyID := logicalID(s, s.ops.Key)
 			conditioned(t, keyID, statements(props(s.json["Resources"].(map[string]any)[keyID].(map[string]any))["KeyPolicy"]))
-			_, rule := only(t, s, "AWS::Events::Rule")
-			target := props(rule)["Targets"].([]any)[0].(map[string]any)
-			if !reflect.DeepEqual(target["Arn"], ref(topicID)) || target["RoleArn"] == nil {
-				t.Fatalf("failed-jobs target %v, want the topic through a role", target)
+			rules := resources(s, "AWS::Events::Rule")
+			if len(rules) != 2 {
+				t.Fatalf("got %d rules, want FailedJobs and FailedRestores", len(rules))
 			}
-			roleID := target["RoleArn"].(map[string]any)["Fn::GetAtt"].([]any)[0].(string)
-			role := props(s.json["Resources"].(map[string]any)[roleID].(map[string]any))
-			conditioned(t, roleID, statements(role["AssumeRolePolicyDocument"]))
-			if want := fmt.Sprint(props(rule)["Name"]); !strings.Contains(compact(role["AssumeRolePolicyDocument"]), ":rule/"+want) {
-				t.Errorf("role %s trusts %s, want the rule %s", roleID, compact(role["AssumeRolePolicyDocument"]), want)
+			for _, rule := range rules {
+				target := props(rule)["Targets"].([]any)[0].(map[string]any)
+				if !reflect.DeepEqual(target["Arn"], ref(topicID)) || target["RoleArn"] == nil {
+					t.Fatalf("failed-jobs target %v, want the topic through a role", target)
+				}
+				roleID := target["RoleArn"].(map[string]any)["Fn::GetAtt"].([]any)[0].(string)
+				role := props(s.json["Resources"].(map[string]any)[roleID].(map[string]any))
+				conditioned(t, roleID, statements(role["AssumeRolePolicyDocument"]))
+				if want := fmt.Sprint(props(rule)["Name"]); !strings.Contains(compact(role["AssumeRolePolicyDocument"]), ":rule/"+want) {
+					t.Errorf("role %s trusts %s, want the rule %s", roleID, compact(role["AssumeRolePolicyDocument"]), want)
+				}
 			}
 			for id, r := range resources(s, "AWS::Chatbot::SlackChannelConfiguration") {
 				chatRole := props(r)["IamRoleArn"].(map[string]any)["Fn::GetAtt"].([]any)[0].(string)
@@ -223,11 +229,12 @@ func TestDisasterRecovery(t *testing.T) {
 	if p := props(vault); p["BackupVaultName"] != stacks.DRVaultName("prod") || !reflect.DeepEqual(p["LockConfiguration"], wantLock) || p["EncryptionKeyArn"] == nil {
 		t.Errorf("DR vault %v, want %s locked %v with its own key", p, stacks.DRVaultName("prod"), wantLock)
 	}
-	if vault["DeletionPolicy"] != "Retain" {
-		t.Errorf("DR vault DeletionPolicy %v, want Retain", vault["DeletionPolicy"])
+	if vault["DeletionPolicy"] != "RetainExceptOnCreate" {
+		t.Errorf("DR vault DeletionPolicy %v, want RetainExceptOnCreate", vault["DeletionPolicy"])
 	}
 	_, plan := only(t, byEnv["prod"], "AWS::Backup::BackupPlan")
-	want := map[string]float64{"Daily": 35, "Monthly": 365}
+	// Every rule of the plan reaches DR, the weekly one included.
+	want := map[string]float64{"Daily": 35, "Weekly": 91, "Monthly": 365}
 	got := map[string]float64{}
 	for _, r := range props(plan)["BackupPlan"].(map[string]any)["BackupPlanRule"].([]any) {
 		rule := r.(map[string]any)
@@ -250,23 +257,33 @@ func asList(v any) []any {
 	return l
 }
 
-// TestOperationsSubscribers: prod pages an email address besides Slack;
-// an environment with no subscriber synthesizes with a warning.
+// TestOperationsSubscribers: an environment with no subscriber synthesizes
+// with a warning (cdk.json commits none: prod's pager comes at deploy
+// time); prod deployed with its Slack IDs has one, and its stacks are
+// pinned to the account given at deploy time.
 func TestOperationsSubscribers(t *testing.T) {
-	check(t, "prod email subscription", func() {
-		byEnv["prod"].template.HasResourceProperties(jsii.String("AWS::SNS::Subscription"), map[string]any{
-			"Protocol": "email", "Endpoint": "payments-oncall@example.com", "TopicArn": ref(logicalID(byEnv["prod"], byEnv["prod"].ops.Topic)),
-		})
-	})
-	for env, wantWarning := range map[string]bool{"dev": true, "staging": true, "prod": false} {
+	for env, wantWarning := range map[string]bool{"dev": true, "staging": true, "prod": true} {
 		t.Run(env, func(t *testing.T) {
-			found := messages(assertions.Annotations_FromStack(byEnv[env].stack).FindWarning(jsii.String("*"),
-				assertions.Match_StringLikeRegexp(jsii.String(".*no subscriber.*"))))
-			if (len(found) > 0) != wantWarning {
-				t.Errorf("no-subscriber warnings %q, want a warning: %v (id %s)", found, wantWarning, alarms.NoSubscriberWarning)
+			if got := hasNoSubscriberWarning(byEnv[env]); got != wantWarning {
+				t.Errorf("no-subscriber warning: %v, want %v (id %s)", got, wantWarning, alarms.NoSubscriberWarning)
 			}
 		})
 	}
+	t.Run("prod deployed", func(t *testing.T) {
+		if hasNoSubscriberWarning(deployed) {
+			t.Error("prod deployed with Slack IDs warns of no subscriber")
+		}
+		for _, s := range []*synthesized{deployed, deployedDR} {
+			if got, want := *s.stack.Account(), deployTimeContext[envconfig.AccountKey]; got != want {
+				t.Errorf("%s: account %q, want the one given at deploy time, %q", *s.stack.StackName(), got, want)
+			}
+		}
+	})
+}
+
+func hasNoSubscriberWarning(s *synthesized) bool {
+	return len(messages(assertions.Annotations_FromStack(s.stack).FindWarning(jsii.String("*"),
+		assertions.Match_StringLikeRegexp(jsii.String(".*no subscriber.*"))))) > 0
 }
 
 // TestOnDemandMaximumThroughput: the on-demand environments cap reads and

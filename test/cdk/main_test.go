@@ -3,9 +3,11 @@ package cdk
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -50,7 +52,20 @@ var (
 	// cdk.json has it), "both" and "v2" are dev with cdk.json's
 	// orderIndexes changed, each in an app of its own.
 	byStage = map[schema.OrderIndexes]*synthesized{}
+	// deployed is prod as `make deploy ENV=prod` builds it: the account and
+	// the Slack IDs given at deploy time (deployTimeContext), in an app
+	// of its own; deployedDR is its DR stack.
+	deployed, deployedDR *synthesized
 )
+
+// deployTimeContext is what `make deploy ENV=prod ACCOUNT=...
+// SLACK_WORKSPACE_ID=... SLACK_CHANNEL_ID=...` passes to the app.
+var deployTimeContext = map[string]any{
+	envconfig.SelectKey:           "prod",
+	envconfig.AccountKey:          "111122223333",
+	envconfig.SlackWorkspaceIDKey: "T07ABCDEF12",
+	envconfig.SlackChannelIDKey:   "C07ABCDEF12",
+}
 
 // stageEnv is the environment synthesized at every order index stage.
 const stageEnv = "dev"
@@ -58,6 +73,13 @@ const stageEnv = "dev"
 func TestMain(m *testing.M) {
 	code := func() int {
 		defer jsii.Close()
+		// Deploy-time settings of the developer's shell must not reach the
+		// snapshots: they are synthesized as cdk.json alone has them.
+		for _, kv := range os.Environ() {
+			if strings.HasPrefix(kv, "ONCETABLE_") {
+				os.Unsetenv(kv[:strings.IndexByte(kv, '=')])
+			}
+		}
 		dir, err := os.MkdirTemp("", "oncetable-cdk-test")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -142,6 +164,10 @@ func synthAll() error {
 		byStage[stage] = s
 		all = append(all, s)
 	}
+	if deployed, deployedDR, err = newDeployedStacks(); err != nil {
+		return err
+	}
+	all = append(all, deployed, deployedDR)
 	for _, s := range all {
 		s.template = assertions.Template_FromStack(s.stack, nil)
 		raw, err := json.Marshal(s.template.ToJSON())
@@ -204,6 +230,29 @@ func newStageStack(stage schema.OrderIndexes) (*synthesized, error) {
 	s := &synthesized{stack: b.Stack, table: b.Table, ops: b.Operations, payments: b.Payments, events: b.Events}
 	addNagPacks(s)
 	return s, nil
+}
+
+// newDeployedStacks builds prod with deployTimeContext through the app's
+// own path, with the nag packs.
+func newDeployedStacks() (*synthesized, *synthesized, error) {
+	ctx, err := cdkContext()
+	if err != nil {
+		return nil, nil, err
+	}
+	maps.Copy(ctx, deployTimeContext)
+	built, err := stacks.AddEnvironments(newNagApp(ctx))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(built) != 1 || built[0].DR == nil {
+		return nil, nil, fmt.Errorf("deployed prod: got %d stacks, want prod with its DR stack", len(built))
+	}
+	b := built[0]
+	s := &synthesized{stack: b.Stack, table: b.Table, ops: b.Operations, payments: b.Payments, events: b.Events}
+	dr := &synthesized{stack: b.DR.Stack}
+	addNagPacks(s)
+	addNagPacks(dr)
+	return s, dr, nil
 }
 
 func values(m map[string]*synthesized) []*synthesized {
