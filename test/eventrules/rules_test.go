@@ -1,0 +1,169 @@
+package eventrules
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"quamina.net/go/quamina/v2"
+)
+
+// templates are the snapshot templates test/cdk writes and checks.
+const templates = "../cdk/testdata"
+
+// expected says, per rule (by its logical ID without CDK's hash suffix),
+// which sample events of testdata/events it must match; every other sample
+// event must not match it. A rule in a template without an entry here
+// fails TestEveryRuleHasSampleEvents: add its case.
+var expected = map[string][]string{
+	// Backup and copy jobs carry their state in detail.state.
+	"BackupFailedJobs": {"backup-job-aborted", "backup-job-expired", "backup-job-failed", "copy-job-failed"},
+	// Restore jobs carry it in detail.status: the failed restore is
+	// matched, the completed one is not.
+	"BackupFailedRestores": {"restore-job-failed"},
+}
+
+type rule struct {
+	template, id, pattern string
+}
+
+// rules reads every AWS::Events::Rule of every snapshot template.
+func rules(t *testing.T) []rule {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(templates, "*.template.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no templates in %s (%v)", templates, err)
+	}
+	var out []rule
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tpl struct {
+			Resources map[string]struct {
+				Type       string
+				Properties struct{ EventPattern json.RawMessage }
+			}
+		}
+		if err := json.Unmarshal(raw, &tpl); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for id, r := range tpl.Resources {
+			if r.Type == "AWS::Events::Rule" {
+				out = append(out, rule{template: filepath.Base(f), id: id, pattern: string(r.Properties.EventPattern)})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].template+out[i].id < out[j].template+out[j].id })
+	return out
+}
+
+// events reads the sample events, by file name without .json.
+func events(t *testing.T) map[string][]byte {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", "events", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no sample events (%v)", err)
+	}
+	out := map[string][]byte{}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[strings.TrimSuffix(filepath.Base(f), ".json")] = raw
+	}
+	return out
+}
+
+// name is a logical ID without the 8-character hash CDK appends.
+func name(logicalID string) string {
+	if len(logicalID) > 8 {
+		return logicalID[:len(logicalID)-8]
+	}
+	return logicalID
+}
+
+func TestEveryRuleHasSampleEvents(t *testing.T) {
+	found := rules(t)
+	if len(found) == 0 {
+		t.Fatal("no AWS::Events::Rule in the templates")
+	}
+	for _, r := range found {
+		if _, ok := expected[name(r.id)]; !ok {
+			t.Errorf("%s: rule %s has no case in expected: say which sample events it must match", r.template, r.id)
+		}
+	}
+}
+
+// TestRulesMatchSampleEvents matches every rule's pattern, as synthesized,
+// against every sample event with quamina.
+func TestRulesMatchSampleEvents(t *testing.T) {
+	samples := events(t)
+	for _, r := range rules(t) {
+		want, ok := expected[name(r.id)]
+		if !ok {
+			continue // reported by TestEveryRuleHasSampleEvents
+		}
+		t.Run(strings.TrimSuffix(r.template, ".template.json")+"/"+name(r.id), func(t *testing.T) {
+			q, err := quamina.New()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := q.AddPattern(r.id, r.pattern); err != nil {
+				t.Fatalf("quamina refuses the pattern %s: %v", r.pattern, err)
+			}
+			var got []string
+			for ev, raw := range samples {
+				m, err := q.MatchesForEvent(raw)
+				if err != nil {
+					t.Fatalf("%s: %v", ev, err)
+				}
+				if len(m) > 0 {
+					got = append(got, ev)
+				}
+			}
+			sort.Strings(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("pattern %s\nmatches %q\nwant    %q", r.pattern, got, want)
+			}
+		})
+	}
+}
+
+// TestFailedRestorePagesCompletedDoesNot is the case the old pattern
+// (detail.state on restore jobs) got wrong: of the restore events, only
+// the failed one reaches a failed-jobs rule, in every environment.
+func TestFailedRestorePagesCompletedDoesNot(t *testing.T) {
+	samples := events(t)
+	byTemplate := map[string]*quamina.Quamina{}
+	for _, r := range rules(t) {
+		q := byTemplate[r.template]
+		if q == nil {
+			var err error
+			if q, err = quamina.New(); err != nil {
+				t.Fatal(err)
+			}
+			byTemplate[r.template] = q
+		}
+		if err := q.AddPattern(r.id, r.pattern); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for tpl, q := range byTemplate {
+		for ev, wantMatch := range map[string]bool{"restore-job-failed": true, "restore-job-completed": false, "restore-job-running": false} {
+			m, err := q.MatchesForEvent(samples[ev])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (len(m) > 0) != wantMatch {
+				t.Errorf("%s: %s matched by %v, want matched: %v", tpl, ev, m, wantMatch)
+			}
+		}
+	}
+}
