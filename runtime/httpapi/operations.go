@@ -51,7 +51,7 @@ type Operation struct {
 }
 
 // CommonErrors can be answered by every route.
-var CommonErrors = []error{ErrBadRequest, ErrRouteNotFound, ErrMethodNotAllowed, retry.ErrUnavailable, errInternal}
+var CommonErrors = []error{ErrBadRequest, ErrRouteNotFound, ErrMethodNotAllowed, ErrUnauthenticated, ErrForbidden, retry.ErrUnavailable, errInternal}
 
 // errInternal stands for an unexpected failure (500 internal).
 var errInternal = errors.New("internal error")

@@ -39,3 +39,13 @@ console.log(`refused debit: ${refused.response.status} ${refused.error?.type}`);
 if (balance.balance !== 2500 || refused.response.status !== 402 || refused.error?.type !== "urn:oncetable:problem:insufficient-funds") {
   throw new Error("unexpected balance or refusal");
 }
+// Another customer (the local runner's X-Local-Scopes, a token's scopes in
+// AWS) reading this user's balance is answered as if the user did not exist.
+const stranger = await api.GET("/users/{userId}/balance", {
+  params: { path: { userId } },
+  headers: { "X-Local-Caller": `stranger-${run}`, "X-Local-Scopes": "payments/customer" },
+});
+console.log(`another customer's read: ${stranger.response.status} ${stranger.error?.type}`);
+if (stranger.response.status !== 404 || stranger.error?.type !== "urn:oncetable:problem:not-found") {
+  throw new Error("another customer read the balance");
+}

@@ -18,7 +18,8 @@ const Version = "3.1.0"
 
 const description = `Payments on one DynamoDB table. Amounts are JSON integers of minor units plus an ISO 4217 currency.
 Every error is an RFC 9457 problem+json body whose type is one of urn:oncetable:problem:*.
-In AWS every route requires SigV4-signed requests (IAM) or a JWT, per environment; the local runner (make run) has no authentication and takes the caller identity, which scopes Idempotency-Keys, from the X-Local-Caller header (default "local").`
+Every operation lists who may call it (security): with a JWT, the scopes of the roles it admits (any one suffices; the defaults are shown, an environment may name others in cdk.json); with SigV4 (IAM), the invoke policy of the role (ServiceInvoke or OperatorInvoke). A customer acts only on its own user and that user's orders: another user's are answered 404 not-found, exactly as if they did not exist.
+The local runner (make run) takes the subject, which also scopes Idempotency-Keys, from X-Local-Caller (default "local") and the scopes from X-Local-Scopes; without X-Local-Scopes the caller is an operator.`
 
 // Document returns the API's OpenAPI 3.1 document, indented, with a final
 // newline. It is generated from httpapi.Operations, so it describes the
@@ -39,14 +40,9 @@ func Document() []byte {
 		"openapi": Version,
 		"info": obj{"title": "oncetable payments API", "version": "1", "description": description,
 			"license": obj{"name": "proprietary", "identifier": "LicenseRef-oncetable"}},
-		"servers": []any{obj{"url": "http://127.0.0.1:8080", "description": "the local runner (make run)"}},
-		"paths":   paths,
-		// In AWS: SigV4 (IAM), as API Gateway describes it; locally: none.
-		"security": []any{obj{"sigv4": []string{}}, obj{}},
-		"components": obj{"schemas": map[string]any(s), "securitySchemes": obj{"sigv4": obj{
-			"type": "apiKey", "in": "header", "name": "Authorization",
-			"description":                  "an AWS Signature Version 4 signature with execute-api:Invoke on the API (an environment may use a JWT authorizer instead); not checked by the local runner",
-			"x-amazon-apigateway-authtype": "awsSigv4"}}},
+		"servers":    []any{obj{"url": "http://127.0.0.1:8080", "description": "the local runner (make run)"}},
+		"paths":      paths,
+		"components": obj{"schemas": map[string]any(s), "securitySchemes": securitySchemes()},
 	}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
@@ -55,8 +51,54 @@ func Document() []byte {
 	return append(b, '\n')
 }
 
+// securitySchemes are the authorizers of an environment (JWT or IAM) and
+// the local runner's headers.
+func securitySchemes() obj {
+	return obj{
+		"jwt": obj{"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
+			"description": "a JWT from the environment's issuer; its scope claim grants the roles: " + roleScopes() +
+				". A customer's userId is its subject (or the environment's userClaim)."},
+		"sigv4": obj{"type": "apiKey", "in": "header", "name": "Authorization",
+			"description":                  "an AWS Signature Version 4 signature of a principal with the route's execute-api:Invoke, granted by the managed policy ServiceInvoke or OperatorInvoke; an IAM principal is a service unless the environment lists it among its iamOperators",
+			"x-amazon-apigateway-authtype": "awsSigv4"},
+		"localScopes": obj{"type": "apiKey", "in": "header", "name": "X-Local-Scopes",
+			"description": "the local runner only: the scopes of a JWT, space-separated, for the subject X-Local-Caller; without this header the caller is an operator"},
+	}
+}
+
+func roleScopes() string {
+	var out []string
+	for _, r := range []httpapi.Role{httpapi.RoleCustomer, httpapi.RoleService, httpapi.RoleOperator} {
+		out = append(out, httpapi.Auth{}.Scope(r)+" ("+string(r)+")")
+	}
+	return strings.Join(out, ", ")
+}
+
+// security lists the scopes (JWT, local runner) and the IAM invoke
+// policies that admit a caller to op: any one of them suffices.
+func security(op httpapi.Operation) []any {
+	scopes := httpapi.Auth{}.Scopes(op.Roles)
+	var policies []string
+	for _, r := range op.Roles {
+		if r != httpapi.RoleCustomer {
+			policies = append(policies, iamPolicy(r))
+		}
+	}
+	return []any{obj{"jwt": scopes}, obj{"sigv4": policies}, obj{"localScopes": scopes}}
+}
+
+// iamPolicy names the managed policy that grants a role's routes.
+func iamPolicy(r httpapi.Role) string {
+	return map[httpapi.Role]string{httpapi.RoleService: "ServiceInvoke", httpapi.RoleOperator: "OperatorInvoke"}[r]
+}
+
 func operation(s schemas, op httpapi.Operation, problem obj) obj {
-	o := obj{"operationId": op.Name, "summary": op.Summary, "tags": []string{strings.Split(strings.Trim(op.Path, "/"), "/")[0]}}
+	o := obj{"operationId": op.Name, "summary": op.Summary, "tags": []string{strings.Split(strings.Trim(op.Path, "/"), "/")[0]},
+		"security": security(op)}
+	if op.Owner != httpapi.OwnerNone {
+		o["x-oncetable-owner"] = "a customer may call it only for its own " + map[httpapi.Owner]string{
+			httpapi.OwnerUser: "userId", httpapi.OwnerOrder: "orders"}[op.Owner] + "; another user's is 404 not-found, as if it did not exist"
+	}
 	if op.Flow != "" {
 		o["description"] = "An idempotent money flow: a retry with the same Idempotency-Key and body replays the first response with Idempotent-Replayed: true."
 	}
