@@ -94,6 +94,14 @@ func NewOnceTableStack(scope constructs.Construct, id string, props *OnceTableSt
 			Value:       s.Payments.Functions[name].Function.FunctionName(),
 		})
 	}
+	for _, role := range paymentsapi.InvokePolicyRoles {
+		if policy, ok := s.Payments.InvokePolicies[role]; ok {
+			awscdk.NewCfnOutput(stack, jsii.String(*policy.Node().Id()+"Arn"), &awscdk.CfnOutputProps{
+				Description: jsii.String("Managed policy to attach to a " + string(role) + " backend's IAM role: execute-api:Invoke on its routes"),
+				Value:       policy.ManagedPolicyArn(),
+			})
+		}
+	}
 
 	return s
 }
@@ -271,8 +279,10 @@ func paymentsProps(cfg envconfig.Config, s *OnceTableStack) *paymentsapi.Props {
 	p.ReservedConcurrency = a.ReservedConcurrency
 	p.RemovalPolicy = removalPolicy(cfg)
 	p.MoneyRouteRatePerSecond, p.MoneyRouteBurst = a.MoneyRouteThrottleRatePerSecond, a.MoneyRouteThrottleBurst
-	if a.JWT != nil {
-		p.JWT = &paymentsapi.JWTAuth{Issuer: a.JWT.Issuer, Audience: a.JWT.Audience}
+	p.IAMOperators = a.IAMOperators
+	if j := a.JWT; j != nil {
+		p.JWT = &paymentsapi.JWTAuth{Issuer: j.Issuer, Audience: j.Audience,
+			CustomerScope: j.Scopes.Customer, OperatorScope: j.Scopes.Operator, ServiceScope: j.Scopes.Service, UserClaim: j.UserClaim}
 	}
 	return p
 }

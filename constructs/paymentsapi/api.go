@@ -45,6 +45,14 @@ type JWTAuth struct {
 	Issuer string
 	// Audience lists the accepted "aud" (or client_id) values. Required.
 	Audience []string
+	// CustomerScope, OperatorScope and ServiceScope are the scopes that
+	// grant the roles (httpapi.Role): each route requires one of its roles'
+	// scopes, and the functions check them again. Defaults:
+	// payments/customer, payments/operator, payments/service.
+	CustomerScope, OperatorScope, ServiceScope string
+	// UserClaim is the claim whose value is a customer's userId.
+	// Default: "sub", the subject.
+	UserClaim string
 }
 
 // CORS turns on CORS preflight answers. Default: off.
@@ -91,6 +99,11 @@ type Props struct {
 
 	// JWT selects the JWT authorizer. Default: nil, IAM (SigV4) on every route.
 	JWT *JWTAuth
+	// IAMOperators are the IAM principals (role ARNs cover their sessions;
+	// an ARN ending in * is a prefix) the functions treat as operators;
+	// every other IAM caller is a service (httpapi.Auth.IAMOperators).
+	// They still need OperatorInvoke attached. Default: none.
+	IAMOperators []string
 	// ThrottleRatePerSecond and ThrottleBurst limit the stage.
 	// Default: 100 requests per second, burst 200.
 	ThrottleRatePerSecond int
@@ -142,6 +155,10 @@ type PaymentsAPI struct {
 	RotationFunction *gofunction.Function
 	// Alarms lists the API and function alarms.
 	Alarms []awscloudwatch.Alarm
+	// InvokePolicies, under IAM only, allow execute-api:Invoke on the
+	// routes of each role in InvokePolicyRoles (ServiceInvoke,
+	// OperatorInvoke); nil with a JWT authorizer.
+	InvokePolicies map[httpapi.Role]awsiam.ManagedPolicy
 }
 
 // New adds the HTTP API with the routes of runtime/httpapi, one function
@@ -178,6 +195,10 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
 	if err := p.Orders.Validate(); err != nil {
 		panic("paymentsapi: Orders: " + err.Error())
 	}
+	auth := p.auth()
+	if err := auth.Validate(); err != nil {
+		panic("paymentsapi: JWT scopes: " + err.Error())
+	}
 
 	c := constructs.NewConstruct(scope, jsii.String(id))
 	a := &PaymentsAPI{Construct: c, Functions: map[string]*gofunction.Function{}}
@@ -193,7 +214,7 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
 		if entry == "" {
 			entry = "./lambdas/" + name
 		}
-		env := map[string]string{}
+		env := authEnvironment(auth)
 		if access[name].Orders {
 			maps.Copy(env, p.Orders.Environment())
 		}
@@ -289,11 +310,15 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
 			integrations[r.Function] = in
 		}
 		a.Routes = append(a.Routes, *a.API.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
-			Path:        jsii.String(r.Path),
-			Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod(r.Method)},
-			Integration: in,
-			Authorizer:  authorizer,
+			Path:                jsii.String(r.Path),
+			Methods:             &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod(r.Method)},
+			Integration:         in,
+			Authorizer:          authorizer,
+			AuthorizationScopes: routeScopes(r, p.JWT != nil, auth),
 		})...)
+	}
+	if p.JWT == nil {
+		a.invokePolicies(c)
 	}
 
 	a.throttleMoneyRoutes(p)

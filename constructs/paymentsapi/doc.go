@@ -11,14 +11,19 @@
 //	awscdk.NewCfnOutput(stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{Value: api.URL})
 //
 // Every route requires IAM (SigV4) authorization by default, or a JWT
-// authorizer when Props.JWT is set; no route is open. The runtime scopes
+// authorizer when Props.JWT is set; no route is open. Under a JWT each
+// route requires the scopes of the roles it admits (httpapi.RouteSpec.Roles,
+// JWTAuth's scopes); under IAM, InvokePolicies hold one managed policy per
+// role (ServiceInvoke, OperatorInvoke) with execute-api:Invoke on exactly
+// that role's routes. Every function gets the AUTH_* variables and checks
+// the role and a customer's ownership again. The runtime scopes
 // idempotency keys by the caller identity that the authorizer puts in the
 // request context. The $default stage is throttled and writes JSON access
 // logs; CORS is off unless Props.CORS is set.
 //
 // Each function's role holds only the DynamoDB actions its routes call
 // (FunctionAccess), on the table ARN and, for the api function's queries,
-// the index ARNs: no wildcard actions, no managed policies.
+// the index ARNs: no wildcard actions, no managed policies on the roles.
 //
 // Props.Orders is the table's order index stage (singletable.OrderIndexes,
 // v1 | both | v2, see docs/migrations.md). The functions that read or write

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -254,6 +256,10 @@ type API struct {
 	// JWT, when set, authorizes requests with a JWT authorizer instead of
 	// IAM (SigV4). Default: IAM.
 	JWT *JWT `json:"jwt"`
+	// IAMOperators are the IAM principals the functions treat as
+	// operators (role ARNs cover their sessions; an ARN ending in * is a
+	// prefix); every other IAM caller is a service. Default: none.
+	IAMOperators []string `json:"iamOperators"`
 	// ServerErrors is the number of 5xx answers in five minutes that
 	// alarms. Default: 5.
 	ServerErrors int `json:"serverErrors"`
@@ -269,10 +275,49 @@ type API struct {
 	MoneyRouteThrottleBurst         int `json:"moneyRouteThrottleBurst"`
 }
 
-// JWT is the issuer and the accepted audiences of the JWT authorizer.
+// JWT is the issuer and the accepted audiences of the JWT authorizer, the
+// scopes that grant the roles and the claim that names a customer's user.
 type JWT struct {
 	Issuer   string   `json:"issuer"`
 	Audience []string `json:"audience"`
+	// Scopes name the scope of each role. Default: payments/customer,
+	// payments/operator, payments/service.
+	Scopes JWTScopes `json:"scopes"`
+	// UserClaim is the claim whose value is a customer's userId.
+	// Default: "sub".
+	UserClaim string `json:"userClaim"`
+}
+
+// JWTScopes are the scopes that grant the customer, operator and service
+// roles; an empty one is the default.
+type JWTScopes struct {
+	Customer string `json:"customer"`
+	Operator string `json:"operator"`
+	Service  string `json:"service"`
+}
+
+// iamPrincipal is an IAM role or user ARN, or an STS assumed-role ARN,
+// possibly a prefix ending in *.
+var iamPrincipal = regexp.MustCompile(`^arn:aws[a-z-]*:(iam::[0-9]{12}:(role|user)/|sts::[0-9]{12}:assumed-role/)[\w+=,.@/*-]+$`)
+
+// checkScopes: the role scopes are single scope tokens, each distinct
+// (an empty one is its default, which differs from the others').
+func checkScopes(s JWTScopes, bad func(field, format string, args ...any) error) error {
+	defaults := []string{"payments/customer", "payments/operator", "payments/service"}
+	scopes := []string{s.Customer, s.Operator, s.Service}
+	for i, sc := range scopes {
+		if sc == "" {
+			scopes[i] = defaults[i]
+		} else if strings.ContainsAny(sc, " \t\n,") {
+			return bad("api.jwt.scopes", "%q is not one scope (no spaces or commas)", sc)
+		}
+	}
+	for i, sc := range scopes {
+		if slices.Contains(scopes[i+1:], sc) {
+			return bad("api.jwt.scopes", "%q grants two roles; each role needs a scope of its own", sc)
+		}
+	}
+	return nil
 }
 
 // logRetentions are the retention periods CloudWatch Logs offers, in days.
@@ -551,6 +596,14 @@ func (c Config) validateAPI(bad func(field, format string, args ...any) error) e
 		}
 		if len(j.Audience) == 0 {
 			return bad("api.jwt.audience", "at least one audience is required")
+		}
+		if err := checkScopes(j.Scopes, bad); err != nil {
+			return err
+		}
+	}
+	for _, arn := range a.IAMOperators {
+		if !iamPrincipal.MatchString(arn) {
+			return bad("api.iamOperators", "%q is not an IAM principal ARN (arn:aws:iam::<account>:role/<name>, or ...:user/..., or ending in *)", arn)
 		}
 	}
 	if a.MoneyRouteThrottleRatePerSecond < 0 || a.MoneyRouteThrottleRatePerSecond > a.ThrottleRatePerSecond {

@@ -108,6 +108,11 @@ func TestParseRejectsBadEnvironments(t *testing.T) {
 		{"log retention CloudWatch does not offer", with(t, "api.logRetentionDays", 31), "api.logRetentionDays", "not a CloudWatch Logs retention"},
 		{"jwt issuer not https", with(t, "api.jwt", map[string]any{"issuer": "http://idp", "audience": []any{"a"}}), "api.jwt.issuer", "https"},
 		{"jwt without audience", with(t, "api.jwt", map[string]any{"issuer": "https://idp.example.com"}), "api.jwt.audience", "at least one"},
+		{"jwt scope with a space", with(t, "api.jwt", map[string]any{"issuer": "https://idp.example.com", "audience": []any{"a"},
+			"scopes": map[string]any{"customer": "shop/buy shop/read"}}), "api.jwt.scopes", "not one scope"},
+		{"jwt scope of two roles", with(t, "api.jwt", map[string]any{"issuer": "https://idp.example.com", "audience": []any{"a"},
+			"scopes": map[string]any{"service": "payments/operator"}}), "api.jwt.scopes", "grants two roles"},
+		{"iam operator not an ARN", with(t, "api.iamOperators", []any{"PaymentsOperator"}), "api.iamOperators", "not an IAM principal ARN"},
 		{"reserved concurrency of unknown function", with(t, "api.reservedConcurrency", map[string]any{"refund": 5}), "api.reservedConcurrency", `"refund"`},
 		{"on-demand maximum on provisioned", with(t, "capacity", map[string]any{"mode": "provisioned", "minRead": 1, "maxRead": 2, "minWrite": 1, "maxWrite": 2, "targetUtilizationPercent": 70, "maxReadRequestUnits": 10}), "capacity", "on-demand only"},
 		{"negative on-demand maximum", with(t, "capacity.maxWriteRequestUnits", -1), "capacity", "must not be negative"},
@@ -172,10 +177,18 @@ func TestParseAcceptsValidEnvironments(t *testing.T) {
 			}
 			return nil
 		}},
-		{"jwt api", with(t, "api.jwt", map[string]any{"issuer": "https://idp.example.com/", "audience": []any{"payments"}}, "api.reservedConcurrency", map[string]any{"charge": 20}), func(c envconfig.Config) error {
+		{"jwt api", with(t, "api.jwt", map[string]any{"issuer": "https://idp.example.com/", "audience": []any{"payments"},
+			"scopes": map[string]any{"customer": "shop/customer"}, "userClaim": "custom:userId"}, "api.reservedConcurrency", map[string]any{"charge": 20}), func(c envconfig.Config) error {
 			if c.API.JWT == nil || c.API.JWT.Issuer != "https://idp.example.com/" || fmt.Sprint(c.API.JWT.Audience) != "[payments]" ||
+				c.API.JWT.Scopes.Customer != "shop/customer" || c.API.JWT.Scopes.Operator != "" || c.API.JWT.UserClaim != "custom:userId" ||
 				c.API.ReservedConcurrency["charge"] != 20 || c.API.ThrottleRatePerSecond != 500 || c.API.LogRetentionDays != 365 {
 				return fmt.Errorf("got %+v", c.API)
+			}
+			return nil
+		}},
+		{"iam operators", with(t, "api.iamOperators", []any{"arn:aws:iam::111122223333:role/PaymentsOperator", "arn:aws:sts::111122223333:assumed-role/Ops/*"}), func(c envconfig.Config) error {
+			if len(c.API.IAMOperators) != 2 || c.API.IAMOperators[0] != "arn:aws:iam::111122223333:role/PaymentsOperator" {
+				return fmt.Errorf("got %+v", c.API.IAMOperators)
 			}
 			return nil
 		}},

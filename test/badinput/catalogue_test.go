@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/oncetable/oncetable/runtime/httpapi"
+	"github.com/oncetable/oncetable/runtime/localrun"
+	"github.com/oncetable/oncetable/test/authz"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/bad-input-catalogue.md")
@@ -211,11 +213,29 @@ func catalogue(aliceCursor, bobCursor string) []badInput {
 	}
 }
 
+// authorization is test/authz's catalogue on this table: bob as the wrong
+// customer on alice's data and her order o-open, a customer or a service on
+// a route its role lacks, and tokens without a recognised scope.
+func authorization() []badInput {
+	attempts, _ := authz.Attempts(authz.Fixture{Victim: "alice", Attacker: "bob", Order: "o-open", Total: 2500, Currency: "EUR"})
+	out := make([]badInput, len(attempts))
+	for i, a := range attempts {
+		h := hdr(localrun.CallerHeader, a.Caller, localrun.ScopesHeader, a.Scopes)
+		if a.Key != "" {
+			h.Set("Idempotency-Key", a.Key)
+		}
+		shown := a.Method + " " + a.Path + " as " + a.Caller + ", X-Local-Scopes: " + a.Scopes
+		out[i] = badInput{group: "authorization", name: a.Group + " (" + a.Route + ")", method: a.Method, path: a.Path, header: h,
+			body: []byte(a.Body), shown: shown, status: a.Status, problem: a.Problem}
+	}
+	return out
+}
+
 // TestCatalogue sends every bad input, asserts its status and problem type
 // and that the table is unchanged, and renders the catalogue.
 func TestCatalogue(t *testing.T) {
 	e := newEnv(t)
-	cases := catalogue(e.nextCursor(t, "alice"), e.nextCursor(t, "bob"))
+	cases := append(catalogue(e.nextCursor(t, "alice"), e.nextCursor(t, "bob")), authorization()...)
 	before := e.snapshot(t)
 	var doc bytes.Buffer
 	doc.WriteString(header)
@@ -270,6 +290,9 @@ engine, against a table holding users alice (balance 10300 EUR) and bob (570 EUR
 and compared with the state before it: **no bad input wrote anything**. Problem types are
 ` + "`urn:oncetable:problem:<slug>`" + `; every error body is application/problem+json (RFC 9457).
 Requests are POST with ` + "`Content-Type: application/json`" + ` and an Idempotency-Key unless the row says otherwise.
+The authorization rows are test/authz's catalogue (X-Local-Caller and X-Local-Scopes as the local runner reads them; the
+same attempts pass through the API Gateway v2 handler in that package's test): a customer naming another user's data
+is answered 404 exactly as if it did not exist, a role the route does not admit 403.
 
 Fuzz targets cover the same ground with generated input. Their seed corpora (testdata/fuzz) run with every
 ` + "`go test`" + `; ` + "`go test -run XXX -fuzz <Target> -fuzzminimizetime 50x <package>`" + ` explores further.

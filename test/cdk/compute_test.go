@@ -500,7 +500,7 @@ func variant(t *testing.T) variants {
 		st := awscdk.NewStack(app, jsii.String("Jwt"), &awscdk.StackProps{Env: &awscdk.Environment{Region: jsii.String("eu-west-1")}})
 		table := singletable.NewTable(st, "Data", nil)
 		api := paymentsapi.New(st, "Payments", &paymentsapi.Props{Table: table.Table,
-			JWT: &paymentsapi.JWTAuth{Issuer: "https://issuer.example.com/", Audience: []string{"payments-client"}}})
+			JWT: &paymentsapi.JWTAuth{Issuer: "https://issuer.example.com/", Audience: []string{"payments-client"}, CustomerScope: jwtCustomerScope}})
 		s := &synthesized{stack: st, payments: api, table: table}
 		s.template = assertions.Template_FromStack(st, nil)
 		raw, _ := json.Marshal(s.template.ToJSON())
