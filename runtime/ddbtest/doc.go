@@ -3,7 +3,8 @@
 // use it): a client of the endpoint in DYNAMODB_ENDPOINT when it is set, or
 // else of a fresh embedded engine (runtime/ddblocal) closed when the test
 // ends; a fresh table name; and an SDK middleware that counts the requests
-// sent, per operation, after the retryer, so tests can assert round trips.
+// sent, per operation, after the retryer, so tests can assert round trips;
+// and one that sums the capacity units the endpoint reports (Capacity).
 //
 // runtime/internal/dbtest builds oncetable's own table on it. It is for
 // tests only.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -193,4 +194,21 @@ func TimeToLiveInput(name string, a Attributes) *dynamodb.UpdateTimeToLiveInput 
 func TTLCommand(name string, a Attributes) string {
 	a = a.withDefaults()
 	return fmt.Sprintf("aws dynamodb update-time-to-live --table-name %s --time-to-live-specification Enabled=true,AttributeName=%s", name, a.TTL)
+}
+
+// CreateTable creates a table of records with [CreateTableInput], waits
+// until it is ACTIVE (at most wait) and turns TTL on with
+// [TimeToLiveInput]: the one call a new table needs. For a table made by
+// CloudFormation or the CLI, run [Table.Check] instead.
+func CreateTable(ctx context.Context, db *dynamodb.Client, name string, a Attributes, wait time.Duration) error {
+	if _, err := db.CreateTable(ctx, CreateTableInput(name, a)); err != nil {
+		return fmt.Errorf("idempotency: create table %s: %w", name, err)
+	}
+	if err := dynamodb.NewTableExistsWaiter(db).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, wait); err != nil {
+		return fmt.Errorf("idempotency: wait for table %s: %w", name, err)
+	}
+	if _, err := db.UpdateTimeToLive(ctx, TimeToLiveInput(name, a)); err != nil {
+		return fmt.Errorf("idempotency: enable TTL on %s: %w", name, err)
+	}
+	return nil
 }

@@ -13,8 +13,9 @@
 //
 // # Setting up a table
 //
-// [CreateTableInput] and [TimeToLiveInput] create a table with your key
-// names and turn TTL on ([TTLCommand] is the AWS CLI equivalent);
+// [CreateTable] creates a table with your key names and turns TTL on
+// ([CreateTableInput] and [TimeToLiveInput] are its requests, [TTLCommand]
+// the AWS CLI equivalent);
 // [Table.Check] compares the options with the real table at start-up and
 // names the option to fix. Test on the embedded engine (runtime/ddblocal)
 // or, with DYNAMODB_ENDPOINT set, on any endpoint (runtime/ddbtest).

@@ -56,19 +56,11 @@ func newWorld(t *testing.T, opts ...func(*idempotency.Options)) *world {
 	return w
 }
 
-// createTable makes table with the helpers a new user would call, and
-// waits for it (an external endpoint creates tables asynchronously).
+// createTable makes table with the helper a new user would call.
 func createTable(t *testing.T, db *dynamodb.Client, table string) {
 	t.Helper()
-	ctx := context.Background()
-	if _, err := db.CreateTable(ctx, idempotency.CreateTableInput(table, names)); err != nil {
-		t.Fatal(err)
-	}
 	ddbtest.DeleteAfter(t, db, table)
-	if err := dynamodb.NewTableExistsWaiter(db).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)}, 2*time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.UpdateTimeToLive(ctx, idempotency.TimeToLiveInput(table, names)); err != nil {
+	if err := idempotency.CreateTable(context.Background(), db, table, names, 2*time.Minute); err != nil {
 		t.Fatal(err)
 	}
 }

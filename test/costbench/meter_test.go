@@ -7,9 +7,10 @@ import (
 	"time"
 
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
+
+	"github.com/oncetable/oncetable/runtime/ddbtest"
 )
 
 // usage is what one call cost.
@@ -39,45 +40,13 @@ var usageMu sync.Mutex
 func meter(stack *middleware.Stack) error {
 	if err := stack.Initialize.Add(middleware.InitializeMiddlewareFunc("costbenchCapacity",
 		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-			total := types.ReturnConsumedCapacityTotal
-			switch p := in.Parameters.(type) {
-			case *dynamodb.TransactWriteItemsInput:
-				p.ReturnConsumedCapacity = total
-			case *dynamodb.PutItemInput:
-				p.ReturnConsumedCapacity = total
-			case *dynamodb.UpdateItemInput:
-				p.ReturnConsumedCapacity = total
-			case *dynamodb.GetItemInput:
-				p.ReturnConsumedCapacity = total
-			case *dynamodb.BatchGetItemInput:
-				p.ReturnConsumedCapacity = total
-			case *dynamodb.QueryInput:
-				p.ReturnConsumedCapacity = total
-			case *dynamodb.TransactGetItemsInput:
-				p.ReturnConsumedCapacity = total
-			}
+			ddbtest.AskCapacity(in.Parameters)
 			out, md, err := next.HandleInitialize(ctx, in)
 			u, _ := ctx.Value(usageKey{}).(*usage)
 			if u == nil {
 				return out, md, err
 			}
-			var cc []types.ConsumedCapacity
-			switch r := out.Result.(type) {
-			case *dynamodb.TransactWriteItemsOutput:
-				cc = r.ConsumedCapacity
-			case *dynamodb.PutItemOutput:
-				cc = one(r.ConsumedCapacity)
-			case *dynamodb.UpdateItemOutput:
-				cc = one(r.ConsumedCapacity)
-			case *dynamodb.GetItemOutput:
-				cc = one(r.ConsumedCapacity)
-			case *dynamodb.BatchGetItemOutput:
-				cc = r.ConsumedCapacity
-			case *dynamodb.QueryOutput:
-				cc = one(r.ConsumedCapacity)
-			case *dynamodb.TransactGetItemsOutput:
-				cc = r.ConsumedCapacity
-			}
+			cc := ddbtest.ConsumedCapacity(out.Result)
 			usageMu.Lock()
 			defer usageMu.Unlock()
 			if err != nil || len(cc) == 0 {
@@ -104,12 +73,6 @@ func meter(stack *middleware.Stack) error {
 		}), middleware.After)
 }
 
-func one(c *types.ConsumedCapacity) []types.ConsumedCapacity {
-	if c == nil {
-		return nil
-	}
-	return []types.ConsumedCapacity{*c}
-}
 
 // capUnits splits a ConsumedCapacity into write and read units; TOTAL mode
 // may report only CapacityUnits, which then count as the kind the

@@ -73,14 +73,8 @@ func newGiftcards(t *testing.T, opts ...func(*idemhttp.Options)) *giftcards {
 	clock := func() time.Time { return time.Unix(0, g.now.Load()) }
 	g.db, _ = ddbtest.Client(t, []func(*ddblocal.Options){func(o *ddblocal.Options) { o.Clock = clock }})
 	ctx := context.Background()
-	if _, err := g.db.CreateTable(ctx, idempotency.CreateTableInput(g.table, giftNames)); err != nil {
-		t.Fatal(err)
-	}
 	ddbtest.DeleteAfter(t, g.db, g.table)
-	if err := dynamodb.NewTableExistsWaiter(g.db).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(g.table)}, 2*time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := g.db.UpdateTimeToLive(ctx, idempotency.TimeToLiveInput(g.table, giftNames)); err != nil {
+	if err := idempotency.CreateTable(ctx, g.db, g.table, giftNames, 2*time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	g.card(t, "GC1", 100)

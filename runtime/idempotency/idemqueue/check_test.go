@@ -26,14 +26,8 @@ func TestCheckTable(t *testing.T) {
 	db, _ := ddbtest.Client(t, nil)
 	table := ddbtest.TableName("shipments")
 	names := idempotency.Attributes{PartitionKey: "id", SortKey: "kind", TTL: "purge_at"}
-	if _, err := db.CreateTable(ctx, idempotency.CreateTableInput(table, names)); err != nil {
-		t.Fatal(err)
-	}
 	ddbtest.DeleteAfter(t, db, table)
-	if err := dynamodb.NewTableExistsWaiter(db).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)}, 2*time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.UpdateTimeToLive(ctx, idempotency.TimeToLiveInput(table, names)); err != nil {
+	if err := idempotency.CreateTable(ctx, db, table, names, 2*time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	shipped := map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "ship#1"}, "kind": &types.AttributeValueMemberS{Value: "count"}}
