@@ -73,7 +73,6 @@ func meter(stack *middleware.Stack) error {
 		}), middleware.After)
 }
 
-
 // capUnits splits a ConsumedCapacity into write and read units; TOTAL mode
 // may report only CapacityUnits, which then count as the kind the
 // operation is.
