@@ -7,10 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"time"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/idempotency"
@@ -21,14 +18,13 @@ func ExampleTransactional() {
 	eng := ddblocal.New()
 	defer eng.Close()
 	db := eng.Client()
-	db.CreateTable(context.Background(), &dynamodb.CreateTableInput{TableName: aws.String("counters"), BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: "S"}, {AttributeName: aws.String("sk"), AttributeType: "S"}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: "HASH"}, {AttributeName: aws.String("sk"), KeyType: "RANGE"}}})
+	names := idempotency.Attributes{PartitionKey: "id", SortKey: "kind", TTL: "purge_at"}
+	idempotency.CreateTable(context.Background(), db, "counters", names, time.Minute)
 	records := idempotency.NewTable(db, "counters", func(o *idempotency.Options) {
-		o.Attributes = idempotency.Attributes{PartitionKey: "pk", SortKey: "sk", TTL: "ttl"}
+		o.Attributes = names
 	})
 	caller := func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }
-	h := idemhttp.Transactional(records, caller, bump) // bump: an ADD on one counter item
+	h := idemhttp.Transactional(records, caller, bump("counters")) // bump: an ADD on one counter item
 
 	for _, req := range []struct{ key, body string }{{`"k1"`, `{"a":1}`}, {`"k1"`, `{"a":1}`}, {`"k1"`, `{"a":2}`}, {"", `{}`}} {
 		r := httptest.NewRequest(http.MethodPost, "/counter", strings.NewReader(req.body))

@@ -18,10 +18,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/idempotency/idemhttp"
-	"github.com/oncetable/oncetable/runtime/internal/dbtest"
+	"github.com/oncetable/oncetable/runtime/ddbtest"
 )
 
 func TestParseKey(t *testing.T) {
@@ -46,28 +45,33 @@ func TestParseKey(t *testing.T) {
 	}
 }
 
-// counterTable is a table keyed pk/sk holding one counter item.
+// counterTable is a table keyed id/kind with TTL on purge_at (another
+// team's names) on the engine or DYNAMODB_ENDPOINT, holding one counter.
 func counterTable(t *testing.T) (*idempotency.Table, *dynamodb.Client) {
-	eng := ddblocal.New()
-	t.Cleanup(func() { eng.Close() })
-	db := eng.Client()
-	dbtest.CreateKeyedTable(t, db, "counters", "pk", "sk")
-	return idempotency.NewTable(db, "counters", func(o *idempotency.Options) {
-		o.Attributes = idempotency.Attributes{PartitionKey: "pk", SortKey: "sk", TTL: "ttl"}
-	}), db
+	t.Helper()
+	db, _ := ddbtest.Client(t, nil)
+	table := ddbtest.TableName("counters")
+	ddbtest.DeleteAfter(t, db, table)
+	if err := idempotency.CreateTable(context.Background(), db, table, giftNames, 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	return idempotency.NewTable(db, table, func(o *idempotency.Options) { o.Attributes = giftNames }), db
 }
 
-func bump(ctx context.Context, c idemhttp.Call) (idemhttp.Plan, error) {
-	if strings.Contains(string(c.Body), "refuse") {
-		return idemhttp.Plan{}, errors.New("refused by the plan")
+// bump plans an ADD on one counter item of table (keys id/kind).
+func bump(table string) idemhttp.PlanFunc {
+	return func(ctx context.Context, c idemhttp.Call) (idemhttp.Plan, error) {
+		if strings.Contains(string(c.Body), "refuse") {
+			return idemhttp.Plan{}, errors.New("refused by the plan")
+		}
+		return idemhttp.Plan{Effect: func(now time.Time) (*idempotency.Effect, error) {
+			eff := &idempotency.Effect{Status: http.StatusCreated, Body: map[string]string{"by": c.Caller, "at": now.Format(time.RFC3339Nano)}}
+			eff.Items.Add("counter", types.TransactWriteItem{Update: &types.Update{TableName: aws.String(table),
+				Key:              map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "counter"}, "kind": &types.AttributeValueMemberS{Value: "counter"}},
+				UpdateExpression: aws.String("ADD n :one"), ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "1"}}}})
+			return eff, nil
+		}}, nil
 	}
-	return idemhttp.Plan{Effect: func(now time.Time) (*idempotency.Effect, error) {
-		eff := &idempotency.Effect{Status: http.StatusCreated, Body: map[string]string{"by": c.Caller, "at": now.Format(time.RFC3339Nano)}}
-		eff.Items.Add("counter", types.TransactWriteItem{Update: &types.Update{TableName: aws.String("counters"),
-			Key:              map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "counter"}, "sk": &types.AttributeValueMemberS{Value: "counter"}},
-			UpdateExpression: aws.String("ADD n :one"), ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "1"}}}})
-		return eff, nil
-	}}, nil
 }
 
 func byHeader(r *http.Request) (string, error) {
@@ -92,7 +96,7 @@ func post(t *testing.T, h http.Handler, user, key, body string) *httptest.Respon
 
 func TestTransactional(t *testing.T) {
 	records, _ := counterTable(t)
-	h := idemhttp.Transactional(records, byHeader, bump)
+	h := idemhttp.Transactional(records, byHeader, bump(records.Name()))
 	first := post(t, h, "ann", `"k1"`, `{"a":1}`)
 	steps := []struct {
 		name, user, key, body string
@@ -162,7 +166,7 @@ func TestExternal(t *testing.T) {
 
 func TestTransactionalLambda(t *testing.T) {
 	records, _ := counterTable(t)
-	h := idemhttp.TransactionalLambda(records, bump)
+	h := idemhttp.TransactionalLambda(records, bump(records.Name()))
 	ev := func(sub, key, body string) events.APIGatewayV2HTTPRequest {
 		e := events.APIGatewayV2HTTPRequest{RawPath: "/counter", Body: body, Headers: map[string]string{}}
 		e.RequestContext.HTTP.Method = http.MethodPost
