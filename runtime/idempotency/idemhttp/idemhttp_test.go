@@ -18,9 +18,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/oncetable/oncetable/runtime/ddbtest"
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/idempotency/idemhttp"
-	"github.com/oncetable/oncetable/runtime/ddbtest"
 )
 
 func TestParseKey(t *testing.T) {
