@@ -329,6 +329,9 @@ func TestGiftcardCheck(t *testing.T) {
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "Options.Attributes") {
 		t.Errorf("Do with default names: %v; want a ConfigError naming Options.Attributes", err)
 	}
+	if _, _, err := wrong.Begin(ctx, idempotency.Request{Scope: idempotency.Scope{Caller: "ann", Operation: "email"}, Key: "k", Fingerprint: "fp"}, time.Minute); !errors.As(err, &ce) {
+		t.Errorf("Begin with default names: %v; want a ConfigError", err)
+	}
 	h := idemhttp.Transactional(wrong, byHeader, g.redeem, func(o *idemhttp.Options) { o.CheckTable = true })
 	r := httptest.NewRequest(http.MethodPost, "/cards/GC1/redeem", strings.NewReader(`{"amount":1}`))
 	r.Header.Set("X-User", "ann")

@@ -98,7 +98,11 @@ func ExternalLambda(records *idempotency.Table, next LambdaHandler, opts ...func
 			}
 		}
 		rec.body.Write(body)
-		return event(finish(ctx, records, o, p, rec)), nil
+		res := event(finish(ctx, records, o, p, rec))
+		if res.StatusCode == out.StatusCode {
+			res.Cookies = out.Cookies // the first answer only; cookies are not replayed
+		}
+		return res, nil
 	}
 }
 
@@ -129,19 +133,13 @@ func eventCall(o Options, req *events.APIGatewayV2HTTPRequest) (Call, string, bo
 }
 
 func event(a answer) events.APIGatewayV2HTTPResponse {
+	// Payload format 2.0 has no multi-value headers: several values of one
+	// header are joined with commas (RFC 9110 section 5.3).
 	h := map[string]string{}
-	var multi map[string][]string
 	for k, vs := range a.headers() {
-		h[k] = vs[0]
-		if len(vs) > 1 {
-			if multi == nil {
-				multi = map[string][]string{}
-			}
-			multi[k] = vs
-			delete(h, k)
-		}
+		h[k] = strings.Join(vs, ", ")
 	}
-	out := events.APIGatewayV2HTTPResponse{StatusCode: a.status, Headers: h, MultiValueHeaders: multi, Body: string(a.body)}
+	out := events.APIGatewayV2HTTPResponse{StatusCode: a.status, Headers: h, Body: string(a.body)}
 	if !utf8.Valid(a.body) {
 		out.Body, out.IsBase64Encoded = base64.StdEncoding.EncodeToString(a.body), true
 	}
