@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
+
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/idempotency/idemhttp"
@@ -82,4 +84,38 @@ func ExampleExternal() {
 	// 400 text/plain; charset=utf-8 "" replayed=""
 	// 202 text/plain "/messages/m1" replayed=""
 	// 202 text/plain "/messages/m1" replayed="true"
+}
+
+// An API Gateway HTTP API v2 route whose function calls an external
+// system: the in-progress window is the invocation's remaining time, and
+// the function's status, Content-Type, Location and body are replayed.
+func ExampleExternalLambda() {
+	eng := ddblocal.New()
+	defer eng.Close()
+	db := eng.Client()
+	names := idempotency.Attributes{PartitionKey: "id", SortKey: "kind", TTL: "purge_at"}
+	idempotency.CreateTable(context.Background(), db, "giftcards", names, time.Minute)
+	records := idempotency.NewTable(db, "giftcards", func(o *idempotency.Options) { o.Attributes = names })
+
+	send := func(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		// provider.Send(req.Body, idemhttp.ForwardKey(ctx))
+		return events.APIGatewayV2HTTPResponse{StatusCode: 202, Body: "queued",
+			Headers: map[string]string{"Content-Type": "text/plain", "Location": "/messages/m1"}}, nil
+	}
+	h := idemhttp.ExternalLambda(records, send, func(o *idemhttp.Options) { o.CheckTable = true })
+	// lambda.Start(h)
+	ev := events.APIGatewayV2HTTPRequest{RawPath: "/cards/GC1/email", Body: `{"to":"ann@example.com"}`,
+		Headers: map[string]string{"idempotency-key": `"k1"`}}
+	ev.RequestContext.HTTP.Method = http.MethodPost
+	ev.RequestContext.Authorizer = &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{
+		JWT: &events.APIGatewayV2HTTPRequestContextAuthorizerJWTDescription{Claims: map[string]string{"iss": "https://issuer", "sub": "ann"}}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // as Lambda's deadline
+	defer cancel()
+	for range 2 {
+		r, _ := h(ctx, ev)
+		fmt.Printf("%d %s %s %s replayed=%q\n", r.StatusCode, r.Headers["Content-Type"], r.Headers["Location"], r.Body, r.Headers[idemhttp.ReplayedHeader])
+	}
+	// Output:
+	// 202 text/plain /messages/m1 queued replayed=""
+	// 202 text/plain /messages/m1 queued replayed="true"
 }
