@@ -87,6 +87,24 @@
 // engine at random points of a mixed load and checks all of this;
 // docs/engine-benchmark.md measures what Durable costs.
 //
+// # Backups and point-in-time recovery
+//
+// CreateBackup, DescribeBackup, ListBackups, DeleteBackup and
+// RestoreTableFromBackup keep on-demand backups (copy-on-write snapshots;
+// with Options.Dir they are stored and outlive their table).
+// UpdateContinuousBackups turns PITR on, with RecoveryPeriodInDays (1 to
+// 35); DescribeContinuousBackups reports the real window, from when PITR
+// was enabled (or the recovery period, or the history's bound) to
+// Options.PITRLag (5 minutes, as DynamoDB) before now; and
+// RestoreTableToPointInTime restores any time in it, to the millisecond.
+// A restored table has the source's keys, indexes (or the overrides),
+// billing and throughput, and none of its stream, TTL, PITR, tags or
+// resource policies; DescribeTable shows its RestoreSummary. The history
+// behind PITR is bounded by the recovery period and Options.PITRHistoryBytes
+// (see pitr.go for its cost). Faults.TornBackups makes backups and restores
+// hold only part of the table's last transaction, as DynamoDB warns they
+// may.
+//
 // # Injecting faults
 //
 // SetFaults sets failures for one table (or, with "", for all). Draws come

@@ -42,6 +42,19 @@ type Options struct {
 	// only, which a killed process never loses (see doc.go, Durability).
 	Durable bool
 
+	// PITRHistoryBytes bounds the point-in-time recovery history each
+	// table keeps (the rows its writes replaced, within its recovery
+	// period): when a table's history grows past it, the oldest commits
+	// are dropped and EarliestRestorableDateTime moves forward to the
+	// newest of them. Default: 256 MiB per table.
+	PITRHistoryBytes int64
+
+	// PITRLag is how far LatestRestorableDateTime stays behind the
+	// current time: DynamoDB says typically 5 minutes, the default. A
+	// negative value means none (restore up to the current time), for
+	// drills that restore right after their traffic.
+	PITRLag time.Duration
+
 	// Faults applies to every table that has no faults of its own.
 	// Default: none.
 	Faults Faults
@@ -96,6 +109,11 @@ type Engine struct {
 	// tokensSwept is when commit last deleted expired stored tokens; only
 	// bbolt's single writer uses it.
 	tokensSwept time.Time
+	// commitSeq numbers the commits, for the point-in-time history.
+	commitSeq atomic.Uint64
+	// backupMu guards backups, by ARN.
+	backupMu sync.Mutex
+	backups  map[string]*backup
 	// recovery is what Open did to recover from a crash (see Recovery).
 	recovery string
 	// lifeMu orders starting the sweeper with Close; both are rare.
@@ -146,6 +164,14 @@ func Open(opts ...func(*Options)) (*Engine, error) {
 	}
 	if o.AccountID == "" {
 		o.AccountID = "000000000000"
+	}
+	if o.PITRHistoryBytes == 0 {
+		o.PITRHistoryBytes = 256 << 20
+	}
+	if o.PITRLag == 0 {
+		o.PITRLag = 5 * time.Minute
+	} else if o.PITRLag < 0 {
+		o.PITRLag = 0
 	}
 	if o.IdempotencyWindow == 0 {
 		o.IdempotencyWindow = 10 * time.Minute

@@ -63,6 +63,15 @@ type Faults struct {
 	// sequence numbers and creation times are those of the commit.
 	StreamDelay time.Duration
 
+	// TornBackups makes CreateBackup and RestoreTableToPointInTime of the
+	// table capture only part of its most recent transaction (the one
+	// before the restore time), as DynamoDB warns a backup taken while a
+	// transaction propagates may: the first half of the transaction's
+	// items (at least one) as it wrote them, the rest as they were before.
+	// CreateBackup tears the last transaction of a table with PITR or a
+	// data directory (others keep no record of their transactions).
+	TornBackups bool
+
 	// Operations limits every fault but GSIDelay and StreamDelay to the
 	// named operations ("TransactWriteItems", "PutItem", ...). Default: all
 	// operations.
@@ -177,7 +186,8 @@ func (fi *faultInjector) refresh() {
 // none reports whether f injects nothing.
 func (f Faults) none() bool {
 	return f.Latency == 0 && f.ThrottleRate <= 0 && f.UnprocessedRate <= 0 && f.TransactionConflictRate <= 0 &&
-		f.WriteConflictRate <= 0 && f.LoseResponseRate <= 0 && f.GSIDelay == 0 && f.StreamDelay == 0
+		f.WriteConflictRate <= 0 && f.LoseResponseRate <= 0 && f.GSIDelay == 0 && f.StreamDelay == 0 &&
+		!f.TornBackups
 }
 
 // SetFaults sets the faults of one table, or of the whole engine when
@@ -399,4 +409,15 @@ func (fi *faultInjector) streamDelay(table string) time.Duration {
 	fi.mu.Lock()
 	defer fi.mu.Unlock()
 	return fi.forTable(table).StreamDelay
+}
+
+// torn reports whether backups and restores of a table tear its last
+// transaction (Faults.TornBackups).
+func (fi *faultInjector) torn(table string) bool {
+	if !fi.active.Load() {
+		return false
+	}
+	fi.mu.Lock()
+	defer fi.mu.Unlock()
+	return fi.forTable(table).TornBackups
 }

@@ -442,6 +442,9 @@ func (t *table) describe() map[string]any {
 	} else {
 		d["BillingModeSummary"] = map[string]any{"BillingMode": "PROVISIONED"}
 	}
+	if t.restoreSummary != nil {
+		d["RestoreSummary"] = t.restoreSummary
+	}
 	if s := t.stream; s != nil {
 		d["StreamSpecification"] = map[string]any{"StreamEnabled": true, "StreamViewType": s.viewType}
 	}

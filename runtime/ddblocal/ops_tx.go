@@ -304,7 +304,7 @@ func (e *Engine) commitTx(ops []*txOp, tables []*table, in *transactWriteItemsIn
 	if tok != nil {
 		tok.out = out
 	}
-	if err := e.commit(tables, tok); err != nil {
+	if err := e.commit(tables, tok, true); err != nil {
 		return nil, err
 	}
 	releaseTxItems(ops)

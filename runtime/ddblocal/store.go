@@ -58,6 +58,9 @@ type storedTable struct {
 	PITRSince                  time.Time
 	Tags                       map[string]string
 	Policies                   map[string]resourcePolicy `json:",omitempty"`
+	PITRDays                   int                       `json:",omitempty"`
+	// Restore is the RestoreSummary of a restored table.
+	Restore map[string]any `json:",omitempty"`
 }
 
 func (e *Engine) openStore(dir string) error {
@@ -78,6 +81,9 @@ func (e *Engine) openStore(dir string) error {
 			return err
 		}
 		if err := e.loadTokens(tx, e.now()); err != nil {
+			return err
+		}
+		if err := e.loadBackups(tx); err != nil {
 			return err
 		}
 		return meta.ForEach(func(k, v []byte) error {
@@ -104,6 +110,9 @@ func (e *Engine) openStore(dir string) error {
 			}
 			t.changes = nil
 			t.persist = true
+			if err := loadHistory(tx, t, e.now(), e.opts.PITRHistoryBytes); err != nil {
+				return fmt.Errorf("table %s: %w", st.Name, err)
+			}
 			// Linked after the items are loaded, which are no changes.
 			t.stream, t.latestStream = e.streams[st.StreamARN], e.streams[st.LatestStreamARN]
 			e.tables[st.Name] = t
@@ -123,8 +132,9 @@ func restoreTable(st storedTable) (*table, error) {
 		name: st.Name, id: st.ID, arn: st.ARN, created: st.Created,
 		billing: st.Billing, rcu: st.RCU, wcu: st.WCU,
 		deletionProtection: st.DeletionProtection,
-		items:              newTree(), pitr: st.PITR, pitrSince: st.PITRSince, tags: st.Tags,
-		policies: st.Policies,
+		items:              newTree(), pitr: st.PITR, pitrSince: st.PITRSince, pitrDays: st.PITRDays, tags: st.Tags,
+		restoreSummary: st.Restore,
+		policies:       st.Policies,
 	}
 	for _, d := range st.AttrDefs {
 		typ, _ := attr.ParseType(d.AttributeType)
@@ -166,25 +176,7 @@ func (e *Engine) persistTable(t *table) error {
 		return nil
 	}
 	t.persist = true
-	st := storedTable{
-		Name: t.name, ID: t.id, ARN: t.arn, Created: t.created, Keys: keySchemaJSON(t.keys),
-		Billing: t.billing, RCU: t.rcu, WCU: t.wcu, DeletionProtection: t.deletionProtection,
-		TTLAttr: t.ttlAttr, TTLEnabled: t.ttlEnabled, PITR: t.pitr, PITRSince: t.pitrSince, Tags: t.tags,
-		Policies: t.policies,
-	}
-	if t.stream != nil {
-		st.StreamARN = t.stream.arn
-	}
-	if t.latestStream != nil {
-		st.LatestStreamARN = t.latestStream.arn
-	}
-	for _, d := range t.attrDefs {
-		st.AttrDefs = append(st.AttrDefs, attributeDefinition{d.name, d.typ.String()})
-	}
-	for _, ix := range t.indexes() {
-		st.Indexes = append(st.Indexes, storedIndex{Name: ix.name, Local: ix.local, Keys: keySchemaJSON(ix.keys),
-			Projection: projectionJSON{ProjectionType: ix.proj.typ, NonKeyAttributes: ix.proj.nonKey}, RCU: ix.rcu, WCU: ix.wcu})
-	}
+	st := t.stored()
 	raw, err := json.Marshal(st)
 	if err != nil {
 		return err
@@ -204,7 +196,7 @@ func (e *Engine) persistTable(t *table) error {
 // flush commits the rows changed by the current operation on t (see
 // commit). The caller holds t.mu for writing.
 func (e *Engine) flush(t *table) error {
-	return e.commit([]*table{t}, nil)
+	return e.commit([]*table{t}, nil, false)
 }
 
 // commit writes the rows and stream records the current operation changed
@@ -215,18 +207,31 @@ func (e *Engine) flush(t *table) error {
 // rows are put back as they were, so that no reader ever sees a change the
 // store does not hold, and the caller gets an InternalServerError. The
 // caller holds the tables' write locks.
-func (e *Engine) commit(tables []*table, tok *tokenRecord) error {
+//
+// The changes of a table with point-in-time recovery also go to its
+// history (see pitr.go), with the commit's id when it is a transaction.
+func (e *Engine) commit(tables []*table, tok *tokenRecord, isTx bool) error {
 	dirty := tok != nil
 	for _, t := range tables {
 		dirty = dirty || len(t.changes) > 0
 	}
-	if !dirty || e.db == nil {
+	if !dirty {
 		return nil
 	}
 	now := e.now()
+	id := e.commitSeq.Add(1)
+	if e.db == nil {
+		for _, t := range tables {
+			t.committed(now, id, isTx, e.opts.PITRHistoryBytes)
+		}
+		return nil
+	}
 	err := e.db.Update(func(tx *bolt.Tx) error {
 		for _, t := range tables {
 			if err := saveChanges(tx, t); err != nil {
+				return err
+			}
+			if err := saveHistory(tx, t, now, id, isTx, e.opts.PITRHistoryBytes); err != nil {
 				return err
 			}
 		}
@@ -249,7 +254,7 @@ func (e *Engine) commit(tables []*table, tok *tokenRecord) error {
 		return ae
 	}
 	for _, t := range tables {
-		t.committed(now)
+		t.committed(now, id, isTx, e.opts.PITRHistoryBytes)
 	}
 	return nil
 }
@@ -257,7 +262,7 @@ func (e *Engine) commit(tables []*table, tok *tokenRecord) error {
 // saveChanges writes t's rows and stream records of the current operation
 // in tx.
 func saveChanges(tx *bolt.Tx, t *table) error {
-	if len(t.changes) == 0 || t.deleted {
+	if len(t.changes) == 0 || t.deleted || !t.persist {
 		return nil
 	}
 	if err := saveStreamChanges(tx, t.streamChanges); err != nil {
@@ -281,10 +286,13 @@ func saveChanges(tx *bolt.Tx, t *table) error {
 }
 
 // committed publishes the stream records of the operation the store now
-// holds and forgets its changes.
-func (t *table) committed(now time.Time) {
+// holds, adds its changes to the table's history and forgets them.
+func (t *table) committed(now time.Time, id uint64, isTx bool, budget int64) {
 	for _, c := range t.streamChanges {
 		c.s.publish(c.rec, now)
+	}
+	if len(t.changes) > 0 {
+		t.remember(now, id, isTx, budget)
 	}
 	t.forgetChanges()
 }
@@ -312,7 +320,7 @@ func (t *table) rollback(now time.Time) {
 	for i := len(changes) - 1; i >= 0; i-- {
 		c := changes[i]
 		cur, err1 := decodeRaw(c.val)
-		old, err2 := decodeRaw(c.old)
+		old, err2 := decodeRaw(c.old())
 		if err1 != nil || err2 != nil {
 			panic("ddblocal: cannot decode a row written by this operation")
 		}
@@ -339,8 +347,15 @@ func (e *Engine) dropStoredTable(name string) error {
 		if err := tx.Bucket(metaBucket).Delete([]byte(name)); err != nil {
 			return err
 		}
-		if tx.Bucket(itemsBucket(name)) != nil {
-			return tx.DeleteBucket(itemsBucket(name))
+		for _, b := range [][]byte{itemsBucket(name), historyBucket(name)} {
+			if tx.Bucket(b) != nil {
+				if err := tx.DeleteBucket(b); err != nil {
+					return err
+				}
+			}
+		}
+		if fb := tx.Bucket(historyFloorBucket); fb != nil {
+			return fb.Delete([]byte(name))
 		}
 		return nil
 	})

@@ -76,9 +76,17 @@ func joinEntry(key, val []byte, size uint32) entry {
 // (nil when deleted) and the one it replaced (nil when absent), which a
 // failed commit restores.
 type change struct {
-	key []byte
-	val []byte
-	old []byte
+	key  []byte
+	val  []byte
+	prev entry // the replaced row; prev.kv is nil when there was none
+}
+
+// old is the encoding of the replaced row, nil when there was none.
+func (c change) old() []byte {
+	if c.prev.kv == nil {
+		return nil
+	}
+	return c.prev.val()
 }
 
 func entryLess(a, b entry) bool {
@@ -220,6 +228,13 @@ type table struct {
 
 	pitr      bool
 	pitrSince time.Time
+	pitrDays  int      // RecoveryPeriodInDays; 0 is the default of 35
+	hist      *history // the PITR history, nil while PITR is off
+	// lastTx is the changes of the last transaction that wrote more than
+	// one of the table's items, for the torn-backup fault.
+	lastTx []change
+	// restoreSummary is the RestoreSummary of a restored table.
+	restoreSummary map[string]any
 
 	tags map[string]string
 	// transient is the table's CREATING or UPDATING, while it lasts
@@ -531,6 +546,7 @@ func (t *table) write(key []byte, old, next attr.Item, gsiDelay time.Duration, n
 func (t *table) writeEntry(key []byte, p prior, next attr.Item, row *entry, gsiDelay time.Duration, now time.Time) writeResult {
 	res := writeResult{}
 	var nextRaw, oldRaw []byte
+	var replaced entry
 	var nextSize int
 	old, oldSize := p.item, p.size
 	if next != nil {
@@ -544,11 +560,11 @@ func (t *table) writeEntry(key []byte, p prior, next attr.Item, row *entry, gsiD
 		nextRaw = en.val()
 		nextSize = int(en.size)
 		if prev, had := t.items.ReplaceOrInsert(en); had {
-			oldRaw = prev.val()
+			oldRaw, replaced = prev.val(), prev
 		}
 	} else if p.exists {
 		if prev, had := t.items.Delete(probe(key)); had {
-			oldRaw = prev.val()
+			oldRaw, replaced = prev.val(), prev
 		}
 	}
 	if t.stream != nil {
@@ -557,11 +573,11 @@ func (t *table) writeEntry(key []byte, p prior, next attr.Item, row *entry, gsiD
 	}
 	t.size += int64(nextSize - oldSize)
 	res.table = writeUnits(max(oldSize, nextSize))
-	if t.persist {
+	if t.persist || t.pitr {
 		if len(t.changes) == 0 {
 			t.markPending()
 		}
-		t.changes = append(t.changes, change{key: key, val: nextRaw, old: oldRaw})
+		t.changes = append(t.changes, change{key: key, val: nextRaw, prev: replaced})
 	}
 
 	for _, ix := range t.indexes() {
