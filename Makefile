@@ -178,6 +178,15 @@ bench-engine: deps
 	cd test/enginebench && go test -run '^$$' -bench '^BenchmarkPaired$$' -benchtime 1x -timeout 30m . -args -paired-out $(PAIRED_JSON) -paired-rounds $(PAIRED_ROUNDS) -paired-procs $(PAIRED_PROCS)
 	cd test/enginebench && go test -run '^$$' -bench '^Benchmark(Engine|Startup)$$' -benchtime 2s -timeout 60m . -args -paired-in $(PAIRED_JSON) -report $(REPORTS)/engine-benchmark.md
 
+## bench-durable: what a data directory and the durable mode (-durable, fsync per commit) cost on PutItem and
+##               transactions, paired against the SDK client alone and each other (DURABLE_ROUNDS rounds, default 9);
+##               [report] engine-durability.md
+.PHONY: bench-durable
+DURABLE_ROUNDS ?= 9
+bench-durable: $(GO_STAMP)
+	@mkdir -p $(REPORTS)
+	cd test/enginebench && go test -run '^$$' -bench '^BenchmarkDurable$$' -benchtime 1x -timeout 30m . -args -paired-rounds $(DURABLE_ROUNDS) -durable-report $(REPORTS)/engine-durability.md
+
 ## crash-test: kill the embedded engine (SIGKILL) at random points of a mixed load CRASH_CYCLES times (default 200),
 ##             alternating both durability modes; checks nothing acknowledged is lost, nothing half-applied, tokens kept
 .PHONY: crash-test

@@ -71,6 +71,26 @@ func NewEngineInproc() *Peer {
 	return &Peer{Name: PeerEngineInproc, API: e.Client(noRetries), close: func() { _ = e.Close() }}
 }
 
+// Engines on a data directory, for the cost of durability (BenchmarkDurable).
+const (
+	PeerEngineDisk    = "engine on disk (SDK)"
+	PeerEngineDurable = "engine on disk, durable (SDK)"
+)
+
+// NewEngineOnDisk starts an engine keeping its data in dir, with fsync per
+// commit when durable, reached like NewEngineInproc.
+func NewEngineOnDisk(dir string, durable bool) (*Peer, error) {
+	e, err := ddblocal.Open(func(o *ddblocal.Options) { o.Dir, o.Durable = dir, durable })
+	if err != nil {
+		return nil, err
+	}
+	name := PeerEngineDisk
+	if durable {
+		name = PeerEngineDurable
+	}
+	return &Peer{Name: name, API: e.Client(noRetries), close: func() { _ = e.Close() }}, nil
+}
+
 // NewEngineRaw starts an in-memory engine reached without any client: the
 // workloads hand JSON request bodies to its http.Handler in process.
 // Tables are prepared through the in-process SDK client.

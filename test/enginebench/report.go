@@ -429,6 +429,7 @@ func writePairedRatios(w io.Writer, rs *Results, env Environment) {
 		p("| %s | %s | %s–%s | %s–%s | %d | %s / %s | %s | %s |\n", op, times2(pr.Median()), ratio2(q1), times2(q3), ratio2(lo), times2(hi),
 			len(pr.Rounds), thousands(float64(ne)), thousands(float64(nc)), cmp.Or(pr.Load, "unknown"), unpaired)
 	}
+	p("\nThese rows are the in-memory engine. What a data directory and the durable mode (an fsync per commit) cost on the write rows, paired the same way with the load beside each row, is in [engine-durability.md](engine-durability.md) (`make bench-durable`).\n")
 }
 
 // pairedProcess says which heap the paired slices ran beside.
