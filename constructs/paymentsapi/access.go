@@ -54,11 +54,17 @@ type Access struct {
 // at the order index stage (schema.OrdersV1 for ""), derived from what its
 // routes call in runtime/:
 //
-//	charge  TransactWriteItems{Update order, Put payment, Put idempotency record};
-//	        GetItem of the record on replay
-//	debit   TransactWriteItems{Update balance, Put ledger entry, Put record}; GetItem on replay
+//	charge  TransactWriteItems{Update order, Put payment, Put idempotency record,
+//	        ConditionCheck of the record's legacy place}; GetItem of the record on replay
+//	debit   TransactWriteItems{Update balance, Put ledger entry, Put record, ConditionCheck
+//	        legacy record}; GetItem on replay
 //	settle  BatchGetItem(order, record); TransactWriteItems{Update order, Update balance,
-//	        Update order summary, Put ledger entry, Put record}; GetItem on replay
+//	        Update order summary, Put ledger entry, Put record, ConditionCheck legacy
+//	        record}; GetItem on replay
+//
+// The legacy ConditionCheck keeps a key that a version before records had
+// partitions of their own stored in the user's or order's partition from
+// running again (idempotency.Request.LegacyPartition).
 //	api     GetItem, PutItem, UpdateItem (process payment: GetItem of the order's
 //	        userId, then UpdateItem of the payment), Query on the table,
 //	        TransactWriteItems{Update, Put, ConditionCheck} (credit, create order, add address),
@@ -79,16 +85,16 @@ func FunctionAccess(stage schema.OrderIndexes) map[string]Access {
 	replay := []string{ActionGetItem}
 	access := map[string]Access{
 		httpapi.FunctionCharge: {
-			TableActions:    []string{ActionGetItem, ActionPutItem, ActionUpdateItem},
+			TableActions:    []string{ActionConditionCheckItem, ActionGetItem, ActionPutItem, ActionUpdateItem},
 			FallbackActions: replay,
 			Orders:          true,
 		},
 		httpapi.FunctionDebit: {
-			TableActions:    []string{ActionGetItem, ActionPutItem, ActionUpdateItem},
+			TableActions:    []string{ActionConditionCheckItem, ActionGetItem, ActionPutItem, ActionUpdateItem},
 			FallbackActions: replay,
 		},
 		httpapi.FunctionSettle: {
-			TableActions:    []string{ActionBatchGetItem, ActionGetItem, ActionPutItem, ActionUpdateItem},
+			TableActions:    []string{ActionBatchGetItem, ActionConditionCheckItem, ActionGetItem, ActionPutItem, ActionUpdateItem},
 			FallbackActions: replay,
 			Orders:          true,
 			FencedWrites:    true,

@@ -26,18 +26,18 @@ func ExampleFunctionAccess() {
 	// Output:
 	// v1:
 	// api [dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:Query dynamodb:UpdateItem] [] [Featured GSI1 Unprocessed] true
-	// charge [dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] true
-	// debit [dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] false
-	// settle [dynamodb:BatchGetItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] true
+	// charge [dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] true
+	// debit [dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] false
+	// settle [dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] true
 	// both:
 	// api [dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:Query dynamodb:UpdateItem] [] [Featured GSI1 OrdersByStatus Unprocessed] true
-	// charge [dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] true
-	// debit [dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] false
-	// settle [dynamodb:BatchGetItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [dynamodb:ConditionCheckItem] [] true
+	// charge [dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] true
+	// debit [dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] false
+	// settle [dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] true
 	// v2:
 	// api [dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:Query dynamodb:UpdateItem] [] [Featured OrdersByStatus Unprocessed] true
-	// charge [dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] true
-	// debit [dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] false
-	// settle [dynamodb:BatchGetItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] true
+	// charge [dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] true
+	// debit [dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] false
+	// settle [dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] true
 	// 18 routes
 }
