@@ -104,15 +104,16 @@ type Violation struct {
 
 // Invariants, as named in violation reports.
 const (
-	InvNegativeRead  = "no balance is ever negative at any observed read"
-	InvLedgerSum     = "every balance equals the sum of its ledger entries"
-	InvAckedOnce     = "every acknowledged request was applied exactly once"
-	InvUnackedOnce   = "an unacknowledged request was applied at most once; a refused one not at all"
-	InvKeyOnce       = "every idempotency key was applied at most once"
-	InvPaidOnce      = "no order is paid twice; every paid order has exactly one settle ledger entry"
-	InvReplayIdent   = "replayed responses are byte-identical to the first"
-	InvReuseNoEffect = "a key reused with a different body never applied anything"
-	InvConservation  = "money is conserved: credits - debits - settles = sum of balances"
+	InvNegativeRead    = "no balance is ever negative at any observed read"
+	InvLedgerSum       = "every balance equals the sum of its ledger entries"
+	InvAckedOnce       = "every acknowledged request was applied exactly once"
+	InvUnackedOnce     = "an unacknowledged request was applied at most once; a refused one not at all"
+	InvKeyOnce         = "every idempotency key was applied at most once"
+	InvPaidOnce        = "no order is paid twice; every paid order has exactly one settle ledger entry"
+	InvReplayIdent     = "replayed responses are byte-identical to the first"
+	InvReuseNoEffect   = "a key reused with a different body never applied anything"
+	InvConservation    = "money is conserved: credits - debits - settles = sum of balances"
+	InvIntruderRefused = "a customer's call on another user's data, or on a route for other roles, is refused (403/404) and applies nothing"
 )
 
 // flowOf maps a keyed operation to its idempotency operation.
@@ -162,6 +163,7 @@ func check(h *History, reads []balanceRead, st *State) ([]Violation, []Violation
 	claims := c.records()
 	c.claims(claims)
 	c.intents()
+	c.intruders()
 	return c.out, c.notes
 }
 
@@ -392,7 +394,11 @@ func recordKey(in *Intent) (keys.Key, bool) {
 	if !ok || in.Key == "" {
 		return keys.Key{}, false
 	}
-	scope := idempotency.Scope{Caller: "iam:arn:aws:iam::" + localrun.LocalAccountID + ":user/" + in.Caller, Operation: flow}
+	caller := "iam:arn:aws:iam::" + localrun.LocalAccountID + ":user/" + in.Caller
+	if in.Scopes != "" {
+		caller = "jwt:" + localrun.LocalIssuer + "|" + in.Caller // the local runner's JWT (X-Local-Scopes)
+	}
+	scope := idempotency.Scope{Caller: caller, Operation: flow}
 	k := keys.IdemPrefix + scope.Hash(in.Key) // a partition of its own (runtime/idempotency)
 	return keys.Key{PK: k, SK: k}, true
 }
@@ -466,6 +472,10 @@ func (c *checker) intents() {
 			if in.Status != 0 && !in.Acked() {
 				c.fail(InvReplayIdent, fmt.Sprintf("an acknowledged key sent again got %d %s instead of the stored response", in.Status, in.RespBody), originAnd(c.h, in)...)
 			}
+		case KindIntrude:
+			if exists {
+				c.fail(InvIntruderRefused, fmt.Sprintf("the intruder's key %q has a record: the request was applied", in.Key), in)
+			}
 		case KindReuse:
 			if in.Status != 0 && in.Status != http.StatusUnprocessableEntity {
 				c.fail(InvReuseNoEffect, fmt.Sprintf("a key reused with a different body got %d %s, want 422", in.Status, in.RespBody), originAnd(c.h, in)...)
@@ -484,6 +494,22 @@ func (c *checker) intents() {
 	sort.Strings(unknown)
 	for _, k := range unknown {
 		c.fail(InvKeyOnce, "idempotency record "+k+" belongs to no key the clients sent")
+	}
+}
+
+// intruders checks every answer to a hostile customer: a refusal, 403 or
+// 404, or no definitive answer (a 5xx under faults, retried).
+func (c *checker) intruders() {
+	for _, in := range c.h.Intents {
+		if in.Kind != KindIntrude {
+			continue
+		}
+		for _, i := range in.Attempts {
+			a := c.h.Attempts[i]
+			if a.Status != 0 && !ambiguous(a.Status) && a.Status != http.StatusForbidden && a.Status != http.StatusNotFound {
+				c.fail(InvIntruderRefused, fmt.Sprintf("attempt #%d by customer %s got %d %s", a.Seq, in.Caller, a.Status, a.Body), in)
+			}
+		}
 	}
 }
 

@@ -12,6 +12,9 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/oncetable/oncetable/runtime/httpapi"
+	"github.com/oncetable/oncetable/runtime/localrun"
 )
 
 // world is what the clients know together: the users and orders that
@@ -172,11 +175,57 @@ func (c *client) step(ctx context.Context, op Op, kind string) {
 			Key: o.Key, Body: body, Origin: o.ID, User: o.User, Order: o.Order})
 		return
 	}
+	if op == OpProcess {
+		c.process(ctx)
+		return
+	}
+	if in, ok := c.request(op); ok {
+		c.send(ctx, in)
+	}
+}
+
+// intrusions are what a hostile customer tries: another user's money and
+// data (debit, order, charge, settle, balance, ledger) and the back
+// office's routes (credit, orders by status), even for itself.
+var intrusions = []Op{OpDebit, OpCreateOrder, OpCharge, OpSettle, OpBalance, OpLedger, OpCredit, OpOrders}
+
+// intrudeLoop is a hostile customer's life: intrusions until ctx ends.
+func (c *client) intrudeLoop(ctx context.Context) {
+	for ctx.Err() == nil {
+		c.intrude(ctx)
+		// Paced, so the intruders add a few percent to the clients' load
+		// rather than compete with them for the CPU.
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// intrude sends one of the intrusions as a customer (X-Local-Scopes
+// payments/customer): another user than the request's, except on the back
+// office's routes, which refuse every customer. Every one must be refused
+// (404 as if the data did not exist, or 403) and change nothing.
+func (c *client) intrude(ctx context.Context) {
+	in, ok := c.request(intrusions[c.rng.IntN(len(intrusions))])
+	if !ok {
+		return
+	}
+	attacker, ok := c.run.world.user(c.rng)
+	backOffice := in.Op == OpCredit || in.Op == OpOrders
+	if !ok || attacker == in.User && !backOffice {
+		return
+	}
+	in.Kind, in.Caller, in.Scopes = KindIntrude, attacker, httpapi.DefaultCustomerScope
+	c.send(ctx, in)
+}
+
+// request builds a fresh request of op on a user or order of the world;
+// false when the world has nothing to act on yet.
+func (c *client) request(op Op) (*Intent, bool) {
+	w := c.run.world
 	in := &Intent{Op: op, Kind: KindNew, Caller: c.caller, Method: http.MethodPost, Origin: -1}
 	switch op {
 	case OpCreateUser:
 		if w.userCount() >= c.run.cfg.Users {
-			return
+			return nil, false
 		}
 		in.User = fmt.Sprintf("u%d-%d", c.id, c.seq)
 		c.seq++
@@ -185,7 +234,7 @@ func (c *client) step(ctx context.Context, op Op, kind string) {
 	case OpCredit, OpDebit:
 		u, ok := w.user(c.rng)
 		if !ok {
-			return
+			return nil, false
 		}
 		in.User, in.Key = u, c.key()
 		amount := 100 + c.rng.Int64N(5000)
@@ -199,7 +248,7 @@ func (c *client) step(ctx context.Context, op Op, kind string) {
 	case OpCreateOrder:
 		u, ok := w.user(c.rng)
 		if !ok {
-			return
+			return nil, false
 		}
 		in.User, in.Key = u, c.key()
 		in.Order = fmt.Sprintf("o%d-%d", c.id, c.seq)
@@ -212,7 +261,7 @@ func (c *client) step(ctx context.Context, op Op, kind string) {
 	case OpCharge, OpSettle:
 		o, ok := w.order(c.rng)
 		if !ok {
-			return
+			return nil, false
 		}
 		in.User, in.Order, in.Key = o.user, o.id, c.key()
 		if op == OpCharge {
@@ -227,7 +276,7 @@ func (c *client) step(ctx context.Context, op Op, kind string) {
 	case OpBalance, OpLedger:
 		u, ok := w.user(c.rng)
 		if !ok {
-			return
+			return nil, false
 		}
 		in.Method, in.User = http.MethodGet, u
 		in.Path = "/users/" + u + "/balance"
@@ -240,11 +289,8 @@ func (c *client) step(ctx context.Context, op Op, kind string) {
 		if c.rng.IntN(2) == 0 {
 			in.Path = "/orders?status=paid&limit=5"
 		}
-	case OpProcess:
-		c.process(ctx)
-		return
 	}
-	c.send(ctx, in)
+	return in, true
 }
 
 // otherBody is a request body that differs from o's in a way that matters
@@ -357,7 +403,10 @@ func (c *client) attempt(ctx context.Context, in *Intent) attemptResult {
 	if in.Key != "" {
 		req.Header.Set("Idempotency-Key", in.Key)
 	}
-	req.Header.Set("X-Local-Caller", in.Caller)
+	req.Header.Set(localrun.CallerHeader, in.Caller)
+	if in.Scopes != "" {
+		req.Header.Set(localrun.ScopesHeader, in.Scopes)
+	}
 	start := time.Now()
 	res := attemptResult{Attempt: Attempt{Start: start.Sub(r.start)}}
 	resp, err := r.http.Do(req)

@@ -11,7 +11,10 @@
 // balances at random. They retry ambiguous outcomes (timeouts, 5xx,
 // connection errors, responses they deliberately drop) with the same
 // Idempotency-Key; some resubmit old keys; some reuse a key with a different
-// body. Every attempt is recorded in a history. After the run, [Check]
+// body. Beside them, Config.Intruders hostile customers (X-Local-Scopes
+// payments/customer) call other users' debits, orders, charges, settles,
+// balances and ledgers and the back office's routes (credit, orders by
+// status). Every attempt is recorded in a history. After the run, [Check]
 // compares the history with the final table and reports each violation of
 // these invariants, with the history that led to it:
 //
@@ -27,7 +30,9 @@
 //     ledger entry;
 //   - replayed responses are byte-identical to the first;
 //   - a key reused with a different body never applied anything;
-//   - money is conserved: credits - debits - settles = sum of balances.
+//   - money is conserved: credits - debits - settles = sum of balances;
+//   - no hostile customer's call succeeds: each is answered 403 or 404
+//     (or not definitively, and retried) and leaves no idempotency record.
 //
 // Beside the clients, the table's stream (NEW_AND_OLD_IMAGES) is read by
 // runtime/streampoll, as an event source mapping would, into the

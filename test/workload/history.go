@@ -27,11 +27,13 @@ const (
 )
 
 // Intent kinds: a fresh request, an old key sent again with its original
-// body, or an old key sent with a different body.
+// body, an old key sent with a different body, or a customer's call on
+// another user's data or on a route its role lacks.
 const (
 	KindNew      = "new"
 	KindResubmit = "resubmit"
 	KindReuse    = "reuse"
+	KindIntrude  = "intrude"
 )
 
 // Attempt outcomes that are not a response the client accepted.
@@ -50,6 +52,7 @@ type Intent struct {
 	Op       Op
 	Kind     string
 	Caller   string // X-Local-Caller
+	Scopes   string // X-Local-Scopes; "" is the local operator
 	Method   string
 	Path     string
 	Key      string // Idempotency-Key, "" on routes without one

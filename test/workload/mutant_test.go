@@ -12,7 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
 
+	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/idempotency"
+	"github.com/oncetable/oncetable/runtime/localrun"
 	"github.com/oncetable/oncetable/runtime/outbox"
 	"github.com/oncetable/oncetable/runtime/streampoll"
 	"github.com/oncetable/oncetable/test/workload"
@@ -234,5 +236,26 @@ func holdPaymentCreated(h streampoll.Handler) streampoll.Handler {
 			return events.DynamoDBEventResponse{}, nil
 		}
 		return h(ctx, events.DynamoDBEvent{Records: recs})
+	}
+}
+
+// TestIntruderMutantIsCaught: an API that takes the customer scope for the
+// operator's lets the hostile customers through; the checker must say so.
+func TestIntruderMutantIsCaught(t *testing.T) {
+	res, err := workload.Run(context.Background(), workload.Config{Duration: 3 * time.Second, Clients: 4, Users: 4, Seed: 3, NoFaults: true,
+		API: []func(*httpapi.Config){func(c *httpapi.Config) {
+			c.Auth = localrun.OperatorAuth(httpapi.Auth{OperatorScope: httpapi.DefaultCustomerScope, CustomerScope: "mutant/none"})
+		}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, v := range res.Violations {
+		if v.Invariant == workload.InvIntruderRefused {
+			n++
+		}
+	}
+	if n == 0 {
+		t.Errorf("customers acting as operators: no %q violation among %d", workload.InvIntruderRefused, len(res.Violations))
 	}
 }

@@ -29,6 +29,11 @@ type Config struct {
 	Duration time.Duration
 	// Clients is the number of concurrent clients. Default: 16.
 	Clients int
+	// Intruders is the number of hostile customers beside the clients:
+	// each calls, as a customer, other users' debits, orders, charges,
+	// settles, balances and ledgers and the back office's routes, and must
+	// be refused every time. Default: 2; negative: none.
+	Intruders int
 	// Users caps how many users the clients create. Default: 24.
 	Users int
 	// Seed seeds the clients' choices and the engine's faults. Default: 1.
@@ -85,6 +90,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Users <= 0 {
 		c.Users = 24
+	}
+	if c.Intruders == 0 {
+		c.Intruders = 2
 	}
 	if c.Seed == 0 {
 		c.Seed = 1
@@ -239,6 +247,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		c := &client{id: i, caller: fmt.Sprintf("caller-%d", i%4), rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1)), run: r}
 		wg.Add(1)
 		go func() { defer wg.Done(); c.loop(runCtx) }()
+	}
+	for i := range max(0, cfg.Intruders) {
+		// Streams of their own (second PCG word above the clients'), so the
+		// clients' choices are those of a run without intruders.
+		c := &client{id: cfg.Clients + i, rng: rand.New(rand.NewPCG(cfg.Seed, 1<<32+uint64(i))), run: r}
+		wg.Add(1)
+		go func() { defer wg.Done(); c.intrudeLoop(runCtx) }()
 	}
 	wg.Wait()
 	elapsed := time.Since(r.start)

@@ -48,6 +48,7 @@ func TestShortSoak(t *testing.T) {
 		{"replayed responses", int64(c.ReplayedResponses)},
 		{"resubmitted keys", int64(c.Resubmits)},
 		{"reused keys", int64(c.Reuses)},
+		{"refused intruders", int64(c.IntrusionsRefused)},
 		{"ledger entries", int64(len(res.State.Ledger))},
 		{"paid orders", int64(paid(res.State))},
 		{"events delivered", int64(res.EventStats.Delivered)},

@@ -117,6 +117,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep := &Report{Config: cfg}
 	soak := workload.Config{Duration: cfg.Duration, Clients: cfg.Clients, Users: cfg.Users, Seed: cfg.Seed,
 		Phase: cfg.Phase, NoFaults: cfg.NoFaults,
+		// The demo's timings (a backfill killed mid-sweep) count on the
+		// clients' order rate; the soak has the hostile customers.
+		Intruders:           -1,
 		PartitionThroughput: ddblocal.PartitionThroughput{Enabled: true, WriteUnits: cfg.WriteUnits, ReadUnits: cfg.ReadUnits},
 		API:                 []func(*httpapi.Config){Stage(schema.OrdersV1, cfg.Shards)},
 		During:              d.during,
