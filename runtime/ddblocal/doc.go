@@ -239,7 +239,12 @@
 // Resource-based policies (PutResourcePolicy, GetResourcePolicy,
 // DeleteResourcePolicy, CreateTable's ResourcePolicy) are stored and
 // versioned, never enforced: the engine has no principals.
-// Backups and restores, global tables, imports and exports are absent
+// ExportTableToPointInTime and ImportTable (with DescribeExport,
+// ListExports, DescribeImport, ListImports) read and write DynamoDB's S3
+// layout and formats in Options.S3Dir, a directory per bucket; an export
+// is of the current state (the engine keeps no history) and runs to its
+// end within the call.
+// Backups and restores and global tables are absent
 // (continuous backup settings are only recorded). The engine has one
 // namespace for every region and account: a table's ARN names the region
 // of the request that created it, but requests signed for any region see

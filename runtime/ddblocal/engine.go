@@ -75,6 +75,11 @@ type Options struct {
 	// Default: 10 minutes, as in DynamoDB.
 	IdempotencyWindow time.Duration
 
+	// S3Dir stands for S3 in ExportTableToPointInTime and ImportTable: the
+	// bucket b is the directory S3Dir/b, an object key a path below it.
+	// Default: "" (exports fail with S3NoSuchBucket, imports find nothing).
+	S3Dir string
+
 	// TransientStatusDelay, when positive, keeps new tables CREATING,
 	// updated tables UPDATING and deleted tables DELETING for this long,
 	// as DynamoDB does, instead of ACTIVE (or gone) at once; a CREATING
@@ -129,6 +134,7 @@ type Engine struct {
 	streamSeq atomic.Uint64 // the last stream sequence number given out
 
 	transient transientState // tables deleted while DELETING lasts
+	jobs      jobs           // exports and imports (s3dir.go)
 }
 
 // sweeper is the running TTL sweeper goroutine.

@@ -42,6 +42,9 @@ type Options struct {
 	// does (ddblocal.PartitionThroughput with its defaults); DynamoDB Local
 	// never throttles.
 	PartitionThroughput bool
+	// S3Dir stands for S3 in ExportTableToPointInTime and ImportTable:
+	// bucket b is the directory S3Dir/b. Default: "" (no S3).
+	S3Dir string
 	// TTLSweepInterval is how often expired items are deleted. Default: 1 s.
 	TTLSweepInterval time.Duration
 	// Engine changes the options of each engine opened. Optional.
@@ -66,6 +69,7 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 	fs.StringVar(&o.CORS, "cors", "*", "comma-separated list of origins allowed by CORS (\"*\": any)")
 	fs.BoolVar(&o.PartitionThroughput, "partitionThroughput", false, "throttle each partition-key value past 3,000 read and 1,000 write units a second, as DynamoDB does (not a DynamoDB Local option)")
 	fs.DurationVar(&o.TTLSweepInterval, "ttlSweepInterval", time.Second, "how often items past their TTL are deleted (not a DynamoDB Local option)")
+	fs.StringVar(&o.S3Dir, "s3Dir", "", "directory standing for S3 in ExportTableToPointInTime and ImportTable: bucket b is DIR/b (not a DynamoDB Local option)")
 	telemetry := fs.Bool("disableTelemetry", false, "accepted for compatibility with DynamoDB Local; there is no telemetry")
 	optimize := fs.Bool("optimizeDbBeforeStartup", false, "accepted for compatibility with DynamoDB Local; needs -dbPath, does nothing more")
 	help := fs.Bool("help", false, "print this usage")
@@ -199,6 +203,7 @@ func (s *Server) engine(name, region string) (*ddblocal.Engine, error) {
 		}
 		o.PartitionThroughput.Enabled = s.opts.PartitionThroughput
 		o.TTLSweepInterval = s.opts.TTLSweepInterval
+		o.S3Dir = s.opts.S3Dir
 		if s.opts.Engine != nil {
 			s.opts.Engine(o)
 		}

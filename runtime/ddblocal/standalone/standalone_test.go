@@ -27,8 +27,8 @@ func TestParseFlags(t *testing.T) {
 		err  string
 	}{
 		{"defaults", nil, standalone.Options{Port: 8000, CORS: "*"}, ""},
-		{"every option", []string{"-port", "8123", "-dbPath", "/tmp/x", "-sharedDb", "-delayTransientStatuses", "-cors", "http://a.example,http://b.example"},
-			standalone.Options{Port: 8123, DBPath: "/tmp/x", SharedDB: true, DelayTransientStatuses: true, CORS: "http://a.example,http://b.example"}, ""},
+		{"every option", []string{"-port", "8123", "-dbPath", "/tmp/x", "-sharedDb", "-delayTransientStatuses", "-cors", "http://a.example,http://b.example", "-s3Dir", "/tmp/s3"},
+			standalone.Options{Port: 8123, DBPath: "/tmp/x", SharedDB: true, DelayTransientStatuses: true, CORS: "http://a.example,http://b.example", S3Dir: "/tmp/s3"}, ""},
 		{"in memory", []string{"-inMemory", "-sharedDb"}, standalone.Options{Port: 8000, InMemory: true, SharedDB: true, CORS: "*"}, ""},
 		{"in memory and a path", []string{"-inMemory", "-dbPath", "d"}, standalone.Options{}, "you cannot specify both -dbPath and -inMemory"},
 		{"optimize without a path", []string{"-optimizeDbBeforeStartup"}, standalone.Options{}, "-optimizeDbBeforeStartup needs -dbPath"},
@@ -48,7 +48,7 @@ func TestParseFlags(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got.Port != tt.want.Port || got.DBPath != tt.want.DBPath || got.InMemory != tt.want.InMemory || got.SharedDB != tt.want.SharedDB ||
-				got.DelayTransientStatuses != tt.want.DelayTransientStatuses || got.CORS != tt.want.CORS {
+				got.DelayTransientStatuses != tt.want.DelayTransientStatuses || got.CORS != tt.want.CORS || got.S3Dir != tt.want.S3Dir {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
 		})
@@ -184,5 +184,34 @@ func TestBanner(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("banner %q lacks %q", got, want)
 		}
+	}
+}
+
+// TestS3Dir: -s3Dir is where exports are written, a bucket per directory.
+func TestS3Dir(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "exports"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := standalone.New(standalone.Options{InMemory: true, SharedDB: true, CORS: "*", S3Dir: dir})
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	defer s.Close()
+	c := client(srv.URL, "a", "us-east-1")
+	create(t, c, "orders")
+	ctx := context.Background()
+	if _, err := c.UpdateContinuousBackups(ctx, &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String("orders"),
+		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true)}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.ExportTableToPointInTime(ctx, &dynamodb.ExportTableToPointInTimeInput{
+		TableArn: aws.String("arn:aws:dynamodb:us-east-1:000000000000:table/orders"), S3Bucket: aws.String("exports")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arn := *out.ExportDescription.ExportArn
+	id := arn[strings.LastIndex(arn, "/")+1:]
+	if _, err := os.Stat(filepath.Join(dir, "exports", "AWSDynamoDB", id, "manifest-summary.json")); err != nil {
+		t.Errorf("the export's manifest: %v", err)
 	}
 }
