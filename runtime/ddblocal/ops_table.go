@@ -604,10 +604,6 @@ func (e *Engine) updateTable(_ context.Context, in *updateTableInput) (any, erro
 	if err := checkTableName(in.TableName); err != nil {
 		return nil, err
 	}
-	t, err := e.table(in.TableName)
-	if err != nil {
-		return nil, newError(CodeResourceNotFound, "Requested resource not found: Table: %s not found", in.TableName)
-	}
 	if err := checkStreamSpec(in.StreamSpecification, false); err != nil {
 		return nil, err
 	}
@@ -621,6 +617,11 @@ func (e *Engine) updateTable(_ context.Context, in *updateTableInput) (any, erro
 		if creates > 1 {
 			return nil, newError(CodeLimitExceeded, "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table")
 		}
+	}
+	// The request is checked on its own before the table is looked up.
+	t, err := e.table(in.TableName)
+	if err != nil {
+		return nil, newError(CodeResourceNotFound, "Requested resource not found: Table: %s not found", in.TableName)
 	}
 	var before *stream
 	err = t.locked(func() error {

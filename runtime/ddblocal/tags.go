@@ -52,12 +52,12 @@ func (e *Engine) tableByARN(action, arn string) (*table, error) {
 }
 
 func (e *Engine) tagResource(_ context.Context, in *tagResourceInput) (any, error) {
+	if len(in.Tags) == 0 {
+		return nil, validationf("1 validation error detected: Value null at 'tags' failed to satisfy constraint: Member must not be null")
+	}
 	t, err := e.tableByARN("TagResource", in.ResourceArn)
 	if err != nil {
 		return nil, err
-	}
-	if len(in.Tags) == 0 {
-		return nil, validationf("1 validation error detected: Value null at 'tags' failed to satisfy constraint: Member must not be null")
 	}
 	_ = t.locked(func() error {
 		if t.tags == nil {

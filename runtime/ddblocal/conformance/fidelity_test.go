@@ -34,8 +34,11 @@ func TestRequestValidatedBeforeTableLookup(t *testing.T) {
 		name string
 		// call sends the request; bad adds the request-level error.
 		call func(tg *target, bad bool) error
+		// notFound is the error of the valid request (default
+		// ResourceNotFoundException).
+		notFound string
 	}{
-		{"GetItem", func(tg *target, bad bool) error {
+		{name: "GetItem", call: func(tg *target, bad bool) error {
 			in := &dynamodb.GetItemInput{TableName: aws.String(missing), Key: key, ProjectionExpression: aws.String("pk")}
 			if bad {
 				in.ExpressionAttributeNames = unusedName
@@ -43,7 +46,7 @@ func TestRequestValidatedBeforeTableLookup(t *testing.T) {
 			_, err := tg.client.GetItem(ctx(t), in)
 			return err
 		}},
-		{"PutItem", func(tg *target, bad bool) error {
+		{name: "PutItem", call: func(tg *target, bad bool) error {
 			in := &dynamodb.PutItemInput{TableName: aws.String(missing), Item: key, ConditionExpression: aws.String("attribute_not_exists(pk)")}
 			if bad {
 				in.ConditionExpression = aws.String("attribute_not_exists(pk")
@@ -51,7 +54,7 @@ func TestRequestValidatedBeforeTableLookup(t *testing.T) {
 			_, err := tg.client.PutItem(ctx(t), in)
 			return err
 		}},
-		{"UpdateItem", func(tg *target, bad bool) error {
+		{name: "UpdateItem", call: func(tg *target, bad bool) error {
 			in := &dynamodb.UpdateItemInput{TableName: aws.String(missing), Key: key, UpdateExpression: aws.String("SET v = :v"),
 				ExpressionAttributeValues: item{":v": n("1")}}
 			if bad {
@@ -60,7 +63,7 @@ func TestRequestValidatedBeforeTableLookup(t *testing.T) {
 			_, err := tg.client.UpdateItem(ctx(t), in)
 			return err
 		}},
-		{"DeleteItem", func(tg *target, bad bool) error {
+		{name: "DeleteItem", call: func(tg *target, bad bool) error {
 			in := &dynamodb.DeleteItemInput{TableName: aws.String(missing), Key: key, ConditionExpression: aws.String("#p = :p"),
 				ExpressionAttributeNames: map[string]string{"#p": "pk"}, ExpressionAttributeValues: item{":p": s("k")}}
 			if bad {
@@ -69,7 +72,7 @@ func TestRequestValidatedBeforeTableLookup(t *testing.T) {
 			_, err := tg.client.DeleteItem(ctx(t), in)
 			return err
 		}},
-		{"Query", func(tg *target, bad bool) error {
+		{name: "Query", call: func(tg *target, bad bool) error {
 			in := &dynamodb.QueryInput{TableName: aws.String(missing), KeyConditionExpression: aws.String("pk = :p"), ExpressionAttributeValues: item{":p": s("k")}}
 			if bad {
 				in.FilterExpression = aws.String("v = :undefined")
@@ -77,7 +80,7 @@ func TestRequestValidatedBeforeTableLookup(t *testing.T) {
 			_, err := tg.client.Query(ctx(t), in)
 			return err
 		}},
-		{"Scan", func(tg *target, bad bool) error {
+		{name: "Scan", call: func(tg *target, bad bool) error {
 			in := &dynamodb.ScanInput{TableName: aws.String(missing)}
 			if bad {
 				in.ProjectionExpression = aws.String("#undefined")
@@ -85,7 +88,7 @@ func TestRequestValidatedBeforeTableLookup(t *testing.T) {
 			_, err := tg.client.Scan(ctx(t), in)
 			return err
 		}},
-		{"BatchGetItem", func(tg *target, bad bool) error {
+		{name: "BatchGetItem", call: func(tg *target, bad bool) error {
 			ka := types.KeysAndAttributes{Keys: []item{key}, ProjectionExpression: aws.String("pk")}
 			if bad {
 				ka.ExpressionAttributeNames = unusedName
@@ -93,7 +96,7 @@ func TestRequestValidatedBeforeTableLookup(t *testing.T) {
 			_, err := tg.client.BatchGetItem(ctx(t), &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{missing: ka}})
 			return err
 		}},
-		{"TransactWriteItems", func(tg *target, bad bool) error {
+		{name: "TransactWriteItems", call: func(tg *target, bad bool) error {
 			// The bad action comes second: every action is validated
 			// before the first one's table is looked up.
 			second := &types.Put{TableName: aws.String(missing), Item: item{"pk": s("k2")}}
@@ -105,7 +108,7 @@ func TestRequestValidatedBeforeTableLookup(t *testing.T) {
 			}})
 			return err
 		}},
-		{"TransactGetItems", func(tg *target, bad bool) error {
+		{name: "TransactGetItems", call: func(tg *target, bad bool) error {
 			second := &types.Get{TableName: aws.String(missing), Key: item{"pk": s("k2")}}
 			if bad {
 				second.ExpressionAttributeNames = unusedName
@@ -116,11 +119,31 @@ func TestRequestValidatedBeforeTableLookup(t *testing.T) {
 			}})
 			return err
 		}},
+		{name: "UpdateTable", call: func(tg *target, bad bool) error {
+			in := &dynamodb.UpdateTableInput{TableName: aws.String(missing), BillingMode: types.BillingModePayPerRequest}
+			if bad {
+				in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true)} // no StreamViewType
+			}
+			_, err := tg.client.UpdateTable(ctx(t), in)
+			return err
+		}},
+		{name: "TagResource", notFound: "AccessDeniedException", call: func(tg *target, bad bool) error {
+			in := &dynamodb.TagResourceInput{ResourceArn: aws.String("arn:aws:dynamodb:" + tg.region + ":000000000000:table/" + missing), Tags: []types.Tag{{Key: aws.String("k"), Value: aws.String("v")}}}
+			if bad {
+				in.Tags = []types.Tag{} // an empty list: the SDK itself refuses a missing one
+			}
+			_, err := tg.client.TagResource(ctx(t), in)
+			return err
+		}},
 	}
 	each(t, func(t *testing.T, tg *target) {
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
-				wantErr(t, c.call(tg, false), "ResourceNotFoundException")
+				notFound := c.notFound
+				if notFound == "" {
+					notFound = "ResourceNotFoundException"
+				}
+				wantErr(t, c.call(tg, false), notFound)
 				wantValidation(t, c.call(tg, true))
 			})
 		}
