@@ -21,7 +21,7 @@ require (
 	github.com/cdklabs/cdk-nag-go/cdknag/v2 v2.38.2
 	github.com/cockroachdb/apd/v3 v3.2.3
 	github.com/google/btree v1.1.3
-	github.com/klauspost/compress v1.18.0
+	github.com/klauspost/compress v1.18.5
 	github.com/truora/minidyn v0.8.2
 	go.etcd.io/bbolt v1.5.0
 )
