@@ -242,8 +242,8 @@
 // ExportTableToPointInTime and ImportTable (with DescribeExport,
 // ListExports, DescribeImport, ListImports) read and write DynamoDB's S3
 // layout and formats in Options.S3Dir, a directory per bucket; an export
-// is of the current state (the engine keeps no history) and runs to its
-// end within the call.
+// is of the table at ExportTime (from the point-in-time history) or now,
+// and runs to its end within the call.
 // Backups and restores and global tables are absent
 // (continuous backup settings are only recorded). The engine has one
 // namespace for every region and account: a table's ARN names the region

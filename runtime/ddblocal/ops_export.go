@@ -9,6 +9,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -26,8 +27,9 @@ import (
 //	<prefix>/AWSDynamoDB/<ExportId>/data/<name>.json.gz (or .ion.gz)
 //
 // each data file holding one item per line, {"Item":{…}} in DynamoDB JSON or
-// $ion_1_0 {Item:{…}} in Amazon Ion text. The engine keeps no history, so
-// any ExportTime within the PITR window exports the current state.
+// $ion_1_0 {Item:{…}} in Amazon Ion text. Without ExportTime the table is
+// exported as it is; with one, as it was then, from the point-in-time
+// history (pitr.go), which must cover it.
 
 // CodePointInTimeRecoveryUnavailable is the error of an export of a table
 // without point-in-time recovery.
@@ -98,18 +100,34 @@ func (e *Engine) exportTable(_ context.Context, in *exportInput) (any, error) {
 			return map[string]any{"ExportDescription": j.desc}, nil
 		}
 	}
-	var pitr bool
-	var since time.Time
-	t.rlocked(func() { pitr, since = t.pitr, t.pitrSince })
-	if !pitr {
-		return nil, newError(CodePointInTimeRecoveryUnavailable, "Point in time recovery is not enabled for table '%s'", name)
-	}
+	// The rows as they were at the export time (now by default), from the
+	// point-in-time history; copied under the read lock.
 	exportTime := now
-	if in.ExportTime != nil {
-		exportTime = time.UnixMilli(int64(*in.ExportTime * 1000))
-		if exportTime.Before(since.Truncate(time.Second)) || exportTime.After(now) {
-			return nil, newError(CodeInvalidExportTime, "Export time must be within the point in time recovery window: %s to %s", since.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+	var rows [][]byte
+	var failure error
+	t.rlocked(func() {
+		if !t.pitr {
+			failure = newError(CodePointInTimeRecoveryUnavailable, "Point in time recovery is not enabled for table '%s'", name)
+			return
 		}
+		items := t.items
+		if in.ExportTime != nil {
+			exportTime = time.UnixMilli(int64(math.Round(*in.ExportTime * 1000)))
+			earliest, latest := e.restorableWindow(t, now)
+			if exportTime.Before(earliest) || exportTime.After(latest) {
+				failure = newError(CodeInvalidExportTime, "Export time must be within the point in time recovery window: %s to %s",
+					earliest.UTC().Format(time.RFC3339), latest.UTC().Format(time.RFC3339))
+				return
+			}
+			items = t.itemsAt(exportTime, false)
+		}
+		items.Ascend(func(en entry) bool {
+			rows = append(rows, bytes.Clone(en.val()))
+			return true
+		})
+	})
+	if failure != nil {
+		return nil, failure
 	}
 	id := jobID(now)
 	j := &exportJob{arn: t.arn + "/export/" + id, in: *in}
@@ -133,7 +151,7 @@ func (e *Engine) exportTable(_ context.Context, in *exportInput) (any, error) {
 	// DynamoDB answers IN_PROGRESS and runs the export; the engine runs it
 	// now, so DescribeExport already tells the outcome.
 	answer := cloneDesc(desc)
-	e.runExport(t, id, format, exportTime, desc)
+	e.runExport(t, id, format, exportTime, rows, desc)
 	j.desc = desc
 	e.jobs.mu.Lock()
 	e.jobs.exports = append(e.jobs.exports, j)
@@ -168,7 +186,7 @@ func (e *Engine) exportByToken(token string) *exportJob {
 
 // runExport writes the export and completes desc (COMPLETED, or FAILED
 // with DynamoDB's failure code).
-func (e *Engine) runExport(t *table, id, format string, exportTime time.Time, desc map[string]any) {
+func (e *Engine) runExport(t *table, id, format string, exportTime time.Time, rows [][]byte, desc map[string]any) {
 	fail := func(code, msg string) {
 		desc["ExportStatus"], desc["FailureCode"], desc["FailureMessage"], desc["EndTime"] = "FAILED", code, msg, ms(e.now())
 	}
@@ -179,14 +197,6 @@ func (e *Engine) runExport(t *table, id, format string, exportTime time.Time, de
 	}
 	prefix, _ := desc["S3Prefix"].(string)
 	root := path.Join(prefix, "AWSDynamoDB", id)
-	// A snapshot of the rows, copied under the read lock.
-	var rows [][]byte
-	t.rlocked(func() {
-		t.items.Ascend(func(en entry) bool {
-			rows = append(rows, bytes.Clone(en.val()))
-			return true
-		})
-	})
 	w := exportWriter{bucket: bucket, root: root, format: format}
 	if err := w.write("_started", nil); err != nil {
 		fail("S3AccessDenied", err.Error())

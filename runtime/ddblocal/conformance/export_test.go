@@ -346,3 +346,47 @@ func gunzipLines(t *testing.T, p string) []string {
 }
 
 func timeAgo(hours int) time.Time { return time.Now().Add(-time.Duration(hours) * time.Hour) }
+
+// TestExportAtExportTime: an export with an ExportTime within the
+// point-in-time recovery window holds the table as it was then.
+func TestExportAtExportTime(t *testing.T) {
+	doc(t, pageExport, `ExportTime: "Time in the past from which to export table data, counted in seconds from the start of the Unix epoch. The table export will be a snapshot of the table's state at this point in time"; it must lie within the point-in-time recovery window (InvalidExportTimeException)`)
+	dir := t.TempDir()
+	noErr(t, os.Mkdir(filepath.Join(dir, "bucket"), 0o755), "mkdir")
+	clock := newFakeClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	eachEngine(t, []func(*ddblocal.Options){clock.option(), func(o *ddblocal.Options) { o.S3Dir = dir }}, func(t *testing.T, tg *target) {
+		table := hashTable(t, tg)
+		enablePITR(t, tg, table)
+		clock.Advance(time.Minute)
+		put(t, tg, table, item{"pk": s("early"), "v": n("1")})
+		clock.Advance(time.Minute)
+		then := clock.Now()
+		clock.Advance(time.Minute)
+		put(t, tg, table, item{"pk": s("early"), "v": n("2")})
+		put(t, tg, table, item{"pk": s("late")})
+		clock.Advance(10 * time.Minute)
+		arn := exportTableARN(t, tg, table)
+		export := func(at *time.Time) []string {
+			out, err := tg.client.ExportTableToPointInTime(ctx(t), &dynamodb.ExportTableToPointInTimeInput{TableArn: aws.String(arn), S3Bucket: aws.String("bucket"), ExportTime: at})
+			noErr(t, err, "ExportTableToPointInTime")
+			id := (*out.ExportDescription.ExportArn)[strings.LastIndex(*out.ExportDescription.ExportArn, "/")+1:]
+			var lines []string
+			for _, fl := range readLines(t, filepath.Join(dir, "bucket", "AWSDynamoDB", id, "manifest-files.json")) {
+				var entry struct{ DataFileS3Key string }
+				noErr(t, json.Unmarshal([]byte(fl), &entry), "manifest-files line")
+				lines = append(lines, gunzipLines(t, filepath.Join(dir, "bucket", filepath.FromSlash(entry.DataFileS3Key)))...)
+			}
+			sortStrings(lines)
+			return lines
+		}
+		if got, want := export(&then), []string{`{"Item":{"pk":{"S":"early"},"v":{"N":"1"}}}`}; strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("export at %s = %q, want %q", then, got, want)
+		}
+		if got := export(nil); len(got) != 2 {
+			t.Errorf("export of the current state = %q, want both items", got)
+		}
+		future := clock.Now().Add(time.Hour)
+		_, err := tg.client.ExportTableToPointInTime(ctx(t), &dynamodb.ExportTableToPointInTimeInput{TableArn: aws.String(arn), S3Bucket: aws.String("bucket"), ExportTime: &future})
+		wantErr(t, err, "InvalidExportTimeException")
+	})
+}
