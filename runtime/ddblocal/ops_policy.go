@@ -215,8 +215,10 @@ func (e *Engine) setPolicy(p policyTarget, doc string, expected *string) (string
 		return "", newError(CodeResourceNotFound, "Requested resource not found: Table: %s not found", tableOfARN(p.arn))
 	}
 	var rev string
+	var cur resourcePolicy
+	var has, changed bool
 	err := p.t.locked(func() error {
-		cur, has := p.policyOf()
+		cur, has = p.policyOf()
 		if err := p.checkExpected(expected, cur, has); err != nil {
 			return err
 		}
@@ -224,17 +226,35 @@ func (e *Engine) setPolicy(p policyTarget, doc string, expected *string) (string
 			rev = cur.Revision
 			return nil
 		}
-		rev = e.nextRevision(cur.Revision)
+		rev, changed = e.nextRevision(cur.Revision), true
 		if p.t.policies == nil {
 			p.t.policies = map[string]resourcePolicy{}
 		}
 		p.t.policies[p.arn] = resourcePolicy{Document: doc, Revision: rev}
 		return nil
 	})
-	if err != nil {
-		return "", err
+	if err != nil || !changed {
+		return rev, err
 	}
-	return rev, e.persistTable(p.t)
+	return rev, e.persistPolicy(p, cur, has)
+}
+
+// persistPolicy saves the table with its changed policy; when that fails
+// the policy the target had before (prev, if it had one) is put back, so a
+// failed request leaves no trace.
+func (e *Engine) persistPolicy(p policyTarget, prev resourcePolicy, had bool) error {
+	err := e.persistTable(p.t)
+	if err != nil {
+		_ = p.t.locked(func() error {
+			if had {
+				p.t.policies[p.arn] = prev
+			} else {
+				delete(p.t.policies, p.arn)
+			}
+			return nil
+		})
+	}
+	return err
 }
 
 func (e *Engine) putResourcePolicy(_ context.Context, in *putPolicyInput) (any, error) {
@@ -277,6 +297,7 @@ func (e *Engine) deleteResourcePolicy(_ context.Context, in *deletePolicyInput) 
 		return nil, p.notFound()
 	}
 	var rev string
+	var deleted resourcePolicy
 	err = p.t.locked(func() error {
 		cur, has := p.policyOf()
 		if !has {
@@ -286,13 +307,13 @@ func (e *Engine) deleteResourcePolicy(_ context.Context, in *deletePolicyInput) 
 			return err
 		}
 		delete(p.t.policies, p.arn)
-		rev = cur.Revision
+		rev, deleted = cur.Revision, cur
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if err := e.persistTable(p.t); err != nil {
+	if err := e.persistPolicy(p, deleted, true); err != nil {
 		return nil, err
 	}
 	return map[string]any{"RevisionId": rev}, nil
