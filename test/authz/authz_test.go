@@ -7,13 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http/httptest"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
@@ -118,27 +115,14 @@ func (e *env) local(c caller, r authz.Request) (int, string) {
 	return rec.Code, rec.Body.String()
 }
 
-// snapshot is the whole table, canonically encoded.
-func (e *env) snapshot(t *testing.T) string {
+// snapshot is the whole table, canonically encoded (authz.Snapshot).
+func (e *env) snapshot(t testing.TB) string {
 	t.Helper()
-	var rows []string
-	p := dynamodb.NewScanPaginator(e.db, &dynamodb.ScanInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true)})
-	for p.HasMorePages() {
-		page, err := p.NextPage(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, item := range page.Items {
-			var m map[string]any
-			if err := attributevalue.UnmarshalMap(item, &m); err != nil {
-				t.Fatal(err)
-			}
-			b, _ := json.Marshal(m)
-			rows = append(rows, string(b))
-		}
+	s, err := authz.Snapshot(context.Background(), e.db, table)
+	if err != nil {
+		t.Fatal(err)
 	}
-	sort.Strings(rows)
-	return strings.Join(rows, "\n")
+	return s
 }
 
 func problem(body string) (slug, detail string) {

@@ -5,23 +5,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"sort"
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/localrun"
 	"github.com/oncetable/oncetable/runtime/schema/provision"
+	"github.com/oncetable/oncetable/test/authz"
 )
 
 const table = "oncetable-badinput"
@@ -102,28 +99,14 @@ func (e *env) do(method, path string, hdr http.Header, body []byte) response {
 	return r
 }
 
-// snapshot is the whole table, canonically encoded: two snapshots are equal
-// exactly when nothing was written in between.
+// snapshot is the whole table, canonically encoded (authz.Snapshot).
 func (e *env) snapshot(t testing.TB) string {
 	t.Helper()
-	var rows []string
-	p := dynamodb.NewScanPaginator(e.db, &dynamodb.ScanInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true)})
-	for p.HasMorePages() {
-		page, err := p.NextPage(context.Background())
-		if err != nil {
-			t.Fatalf("scan: %v", err)
-		}
-		for _, item := range page.Items {
-			var m map[string]any
-			if err := attributevalue.UnmarshalMap(item, &m); err != nil {
-				t.Fatalf("decode item: %v", err)
-			}
-			b, _ := json.Marshal(m)
-			rows = append(rows, string(b))
-		}
+	s, err := authz.Snapshot(context.Background(), e.db, table)
+	if err != nil {
+		t.Fatal(err)
 	}
-	sort.Strings(rows)
-	return fmt.Sprintf("%d items\n%s", len(rows), strings.Join(rows, "\n"))
+	return s
 }
 
 // nextCursor lists one page of a ledger and returns its cursor.
