@@ -78,6 +78,11 @@ type Access struct {
 // paymentId, which no shape depends on, so it is not fenced. At v1 and v2
 // there is no fence.
 //
+// Every function checks the caller first (runtime/httpapi): for a customer
+// on an order's route (charge, settle, GET /orders/{orderId}) that is a
+// GetItem of the order projected to userId, which charge, settle and api
+// hold already.
+//
 // A test runs every route against the embedded engine and checks that each
 // recorded call is covered and that every action is used.
 func FunctionAccess(stage schema.OrderIndexes) map[string]Access {

@@ -156,6 +156,22 @@ func checkAccess(t *testing.T, stage schema.OrderIndexes) {
 		{"GET", "/payments/unprocessed", "", ""},
 		{"POST", "/orders/o2/settle", "", "st-1"},
 		{"POST", "/orders/o2/settle", "", "st-1"},
+		{"POST", "/users/alice/orders", `{"orderId":"o3","currency":"EUR","items":[{"productId":"mug","quantity":1,"unitPrice":1250}]}`, "ord-3"},
+		{"POST", "/users/alice/orders", `{"orderId":"o4","currency":"EUR","items":[{"productId":"mug","quantity":1,"unitPrice":1250}]}`, "ord-4"},
+	}
+	// Customers: the functions read an order's user before acting on it
+	// (one GetItem), for the order's owner and for a stranger alike.
+	customerSteps := []struct {
+		sub, method, path, body, key string
+		status                       int
+	}{
+		{"alice", "POST", "/orders/o3/payments", `{"amount":1250,"currency":"EUR"}`, "c-ch-1", http.StatusCreated},
+		{"alice", "POST", "/orders/o4/settle", "", "c-st-1", http.StatusOK},
+		{"alice", "GET", "/orders/o3", "", "", http.StatusOK},
+		{"alice", "POST", "/users/alice/debits", `{"amount":100,"currency":"EUR"}`, "c-db-1", http.StatusCreated},
+		{"bob", "POST", "/orders/o3/payments", `{"amount":1250,"currency":"EUR"}`, "b-ch-1", http.StatusNotFound},
+		{"bob", "POST", "/orders/o4/settle", "", "b-st-1", http.StatusNotFound},
+		{"bob", "POST", "/users/alice/debits", `{"amount":100,"currency":"EUR"}`, "b-db-1", http.StatusNotFound},
 	}
 	served := map[string]bool{}
 	var paymentID string
@@ -169,6 +185,15 @@ func checkAccess(t *testing.T, stage schema.OrderIndexes) {
 		served[route.Name] = true
 		if route.Name == httpapi.RouteCharge {
 			paymentID = jsonField(resp.Body, "paymentId")
+		}
+	}
+	for _, s := range customerSteps {
+		route := routeOf(t, s.method, s.path)
+		db.function = route.Function
+		az := &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{JWT: &events.APIGatewayV2HTTPRequestContextAuthorizerJWTDescription{
+			Claims: map[string]string{"iss": "https://idp.example.com", "sub": s.sub, "scope": httpapi.DefaultCustomerScope}}}
+		if resp := callAs(t, handlers[route.Function], az, s.method, s.path, s.body, s.key); resp.StatusCode != s.status {
+			t.Fatalf("%s %s as customer %s via %s: status %d %s, want %d", s.method, s.path, s.sub, route.Function, resp.StatusCode, resp.Body, s.status)
 		}
 	}
 	// The payment id is only known after the charge.
@@ -261,6 +286,14 @@ func routeOf(t *testing.T, method, path string) httpapi.RouteSpec {
 
 func call(t *testing.T, h httpapi.HandlerFunc, method, path, body, key string) events.APIGatewayV2HTTPResponse {
 	t.Helper()
+	return callAs(t, h, &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{
+		IAM: &events.APIGatewayV2HTTPRequestContextAuthorizerIAMDescription{UserARN: "arn:aws:iam::123456789012:user/tester"},
+	}, method, path, body, key)
+}
+
+// callAs sends a request with the authorizer context az.
+func callAs(t *testing.T, h httpapi.HandlerFunc, az *events.APIGatewayV2HTTPRequestContextAuthorizerDescription, method, path, body, key string) events.APIGatewayV2HTTPResponse {
+	t.Helper()
 	rawPath, rawQuery, _ := strings.Cut(path, "?")
 	q := map[string]string{}
 	for _, kv := range strings.Split(rawQuery, "&") {
@@ -279,10 +312,8 @@ func call(t *testing.T, h httpapi.HandlerFunc, method, path, body, key string) e
 		Version: "2.0", RawPath: rawPath, RawQueryString: rawQuery, QueryStringParameters: q, Headers: headers, Body: body,
 		RequestContext: events.APIGatewayV2HTTPRequestContext{
 			RequestID: "req", Stage: "$default",
-			HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: method, Path: rawPath},
-			Authorizer: &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{
-				IAM: &events.APIGatewayV2HTTPRequestContextAuthorizerIAMDescription{UserARN: "arn:aws:iam::123456789012:user/tester"},
-			},
+			HTTP:       events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: method, Path: rawPath},
+			Authorizer: az,
 		},
 	})
 	if err != nil {
