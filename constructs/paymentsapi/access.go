@@ -61,14 +61,14 @@ type Access struct {
 //	settle  BatchGetItem(order, record); TransactWriteItems{Update order, Update balance,
 //	        Update order summary, Put ledger entry, Put record, ConditionCheck legacy
 //	        record}; GetItem on replay
-//
-// The legacy ConditionCheck keeps a key that a version before records had
-// partitions of their own stored in the user's or order's partition from
-// running again (idempotency.Request.LegacyPartition).
 //	api     GetItem, PutItem, UpdateItem (process payment: GetItem of the order's
 //	        userId, then UpdateItem of the payment), Query on the table,
 //	        TransactWriteItems{Update, Put, ConditionCheck} (credit, create order, add address),
 //	        Query on the order index(es) of the stage (GSI1, OrdersByStatus), Unprocessed and Featured
+//
+// The legacy ConditionCheck keeps a key that a version before records had
+// partitions of their own stored in the user's or order's partition from
+// running again (idempotency.Request.LegacyPartition).
 //
 // charge, settle and api read and write orders. settle (the order's
 // status) and api (create order) write an order's shape: at stage both
