@@ -17,14 +17,11 @@ export CDK_DISABLE_VERSION_CHECK := true
 ENV ?=
 CDK_OUT := cdk.out
 # Go files of the module, as the go tool sees them: not node_modules (CDK
-# init templates), hidden directories, testdata (fixtures, possibly broken)
-# or third_party (vendored code that is not ours, such as
-# test/eventrules/third_party/quamina).
-GO_FILES = $(shell find . -path ./node_modules -prune -o -path './.*' -prune -o -name testdata -prune -o -name third_party -prune -o -name '*.go' -print)
-# Go modules of their own inside the repository, which `go test ./...` at the
-# top does not enter: test/eventrules (quamina, which the proxy does not serve,
-# stays out of oncetable's go.mod).
-NESTED_MODULES := test/eventrules
+# init templates), hidden directories or testdata (fixtures, possibly broken).
+GO_FILES = $(shell find . -path ./node_modules -prune -o -path './.*' -prune -o -name testdata -prune -o -name '*.go' -print)
+# Go modules of their own inside the repository (a go.mod of their own),
+# which `go test ./...` at the top does not enter.
+NESTED_MODULES :=
 STATICCHECK_VERSION := v0.8.2
 TOOLS := $(CURDIR)/.tools
 STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)
@@ -161,7 +158,7 @@ fmt:
 openapi-check: $(NODE_STAMP)
 	@test/openapi/check.sh
 
-## test: lint, then every test of the module and of the nested modules (test/eventrules) with the race detector
+## test: lint, then every test of the module and of the nested modules (NESTED_MODULES) with the race detector
 test: deps lint
 	go test -race -tags ddblocal_poison -count=1 ./...
 	@for m in $(NESTED_MODULES); do (cd $$m && go test -race -count=1 ./...) || exit 1; done
