@@ -220,7 +220,8 @@ func backupProps(cfg envconfig.Config, ops *alarms.Operations, scope constructs.
 		p.CopyVaultARN = backup.DRVaultARN(scope, dr.Region, DRVaultName(cfg.Name))
 	}
 	if rt := b.RestoreTest; rt != nil {
-		p.RestoreTest = &backup.RestoreTest{Schedule: backup.Weekly, ValidationWindowHours: rt.ValidationWindowHours}
+		p.RestoreTest = &backup.RestoreTest{Schedule: backup.Weekly, ValidationWindowHours: rt.ValidationWindowHours,
+			Validation: backup.RestoreValidation{LogRetentionDays: cfg.API.LogRetentionDays}}
 		if rt.Schedule == "monthly" {
 			p.RestoreTest.Schedule = backup.Monthly
 		}

@@ -247,6 +247,7 @@ func NewTableBackup(scope constructs.Construct, id string, table awsdynamodb.ITa
 	}
 	if props.RestoreTest != nil {
 		b.RestoreTesting = newRestoreTesting(c, b.Vault, table, *props.RestoreTest)
+		b.RestoreTesting.validation(c, table, props.RestoreTest.Validation, props.AlarmTopic, removal)
 	}
 	return b
 }

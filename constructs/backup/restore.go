@@ -24,6 +24,9 @@ type RestoreTest struct {
 	// ValidationWindowHours keeps the restored table before deletion, for
 	// checks of its own. Default: 1.
 	ValidationWindowHours int
+	// Validation checks the money invariants of each restored table and
+	// reports the verdict to AWS Backup. Default: on.
+	Validation RestoreValidation
 }
 
 // RestoreTesting is the restore testing plan of the table and its
@@ -32,6 +35,9 @@ type RestoreTesting struct {
 	Plan      awsbackup.CfnRestoreTestingPlan
 	Selection awsbackup.CfnRestoreTestingSelection
 	Role      awsiam.Role
+	// Validation is the money-invariant check of each restored table; nil
+	// when RestoreTest.Validation.Disable.
+	Validation *Validation
 }
 
 var notPlanName = regexp.MustCompile(`[^A-Za-z0-9_]`)

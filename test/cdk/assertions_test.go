@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/oncetable/oncetable/runtime/restorevalidation"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/stacks/envconfig"
 )
@@ -367,6 +368,8 @@ func TestAlarms(t *testing.T) {
 					continue // the dead-letter queues: TestVaultLockAndBackupPlan, TestOperationsSubscribers
 				case "AWS/Backup":
 					continue // no completed backup: TestBackupSilenceAndRestoreTesting
+				case restorevalidation.Namespace:
+					continue // a failed restore validation: TestRestoreValidation
 				}
 				key, err := alarmMetric(p, tableID)
 				if err != nil {

@@ -89,6 +89,9 @@ func TestComputeFunctions(t *testing.T) {
 			if s.events != nil {
 				others[logicalID(s, s.events.Function.Function)] = true
 			}
+			if id, fn := validationFunction(s); fn != nil {
+				others[id] = true // TestRestoreValidation
+			}
 			if len(fns) != len(paymentsapi.Functions())+len(others) {
 				t.Fatalf("got %d functions, want %d, the cursor secret's rotation function and the events function", len(fns), len(paymentsapi.Functions()))
 			}
