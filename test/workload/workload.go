@@ -68,6 +68,9 @@ type Config struct {
 	// PartitionThroughput limits each partition-key value of the engine's
 	// table and indexes (ddblocal.PartitionThroughput). Default: off.
 	PartitionThroughput ddblocal.PartitionThroughput
+	// Engine changes the engine's options after the workload's own (the
+	// dr-drill's point-in-time recovery lag, say). Default: none.
+	Engine []func(*ddblocal.Options)
 	// API changes the API's configuration (the first deploy); the table is
 	// created with the indexes of its Schema. Default: none.
 	API []func(*httpapi.Config)
@@ -178,6 +181,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	eng, err := ddblocal.Open(func(o *ddblocal.Options) {
 		o.TTLSweepInterval = -1
 		o.PartitionThroughput = cfg.PartitionThroughput
+		for _, f := range cfg.Engine {
+			f(o)
+		}
 	})
 	if err != nil {
 		return nil, err
