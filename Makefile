@@ -220,6 +220,21 @@ migrate-demo: $(GO_STAMP)
 	@$(call report_page,migrations.md)
 	go run ./test/workload/cmd/migrate-demo -docs $(REPORTS)/migrations.md $(MIGRATE_DEMO_FLAGS)
 
+## dr-drill: the invariant workload with faults, a point-in-time restore to the middle of its traffic, the verifier on the
+##           restored table, RTO and RPO; then again with the torn-backup fault, which the verifier must reject, naming the
+##           torn transaction (the target fails if it does not); the reports go to tmp/dr-drill/; [report] recovery.md
+.PHONY: dr-drill
+DR_DRILL_FLAGS ?=
+DR_DRILL := $(TOOLS)/dr-drill
+dr-drill: $(GO_STAMP)
+	@$(call report_page,recovery.md)
+	@mkdir -p $(TOOLS) && go build -o $(DR_DRILL) ./test/workload/cmd/dr-drill
+	$(DR_DRILL) -docs $(REPORTS)/recovery.md $(DR_DRILL_FLAGS)
+	@echo "== dr-drill, second run: the torn-backup fault is on; the verifier must reject the restore"
+	@status=0; $(DR_DRILL) -torn -docs $(REPORTS)/recovery.md $(DR_DRILL_FLAGS) || status=$$?; \
+	if [ $$status -ne 1 ]; then echo "dr-drill: the torn restore was NOT rejected by the verifier (exit $$status)" >&2; exit 1; fi; \
+	echo "dr-drill: the torn restore was rejected, as it must be"
+
 ## bench-migrate: the scale figure: orders offered at 250/s above one partition's (scaled-down) write limit, in v1
 ##                (one GSI1 partition per status) and v2 (8 shards) side by side; [report] its section of migrations.md
 .PHONY: bench-migrate
