@@ -89,7 +89,7 @@ func checkUser(g *group, report func(Violation)) {
 
 // checkOrder checks one order with its payments, settle entries, summary
 // and the records that claim them.
-func checkOrder(g *group, report func(Violation)) {
+func checkOrder(g *group, recent func(string) bool, report func(Violation)) {
 	o := g.one(fOrder)
 	if o == nil {
 		orphans(g, report)
@@ -162,6 +162,36 @@ func checkOrder(g *group, report func(Violation)) {
 		}
 	}
 	claims(g, o, report)
+	unclaimedOrder(g, o, recent, report)
+}
+
+// unclaimedOrder reports the recent effects of an order that no record
+// claims: its creation, its payments, its settle.
+func unclaimedOrder(g *group, o *fact, recent func(string) bool, report func(Violation)) {
+	if recent(o.At) && g.one(fClaimOrder) == nil {
+		report(unclaimed(*o, "create_order of order "+g.id, o.User, g.id))
+	}
+	charged := map[string]bool{}
+	for _, c := range g.of(fClaimPayment) {
+		charged[c.Ref] = true
+	}
+	for _, p := range g.of(fPayment) {
+		if recent(p.At) && !charged[p.Ref] {
+			report(unclaimed(p, "charge of order "+g.id+" (payment "+p.Ref+")", o.User, g.id))
+		}
+	}
+	if o.Status == store.OrderPaid && recent(o.PaidAt) && g.one(fClaimSettle) == nil {
+		f := *o
+		f.At = o.PaidAt
+		report(unclaimed(f, "settle of order "+g.id, o.User, g.id))
+	}
+}
+
+// unclaimed is an effect without the idempotency record that must still
+// hold it.
+func unclaimed(f fact, txn, user, order string) Violation {
+	return Violation{Kind: EffectWithoutRecord, UserID: user, OrderID: order, Transaction: txn, Keys: keysOf(f),
+		Detail: fmt.Sprintf("the %s (at %s) has no idempotency record, which must outlive it: a retry of its request would apply it again", txn, f.At)}
 }
 
 // claims checks the records of the order's partition (charge, settle) and
@@ -219,7 +249,7 @@ func orphans(g *group, report func(Violation)) {
 }
 
 // checkGroup runs the checks of g's kind, and reports its malformed items.
-func checkGroup(kind byte, g *group, report func(Violation)) {
+func checkGroup(kind byte, g *group, recent func(string) bool, report func(Violation)) {
 	for _, f := range g.of(fMalformed) {
 		report(Violation{Kind: MalformedItem, Keys: keysOf(f), Detail: f.Status})
 	}
@@ -227,16 +257,21 @@ func checkGroup(kind byte, g *group, report func(Violation)) {
 	case groupUser:
 		checkUser(g, report)
 	case groupEntry:
-		checkEntry(g, report)
+		checkEntry(g, recent, report)
 	default:
-		checkOrder(g, report)
+		checkOrder(g, recent, report)
 	}
 }
 
 // checkEntry checks the credit and debit records that claim one ledger
 // entry (by its id, unique across users) against that entry.
-func checkEntry(g *group, report func(Violation)) {
+func checkEntry(g *group, recent func(string) bool, report func(Violation)) {
 	entries := g.of(fLedger)
+	for _, e := range entries {
+		if e.Status != store.LedgerSettle && recent(e.At) && g.one(fHasRecord) == nil {
+			report(unclaimed(e, e.Status+" "+e.Ref+" of user "+e.User, e.User, ""))
+		}
+	}
 	for _, c := range g.of(fClaimLedger) {
 		found, user := "absent", ""
 		for _, e := range entries {

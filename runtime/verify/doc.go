@@ -16,7 +16,10 @@
 //   - no payment lacks its order, and no settle entry lacks its paid order
 //     ([PaymentWithoutOrder], [SettleWithoutPaidOrder]);
 //   - every idempotency record of a success holds an effect that exists
-//     ([RecordWithoutEffect]).
+//     ([RecordWithoutEffect]), and every effect younger than the records'
+//     expiry (RecordExpiry, counted back from the newest record) has its
+//     record, without which a retry of its request would apply it again
+//     ([EffectWithoutRecord]).
 //
 // A violation names, where it can, the transaction it breaks (the settle of
 // order o-1, the credit cr_… of user alice): a backup that captured part of

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -28,6 +29,7 @@ const (
 	fClaimPayment                     // a charge record: Ref the payment, Amount
 	fClaimSettle                      // a settle record
 	fMalformed                        // an item that does not decode: Status the error
+	fHasRecord                        // a credit or debit record, in its entry's group, whatever its layout
 )
 
 // Join groups: a fact is checked with the other facts of its user or of
@@ -50,6 +52,9 @@ type fact struct {
 	Status string
 	User   string
 	Amount int64
+	// At is the item's createdAt and PaidAt an order's paidAt, in
+	// keys.Timestamp's sortable form.
+	At, PaidAt string
 }
 
 func (f fact) groupKey() string { return string(f.Group) + f.ID }
@@ -57,6 +62,15 @@ func (f fact) groupKey() string { return string(f.Group) + f.ID }
 // counts are the items of each entity a scan saw.
 type counts struct {
 	Items, Users, LedgerEntries, Orders, Summaries, Payments, Records, Other int64
+	// Newest is the latest creation of a record of a success: the table's
+	// present, as far as its records tell.
+	Newest time.Time
+}
+
+func (c *counts) newest(at string) {
+	if t, err := time.Parse(time.RFC3339Nano, at); err == nil && t.After(c.Newest) {
+		c.Newest = t
+	}
 }
 
 func (c *counts) add(o counts) {
@@ -68,6 +82,9 @@ func (c *counts) add(o counts) {
 	c.Payments += o.Payments
 	c.Records += o.Records
 	c.Other += o.Other
+	if o.Newest.After(c.Newest) {
+		c.Newest = o.Newest
+	}
 }
 
 // reader turns items into facts under a table's schema and key layout.
@@ -113,7 +130,7 @@ func (r *reader) facts(item map[string]types.AttributeValue, c *counts, out []fa
 		out, err = r.payment(item, k, out)
 	case idempotency.EntityType:
 		c.Records++
-		out, err = r.record(item, k, out)
+		out, err = r.record(item, k, c, out)
 	default:
 		c.Other++
 	}
@@ -168,7 +185,7 @@ func (r *reader) ledger(item map[string]types.AttributeValue, k keys.Key, out []
 	}
 	user := r.userOf(k.PK)
 	out = append(out, fact{Group: groupUser, ID: user, Kind: fLedger, Key: k, Ref: e.EntryID, Status: e.Kind, Amount: e.Amount},
-		fact{Group: groupEntry, ID: e.EntryID, Kind: fLedger, Key: k, Ref: e.EntryID, Status: e.Kind, User: user, Amount: e.Amount})
+		fact{Group: groupEntry, ID: e.EntryID, Kind: fLedger, Key: k, Ref: e.EntryID, Status: e.Kind, User: user, Amount: e.Amount, At: e.CreatedAt})
 	if e.Kind == store.LedgerSettle {
 		out = append(out, fact{Group: groupOrder, ID: e.OrderID, Kind: fSettle, Key: k, Ref: e.EntryID, User: user, Amount: e.Amount})
 	}
@@ -181,7 +198,7 @@ func (r *reader) order(item map[string]types.AttributeValue, k keys.Key, out []f
 		return out, err
 	}
 	return append(out, fact{Group: groupOrder, ID: r.orderOf(k.PK), Kind: fOrder, Key: k,
-		Ref: o.PaymentID, Status: o.Status, User: o.UserID, Amount: o.Total}), nil
+		Ref: o.PaymentID, Status: o.Status, User: o.UserID, Amount: o.Total, At: o.CreatedAt, PaidAt: o.PaidAt}), nil
 }
 
 func (r *reader) summary(item map[string]types.AttributeValue, k keys.Key, out []fact) ([]fact, error) {
@@ -198,7 +215,7 @@ func (r *reader) payment(item map[string]types.AttributeValue, k keys.Key, out [
 	if err := r.items.Unmarshal(item, &p); err != nil {
 		return out, err
 	}
-	return append(out, fact{Group: groupOrder, ID: r.orderOf(k.PK), Kind: fPayment, Key: k, Ref: p.PaymentID, Amount: p.Amount}), nil
+	return append(out, fact{Group: groupOrder, ID: r.orderOf(k.PK), Kind: fPayment, Key: k, Ref: p.PaymentID, Amount: p.Amount, At: p.CreatedAt}), nil
 }
 
 // recordBody is what the checks read of a stored response: the bodies of
@@ -219,7 +236,7 @@ var defaultRecords = idempotency.NewTable(nil, "")
 // record reads an idempotency record of a success. A pending record
 // (external mode), a stored failure and an operation of another flow claim
 // no effect.
-func (r *reader) record(item map[string]types.AttributeValue, k keys.Key, out []fact) ([]fact, error) {
+func (r *reader) record(item map[string]types.AttributeValue, k keys.Key, c *counts, out []fact) ([]fact, error) {
 	rec, err := defaultRecords.Decode(r.defaultNames(item))
 	if err != nil {
 		return out, err
@@ -227,6 +244,7 @@ func (r *reader) record(item map[string]types.AttributeValue, k keys.Key, out []
 	if rec.Status < 200 || rec.Status > 299 {
 		return out, nil
 	}
+	c.newest(rec.CreatedAt)
 	var b recordBody
 	if err := json.Unmarshal(rec.Body, &b); err != nil {
 		return out, fmt.Errorf("record body: %w", err)
@@ -250,7 +268,8 @@ func (r *reader) record(item map[string]types.AttributeValue, k keys.Key, out []
 		if id == "" {
 			id = entry
 		}
-		return append(out, fact{Group: ledgerGroup, ID: id, Kind: fClaimLedger, Key: k, Ref: entry, Status: kind, Amount: b.Amount})
+		return append(out, fact{Group: ledgerGroup, ID: id, Kind: fClaimLedger, Key: k, Ref: entry, Status: kind, Amount: b.Amount},
+			fact{Group: groupEntry, ID: entry, Kind: fHasRecord, Key: k})
 	}
 	switch {
 	case rec.Operation == payments.FlowCredit && b.EntryID != "":

@@ -57,6 +57,11 @@ type Options struct {
 	// MaxViolations bounds the violations a Report lists; Counts counts
 	// them all. Default: 1000.
 	MaxViolations int
+	// RecordExpiry is how long an idempotency record outlives its effect
+	// (IDEMPOTENCY_EXPIRY). Every effect younger than that, counted back
+	// from the newest record in the table, must have its record.
+	// Default: 24h. Negative: effects are not checked for records.
+	RecordExpiry time.Duration
 	// Progress, if set, is called every ProgressEvery during the scan and
 	// once at its end.
 	Progress func(Progress)
@@ -80,6 +85,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxViolations <= 0 {
 		o.MaxViolations = 1000
+	}
+	if o.RecordExpiry == 0 {
+		o.RecordExpiry = 24 * time.Hour
 	}
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = 5 * time.Second
@@ -139,8 +147,9 @@ func Table(ctx context.Context, db DB, opts ...func(*Options)) (*Report, error) 
 		Users: s.counts.Users, LedgerEntries: s.counts.LedgerEntries, Orders: s.counts.Orders, Summaries: s.counts.Summaries,
 		Payments: s.counts.Payments, Records: s.counts.Records, OtherItems: s.counts.Other, Items: s.counts.Items,
 		Pages: s.pages.Load(), ConsumedRCU: s.rcu()}
+	recent := recentSince(s.counts.Newest, o.RecordExpiry)
 	err = sp.each(func(kind byte, g *group) {
-		checkGroup(kind, g, func(v Violation) {
+		checkGroup(kind, g, recent, func(v Violation) {
 			rep.Counts[v.Kind]++
 			if len(rep.Violations) < o.MaxViolations {
 				rep.Violations = append(rep.Violations, v)
@@ -156,6 +165,17 @@ func Table(ctx context.Context, db DB, opts ...func(*Options)) (*Report, error) 
 	rep.Elapsed = o.Clock().Sub(start)
 	rep.finish()
 	return rep, nil
+}
+
+// recentSince says whether a time (keys.Timestamp's form) is within
+// expiry before newest: an effect that recent must still have its record.
+// With no record in the table, or expiry negative, nothing is.
+func recentSince(newest time.Time, expiry time.Duration) func(string) bool {
+	if newest.IsZero() || expiry < 0 {
+		return func(string) bool { return false }
+	}
+	cutoff := keys.Timestamp(newest.Add(-expiry))
+	return func(at string) bool { return at != "" && at > cutoff }
 }
 
 func kindOrder(k Kind) int {

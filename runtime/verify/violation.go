@@ -32,6 +32,9 @@ const (
 
 	// Idempotency: every record of a success holds an effect that exists.
 	RecordWithoutEffect Kind = "record-without-effect"
+	// EffectWithoutRecord is an effect younger than the records' expiry
+	// without its record: a retry of its request would apply it again.
+	EffectWithoutRecord Kind = "effect-without-record"
 
 	// MalformedItem is an item of a known entity type that does not decode.
 	MalformedItem Kind = "malformed-item"
@@ -42,7 +45,7 @@ var Kinds = []Kind{
 	BalanceMismatch, NegativeBalance, LedgerWithoutUser, InvalidLedgerEntry,
 	PaidWithoutPayment, PaidWithoutSettle, SettleMismatch, OrderWithoutSummary, SummaryMismatch,
 	PaymentWithoutOrder, PaymentMismatch, SettleWithoutPaidOrder,
-	RecordWithoutEffect, MalformedItem,
+	RecordWithoutEffect, EffectWithoutRecord, MalformedItem,
 }
 
 // Violation is one broken invariant.
