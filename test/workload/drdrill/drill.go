@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/verify"
 	"github.com/oncetable/oncetable/test/workload"
 )
@@ -111,6 +112,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	var unsupported error // the endpoint cannot restore: no wait for the restore point
 	wcfg := workload.Config{Duration: cfg.Duration, Clients: cfg.Clients, Users: cfg.Users, Seed: cfg.Seed, Phase: cfg.Phase,
 		Progress: prefixed{cfg.Out, "  workload: "},
+		// The restore point is restorable at once, not five minutes later
+		// as on DynamoDB (where the drill waits for it).
+		Engine: []func(*ddblocal.Options){func(o *ddblocal.Options) { o.PITRLag = -1 }},
 		During: func(ctx context.Context, live *workload.Live) error {
 			if err := canRestore(ctx, live.DB); err != nil {
 				unsupported = err

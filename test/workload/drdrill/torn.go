@@ -1,18 +1,15 @@
 package drdrill
 
 import (
-	"errors"
-
+	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/test/workload"
 )
 
-// ErrNoTornFault is returned while the engine has no torn-backup fault
-// (issue 22, part 1).
-var ErrNoTornFault = errors.New("dr-drill: the engine has no torn-backup fault yet (issue 22 part 1): the torn run cannot be rehearsed")
-
-// tornFault turns on the engine's fault that makes a restore capture part
-// of a recent transaction.
+// tornFault turns on the engine's fault that makes a restore of the table
+// capture only the first half of the last transaction at or before the
+// restore point, the rest of its items as they were before it
+// (ddblocal.Faults.TornBackups).
 func tornFault(live *workload.Live) error {
-	_ = live
-	return ErrNoTornFault
+	live.Engine.SetFaults(live.Table, ddblocal.Faults{TornBackups: true})
+	return nil
 }
