@@ -121,12 +121,14 @@ func (e *Engine) createBackup(_ context.Context, in *createBackupInput) (any, er
 	}
 	now := e.now()
 	torn := e.faults.torn(t.name)
-	t.mu.RLock()
+	// The write lock: a clone marks the tree copy-on-write, which two
+	// clones must not do at once.
+	t.mu.Lock()
 	b := &backup{Name: in.BackupName, Created: now, Source: t.stored(), items: t.items.Clone(), Features: t.features()}
 	if torn {
 		tearTx(b.items, t.lastTx, func(c change) ([]byte, entry) { return c.key, c.prev })
 	}
-	t.mu.RUnlock()
+	t.mu.Unlock()
 	b.items.Ascend(func(en entry) bool {
 		b.Size += int64(en.size)
 		b.Items++
@@ -205,7 +207,7 @@ func (e *Engine) saveBackup(b *backup) error {
 	if err != nil {
 		return newError(CodeInternalServerError, "cannot save backup %s: %v", b.Name, err)
 	}
-	b.items = nil // the store holds them now
+	b.items = nil // the store holds them now (b is not shared yet)
 	return nil
 }
 
@@ -230,10 +232,16 @@ func (e *Engine) loadBackups(tx *bolt.Tx) error {
 // backupItems returns a backup's items, read from the store when it holds
 // them.
 func (e *Engine) backupItems(b *backup) (*btree.BTreeG[entry], error) {
-	if b.items != nil {
-		return b.items.Clone(), nil
+	e.backupMu.Lock()
+	items := b.items
+	if items != nil {
+		items = items.Clone()
 	}
-	items := newTree()
+	e.backupMu.Unlock()
+	if items != nil {
+		return items, nil
+	}
+	items = newTree()
 	err := e.db.View(func(tx *bolt.Tx) error {
 		bk := tx.Bucket(backupItemsBucket(b.ARN))
 		if bk == nil {

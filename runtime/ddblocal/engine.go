@@ -119,6 +119,9 @@ type Engine struct {
 	// backupMu guards backups, by ARN.
 	backupMu sync.Mutex
 	backups  map[string]*backup
+	// machineCrash is set by Open when the data directory was left open
+	// by an earlier boot.
+	machineCrash bool
 	// recovery is what Open did to recover from a crash (see Recovery).
 	recovery string
 	// lifeMu orders starting the sweeper with Close; both are rare.

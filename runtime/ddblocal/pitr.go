@@ -140,7 +140,7 @@ func (e *Engine) restorableWindow(t *table, now time.Time) (earliest, latest tim
 // itemsAt returns a clone of t's items as they were at time at: every
 // commit after it undone. torn leaves the second half of the last
 // transaction at or before at undone too, so that the copy holds only part
-// of it. The caller holds t.mu (read is enough).
+// of it. The caller holds t.mu for writing.
 func (t *table) itemsAt(at time.Time, torn bool) *btree.BTreeG[entry] {
 	items := t.items.Clone()
 	if t.hist == nil {
@@ -454,9 +454,10 @@ func (e *Engine) restoreTableToPointInTime(ctx context.Context, in *restoreTable
 	}
 	now := e.now()
 	torn := e.faults.torn(src.name)
-	src.mu.RLock()
+	// The write lock: the clone marks the tree copy-on-write.
+	src.mu.Lock()
 	if !src.pitr {
-		src.mu.RUnlock()
+		src.mu.Unlock()
 		return nil, newError("PointInTimeRecoveryUnavailableException", "Point in time recovery is not enabled for table '%s'", src.name)
 	}
 	earliest, latest := e.restorableWindow(src, now)
@@ -465,13 +466,13 @@ func (e *Engine) restoreTableToPointInTime(ctx context.Context, in *restoreTable
 		at = time.UnixMilli(int64(math.Round(*in.RestoreDateTime * 1000)))
 	}
 	if at.Before(earliest) || at.After(latest) {
-		src.mu.RUnlock()
+		src.mu.Unlock()
 		return nil, newError("InvalidRestoreTimeException", "Restore time must be between EarliestRestorableDateTime (%s) and LatestRestorableDateTime (%s)",
 			earliest.UTC().Format(time.RFC3339), latest.UTC().Format(time.RFC3339))
 	}
 	items := src.itemsAt(at, torn)
 	def := src.stored()
-	src.mu.RUnlock()
+	src.mu.Unlock()
 	summary := map[string]any{"SourceTableArn": src.arn, "RestoreDateTime": epochSeconds(at), "RestoreInProgress": false}
 	t, err := e.restoreInto(ctx, def, items, in.restoreOverrides, summary)
 	if err != nil {

@@ -32,9 +32,11 @@ import (
 // earlier boot (or where the boot id is unknown) means the machine went
 // down with the engine open: Open checks every page of the file. A file
 // that fails that check, or that bbolt cannot open as a database, is
-// renamed aside (ddblocal.db.corrupt-<time>, kept for inspection) and the
-// engine starts on an empty file; Recovery says so. The engine never
-// refuses to open a data directory because of a crash.
+// renamed aside (ddblocal.db.corrupt-<time>, kept for inspection), as is,
+// after a machine crash, one whose pages check out but whose tables
+// cannot be loaded; the engine then starts on an empty file, and
+// Recovery says so. The engine never refuses to open a data directory
+// because of a crash.
 const runFile = "ddblocal.run"
 
 // bootIDFile names the current boot on Linux.
@@ -60,18 +62,34 @@ func (e *Engine) openDB(dir string) (*bolt.DB, error) {
 			_ = db.Close()
 		}
 	}
+	e.machineCrash = crashed
 	if err != nil && (crashed || corrupt(err)) {
-		aside := fmt.Sprintf("%s.corrupt-%s", path, time.Now().UTC().Format("20060102T150405Z"))
-		if rerr := os.Rename(path, aside); rerr != nil {
-			return nil, fmt.Errorf("%w (and cannot set the file aside: %v)", err, rerr)
-		}
-		e.recovery = fmt.Sprintf("the data file was corrupt after a crash (%v): set aside as %s, starting empty", err, filepath.Base(aside))
-		db, err = openBolt(path, opts)
+		return e.setAside(dir, err)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if err := os.WriteFile(filepath.Join(dir, runFile), []byte(boot+"\n"), 0o644); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// setAside renames dir's corrupt data file (why says how it is corrupt)
+// and opens a new, empty one.
+func (e *Engine) setAside(dir string, why error) (*bolt.DB, error) {
+	path := filepath.Join(dir, DataFile)
+	aside := fmt.Sprintf("%s.corrupt-%s", path, time.Now().UTC().Format("20060102T150405Z"))
+	if err := os.Rename(path, aside); err != nil {
+		return nil, fmt.Errorf("%w (and cannot set the file aside: %v)", why, err)
+	}
+	e.recovery = fmt.Sprintf("the data file was corrupt after a crash (%v): set aside as %s, starting empty", why, filepath.Base(aside))
+	db, err := openBolt(path, &bolt.Options{Timeout: dirLockWait, NoSync: !e.opts.Durable, NoFreelistSync: true})
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, runFile), []byte(bootID()+"\n"), 0o644); err != nil {
 		_ = db.Close()
 		return nil, err
 	}

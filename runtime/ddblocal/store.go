@@ -71,8 +71,22 @@ func (e *Engine) openStore(dir string) error {
 	if err != nil {
 		return err
 	}
+	err = e.load(db)
+	if err != nil && e.machineCrash && e.recovery == "" {
+		// Pages that check out but hold garbage: set the file aside too.
+		_ = db.Close()
+		if db, err = e.setAside(dir, err); err == nil {
+			err = e.load(db)
+		}
+	}
+	return err
+}
+
+// load reads every table, stream, token and backup of db; on failure the
+// engine is left without them and db is closed.
+func (e *Engine) load(db *bolt.DB) error {
 	e.db = db
-	err = db.Update(func(tx *bolt.Tx) error {
+	err := db.Update(func(tx *bolt.Tx) error {
 		meta, err := tx.CreateBucketIfNotExists(metaBucket)
 		if err != nil {
 			return err
@@ -122,6 +136,8 @@ func (e *Engine) openStore(dir string) error {
 	if err != nil {
 		_ = db.Close()
 		e.db = nil
+		e.tables, e.streams, e.backups = map[string]*table{}, map[string]*stream{}, nil
+		e.tokens = newTokenCache()
 	}
 	return err
 }
