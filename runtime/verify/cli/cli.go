@@ -35,7 +35,7 @@ type flags struct {
 	segments, maxViolations, pageSize         int
 	maxRCU                                    float64
 	consistent                                bool
-	progress                                  time.Duration
+	progress, recordExpiry                    time.Duration
 }
 
 // Main runs args (without the program name) and returns the exit status.
@@ -55,6 +55,7 @@ func (c Command) Main(ctx context.Context, args []string) int {
 	rep, err := verify.Table(ctx, db, func(o *verify.Options) {
 		o.Table, o.Segments, o.MaxRCU, o.PageSize = f.table, f.segments, f.maxRCU, int32(f.pageSize)
 		o.ConsistentRead, o.MaxViolations, o.SpillDir, o.ProgressEvery = f.consistent, f.maxViolations, f.spillDir, f.progress
+		o.RecordExpiry = f.recordExpiry
 		o.Progress = func(p verify.Progress) {
 			fmt.Fprintf(c.Stderr, "verify: %s: %d items of about %d, %d pages, %d/%d segments done, %.1f RCU, %s\n",
 				f.table, p.Items, p.EstimatedItems, p.Pages, p.SegmentsDone, p.Segments, p.ConsumedRCU, p.Elapsed.Round(time.Second))
@@ -94,6 +95,7 @@ func (c Command) parse(args []string) (flags, error) {
 	fs.IntVar(&f.maxViolations, "max-violations", 1000, "violations listed (all are counted)")
 	fs.StringVar(&f.spillDir, "spill-dir", "", "directory of the join's spill files (default: the system's temporary directory)")
 	fs.DurationVar(&f.progress, "progress", 5*time.Second, "progress interval, on standard error")
+	fs.DurationVar(&f.recordExpiry, "record-expiry", 24*time.Hour, "the idempotency records' expiry (IDEMPOTENCY_EXPIRY): younger effects must have their record (negative: not checked)")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
