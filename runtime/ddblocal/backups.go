@@ -117,6 +117,9 @@ func (e *Engine) createBackup(_ context.Context, in *createBackupInput) (any, er
 	}
 	t, err := e.table(in.TableName)
 	if err != nil {
+		if e.stillCreating(in.TableName) {
+			return nil, backupsUnavailable()
+		}
 		return nil, newError("TableNotFoundException", "Table not found: %s", in.TableName)
 	}
 	now := e.now()
@@ -418,12 +421,33 @@ func (e *Engine) restoreTableFromBackup(ctx context.Context, in *restoreTableFro
 	return map[string]any{"TableDescription": e.describeWithStatus(t)}, nil
 }
 
-// checkRestoreTarget fails when the restore's target table exists.
+// checkRestoreTarget fails when the restore's target table exists, or is
+// still being created (with Options.TransientStatusDelay).
 func (e *Engine) checkRestoreTarget(name string) error {
 	if _, err := e.table(name); err == nil {
 		return newError("TableAlreadyExistsException", "Table already exists: %s", name)
 	}
+	if e.stillCreating(name) {
+		return newError("TableInUseException", "Table is being created: %s", name)
+	}
 	return nil
+}
+
+// stillCreating reports whether the named table exists but is CREATING.
+func (e *Engine) stillCreating(name string) bool {
+	m := e.byName.Load()
+	if m == nil {
+		return false
+	}
+	t := (*m)[name]
+	return t != nil && e.creating(t)
+}
+
+// backupsUnavailable is the error of CreateBackup and
+// UpdateContinuousBackups on a table still being created: DynamoDB enables
+// backups once the table is ACTIVE.
+func backupsUnavailable() error {
+	return newError("ContinuousBackupsUnavailableException", "Backups have not yet been enabled for this table")
 }
 
 // restoreInto creates the table a restore makes: the source's key schema,

@@ -332,6 +332,9 @@ func (e *Engine) updateContinuousBackups(_ context.Context, in *updateContinuous
 	}
 	t, err := e.table(in.TableName)
 	if err != nil {
+		if e.stillCreating(in.TableName) {
+			return nil, backupsUnavailable()
+		}
 		return nil, newError("TableNotFoundException", "Table not found: %s", in.TableName)
 	}
 	t.mu.Lock()

@@ -245,3 +245,23 @@ func TestBackupsAndRestore(t *testing.T) {
 		wantErr(t, err, "BackupNotFoundException")
 	})
 }
+
+func TestBackupsOfACreatingTable(t *testing.T) {
+	doc(t, pageOnDemandBackups, `CreateBackup and UpdateContinuousBackups fail with ContinuousBackupsUnavailableException ("Backups have not yet been enabled for this table") while the table is being created; once it is ACTIVE they work.`)
+	clock := newFakeClock(time.Date(2026, 5, 6, 7, 0, 0, 0, time.UTC))
+	delay := func(o *ddblocal.Options) { o.TransientStatusDelay = time.Minute }
+	eachEngine(t, []func(*ddblocal.Options){clock.option(), delay}, func(t *testing.T, tg *target) {
+		in := tableInput(keyDef{"pk", types.ScalarAttributeTypeS}, nil)
+		in.TableName = aws.String(tableName(t))
+		_, err := tg.client.CreateTable(ctx(t), in)
+		noErr(t, err, "CreateTable")
+		_, err = tg.client.CreateBackup(ctx(t), &dynamodb.CreateBackupInput{TableName: in.TableName, BackupName: aws.String("early")})
+		wantErr(t, err, "ContinuousBackupsUnavailableException")
+		_, err = tg.client.UpdateContinuousBackups(ctx(t), &dynamodb.UpdateContinuousBackupsInput{TableName: in.TableName,
+			PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true)}})
+		wantErr(t, err, "ContinuousBackupsUnavailableException")
+		clock.Advance(2 * time.Minute)
+		_, err = tg.client.CreateBackup(ctx(t), &dynamodb.CreateBackupInput{TableName: in.TableName, BackupName: aws.String("active")})
+		noErr(t, err, "CreateBackup of the ACTIVE table")
+	})
+}
