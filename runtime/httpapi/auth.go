@@ -76,7 +76,9 @@ type Auth struct {
 	// exactly, an ARN prefix ending in "*", or a role ARN
 	// (arn:aws:iam::<account>:role/<name>), which covers that role's
 	// sessions (arn:aws:sts::<account>:assumed-role/<name>/*). Every other
-	// IAM caller is a service; IAM never makes a customer. Default: none.
+	// IAM caller is a service, except one with a Cognito identity (an end
+	// user's identity-pool credentials), which has no role: IAM never
+	// makes a customer. Default: none.
 	IAMOperators []string
 }
 
@@ -161,6 +163,9 @@ func (a Auth) Principal(req *events.APIGatewayV2HTTPRequest) Principal {
 	}
 	az := req.RequestContext.Authorizer
 	switch {
+	case az.IAM != nil && az.IAM.CognitoIdentity.IdentityID != "":
+		// An end user's credentials from a Cognito identity pool: IAM
+		// vouches for the pool, not for a backend, so no role.
 	case az.IAM != nil && (az.IAM.UserARN != "" || az.IAM.CallerID != ""):
 		p.Roles = []Role{RoleService}
 		if a.iamOperator(az.IAM.UserARN) {

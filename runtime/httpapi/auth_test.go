@@ -54,6 +54,9 @@ func TestPrincipal(t *testing.T) {
 		{"iam other role with the operator's name as a prefix", custom, iam("arn:aws:sts::111122223333:assumed-role/PaymentsOperatorX/jane"), []httpapi.Role{service}, ""},
 		{"iam operator role in another account", custom, iam("arn:aws:sts::999999999999:assumed-role/PaymentsOperator/jane"), []httpapi.Role{service}, ""},
 		{"iam operator by prefix", custom, iam("arn:aws:iam::111122223333:user/admin-jane"), []httpapi.Role{operator}, ""},
+		{"iam end user of a Cognito identity pool", httpapi.Auth{}, &authorizer{IAM: &events.APIGatewayV2HTTPRequestContextAuthorizerIAMDescription{
+			UserARN:         "arn:aws:sts::111122223333:assumed-role/Cognito_PaymentsAuth_Role/CognitoIdentityCredentials",
+			CognitoIdentity: events.APIGatewayV2HTTPRequestContextAuthorizerCognitoIdentity{IdentityID: "eu-west-1:1234", IdentityPoolID: "eu-west-1:pool"}}}, nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
