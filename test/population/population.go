@@ -19,13 +19,14 @@ import (
 // Config sizes and skews a population. Zero fields take the defaults.
 type Config struct {
 	// Users, Merchants and ProductsPerMerchant size the population.
-	// Defaults: 2,000, 20 and 10.
+	// Defaults: 1,000, 20 and 10.
 	Users, Merchants, ProductsPerMerchant int
 	// Orders is how many orders the users placed. Default: 5 per user.
 	Orders int
 	// UserSkew, MerchantSkew and ProductSkew are the Zipf exponents s of
-	// the activity of users, of merchants, and of the products within a
-	// merchant (0 < s; 1 is classic Zipf). Defaults: 1.0, 1.2, 1.0.
+	// the activity of the ordinary users (see TailOffset), of merchants,
+	// and of the products within a merchant (0 < s; 1 is classic Zipf).
+	// Defaults: 1.0, 1.2, 1.0.
 	UserSkew, MerchantSkew, ProductSkew float64
 	// HotUsers is how many very hot users there are, and HotShare the share
 	// of all user activity they take together, on top of the Zipf
@@ -62,7 +63,7 @@ func (c Config) WithDefaults() Config {
 			*v = d
 		}
 	}
-	def(&c.Users, 2000)
+	def(&c.Users, 1000)
 	def(&c.Merchants, 20)
 	def(&c.ProductsPerMerchant, 10)
 	def(&c.Orders, 5*c.Users)
@@ -133,11 +134,21 @@ func (d Weighted) Share(i int) float64 {
 // Len is the number of indexes.
 func (d Weighted) Len() int { return len(d.cum) }
 
+// TailOffset flattens the head of the ordinary users' Zipf distribution
+// (a Zipf–Mandelbrot tail: rank k has weight 1/(k+1+TailOffset)^s), so
+// that no ordinary user is as hot as a hot one: with 1,000 users the most
+// active ordinary user has about 1.7% of the activity, a hot one 5%.
+const TailOffset = 10
+
 // userActivity is the Zipf distribution of users with the hot ones on
 // top: users 0..hot-1 take share together, the others the rest.
 func userActivity(c Config) Weighted {
 	w := make([]float64, c.Users)
-	rest := Zipf(c.Users-c.HotUsers, c.UserSkew)
+	tail := make([]float64, c.Users-c.HotUsers)
+	for k := range tail {
+		tail[k] = 1 / math.Pow(float64(k+1+TailOffset), c.UserSkew)
+	}
+	rest := NewWeighted(tail)
 	for i := range w {
 		if i < c.HotUsers {
 			w[i] = c.HotShare / float64(c.HotUsers)
