@@ -1,0 +1,60 @@
+package workbench
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal"
+	"github.com/oncetable/oncetable/runtime/schema"
+	"github.com/oncetable/oncetable/runtime/schema/provision"
+	"github.com/oncetable/oncetable/runtime/store"
+	"github.com/oncetable/oncetable/test/population"
+)
+
+// SamplePopulation is the population the sample data is written from: a
+// handful of every entity, every life-cycle state among the orders.
+var SamplePopulation = population.Config{Users: 4, Merchants: 2, ProductsPerMerchant: 2, Orders: 8, HotUsers: 1,
+	OpenShare: 0.25, UnprocessedShare: 0.25, FeaturedShare: 0.5, Seed: 3}
+
+// Sample writes SamplePopulation into a fresh embedded engine through the
+// store and the money flows (plus one address per user) and returns every
+// item of the table.
+func Sample(ctx context.Context) ([]map[string]types.AttributeValue, error) {
+	eng, err := ddblocal.Open(func(o *ddblocal.Options) { o.TTLSweepInterval = -1 })
+	if err != nil {
+		return nil, err
+	}
+	defer eng.Close()
+	db := eng.Client()
+	const table = "oncetable-model"
+	if err := provision.EnsureTableFor(ctx, db, table, schema.Default()); err != nil {
+		return nil, err
+	}
+	st := store.New(db, func(o *store.Options) { o.Table = table })
+	p := population.Generate(SamplePopulation)
+	if err := p.Load(ctx, st, population.LoadOptions{}); err != nil {
+		return nil, err
+	}
+	for _, u := range p.Users {
+		if _, err := st.AddAddress(ctx, u, store.NewAddress{AddressID: "home", Line1: "1 Main St", City: "Berlin", PostalCode: "10115", Country: "DE"}); err != nil {
+			return nil, fmt.Errorf("address of %s: %w", u, err)
+		}
+	}
+	var items []map[string]types.AttributeValue
+	in := &dynamodb.ScanInput{TableName: aws.String(table)}
+	for {
+		out, err := db.Scan(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, out.Items...)
+		if len(out.LastEvaluatedKey) == 0 {
+			return items, nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
