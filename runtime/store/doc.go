@@ -5,7 +5,11 @@
 // addresses, products, processing a payment); the money flows live in
 // runtime/payments.
 //
-// Access patterns. Every one is a single request; none is a Scan.
+// Access patterns. Every one is a single request (orders by status in v2:
+// one per shard); none is a Scan. Each is also a value, a [Pattern] of
+// [Store.Patterns] (name, operation, index, key condition, requests), which
+// TestAccessPatterns runs against the engine and from which the table of
+// docs/access-patterns.md is generated.
 //
 //	pattern                          request   key / index                                              consistency
 //	a user's profile (and balance)   GetItem   PK=USER#<u>, SK=PROFILE                                   strong
