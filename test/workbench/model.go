@@ -105,7 +105,8 @@ func entities(kl keys.Layout) []entity {
 		{store.TypeOrderItem, kl.OrderPrefix + "<orderId>", kl.ItemPrefix + "<line>", store.OrderItem{}},
 		{store.TypePayment, kl.OrderPrefix + "<orderId>", kl.PaymentPrefix + "<paymentId>", store.Payment{}},
 		{store.TypeProduct, kl.ProductPrefix + "<productId>", kl.ProductPrefix + "<productId>", store.Product{}},
-		{idempotency.EntityType, "<USER#<userId> or ORDER#<orderId>>", kl.IdemPrefix + "<sha256(caller, operation, key)>", idempotency.DefaultAttributes},
+		{idempotency.EntityType, kl.IdemPrefix + "<sha256(caller, operation, key)>", kl.IdemPrefix + "<sha256(caller, operation, key)>",
+			idempotency.NewTable(nil, schema.DefaultTableName).Attributes()},
 	}
 }
 
@@ -126,7 +127,7 @@ func recordAttributes(a idempotency.Attributes) []Attribute {
 }
 
 // attributes lists the dynamodbav attributes of an entity struct and their
-// types, or those of idempotency.Attributes.
+// types, or those of an idempotency.Attributes (the record's names).
 func attributes(v any) []Attribute {
 	if a, ok := v.(idempotency.Attributes); ok {
 		return recordAttributes(a)
