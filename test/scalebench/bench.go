@@ -133,6 +133,7 @@ type bench struct {
 	svc     *payments.Service
 	pop     *population.Population
 	pools   *pools
+	clock   *skewClock
 	seq     atomic.Int64
 	loaded  time.Duration
 }
@@ -183,7 +184,7 @@ func open(ctx context.Context, cfg Config, v Variant) (*bench, error) {
 		o.Orders = store.OrderLayout{Stage: v.Stage, Shards: cfg.OrderShards}
 		o.CursorSecret = []byte("oncetable scale bench cursor secret, 32 bytes or more")
 	})
-	b := &bench{cfg: cfg, variant: v, eng: eng, meter: m, st: st, svc: payments.New(st), pop: population.Generate(cfg.Population)}
+	b := &bench{cfg: cfg, variant: v, eng: eng, meter: m, st: st, svc: payments.New(st), pop: population.Generate(cfg.Population), clock: clock}
 	start := time.Now()
 	if err := b.pop.Load(ctx, st, population.LoadOptions{Before: func() { clock.advance(cfg.Burst + time.Second) }}); err != nil {
 		eng.Close()

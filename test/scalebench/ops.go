@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -76,6 +77,10 @@ type pattern struct {
 	hot string
 	// draw prepares one call with its targets drawn from r.
 	draw func(r *rand.Rand) call
+	// pool, if set, is the pool the calls consume: it is topped up before
+	// each step (see bench.refill).
+	pool *[]payment
+	open bool // the calls consume pools.open
 }
 
 func (b *bench) user(r *rand.Rand) string { return b.pop.Users[b.pop.UserActivity.Draw(r)] }
@@ -163,7 +168,7 @@ func (b *bench) flows() []pattern {
 				return err
 			}
 		}},
-		{name: "Charge", kind: "flow", hot: "Unprocessed PAYMENT#UNPROCESSED", draw: func(*rand.Rand) call {
+		{name: "Charge", kind: "flow", hot: "Unprocessed PAYMENT#UNPROCESSED", open: true, draw: func(*rand.Rand) call {
 			return func(ctx context.Context) error {
 				o, ok := pop(&pl.mu, &pl.open)
 				if !ok {
@@ -178,7 +183,7 @@ func (b *bench) flows() []pattern {
 				return nil
 			}
 		}},
-		{name: "Settle", kind: "flow", hot: "GSI1 ORDERSTATUS#created and #paid (v1), the hottest user", draw: func(*rand.Rand) call {
+		{name: "Settle", kind: "flow", hot: "GSI1 ORDERSTATUS#created and #paid (v1), the hottest user", pool: &pl.charged, draw: func(*rand.Rand) call {
 			return func(ctx context.Context) error {
 				p, ok := pop(&pl.mu, &pl.charged)
 				if !ok {
@@ -188,7 +193,7 @@ func (b *bench) flows() []pattern {
 				return err
 			}
 		}},
-		{name: "ProcessPayment", kind: "flow", hot: "Unprocessed PAYMENT#UNPROCESSED", draw: func(*rand.Rand) call {
+		{name: "ProcessPayment", kind: "flow", hot: "Unprocessed PAYMENT#UNPROCESSED", pool: &pl.processing, draw: func(*rand.Rand) call {
 			return func(ctx context.Context) error {
 				p, ok := pop(&pl.mu, &pl.processing)
 				if !ok {
@@ -203,6 +208,46 @@ func (b *bench) flows() []pattern {
 			return func(ctx context.Context) error { return b.lifecycle(ctx, u, o) }
 		}},
 	}
+}
+
+// refill tops up the pool p consumes to n entries before a step, outside
+// the measurement: it creates (and for settle and process, charges) new
+// orders of users drawn by activity, moving the engine's clock one burst
+// forward before each write as the loader does, so the top-up neither is
+// throttled nor leaves the buckets drained.
+func (b *bench) refill(ctx context.Context, p pattern, n int, r *rand.Rand) error {
+	pl := b.pools
+	size := func() int {
+		pl.mu.Lock()
+		defer pl.mu.Unlock()
+		if p.open {
+			return len(pl.open)
+		}
+		return len(*p.pool)
+	}
+	if !p.open && p.pool == nil {
+		return nil
+	}
+	tick := func() { b.clock.advance(b.cfg.Burst + time.Second) }
+	for size() < n {
+		u, o := b.user(r), b.newOrder(r)
+		tick()
+		if _, err := b.svc.CreateOrder(ctx, population.Idem(payments.FlowCreateOrder, o.OrderID), u, o); err != nil {
+			return fmt.Errorf("refill: %w", err)
+		}
+		if p.open {
+			push(&pl.mu, &pl.open, population.Order{ID: o.OrderID, UserID: u, Total: orderTotal(o)})
+			continue
+		}
+		tick()
+		id, err := population.Charge(ctx, b.svc, o.OrderID, b.amount(orderTotal(o)), "refill-"+o.OrderID)
+		if err != nil {
+			return fmt.Errorf("refill: %w", err)
+		}
+		push(&pl.mu, p.pool, payment{o.OrderID, id})
+	}
+	tick()
+	return nil
 }
 
 // lifecycle is one order's whole write path: create, charge, settle,

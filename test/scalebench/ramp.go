@@ -265,8 +265,16 @@ type Result struct {
 	RequestsPerCall, UnitsPerCall float64
 }
 
-// throttles is the 1% threshold of a throttled step.
-const throttles = 0.01
+// throttles is the share of calls that makes a step throttled, and
+// minThrottled the fewest throttled calls that do (one throttled call of a
+// few dozen is a chance collision of the hot user's calls, not a limit).
+const (
+	throttles    = 0.01
+	minThrottled = 3
+)
+
+// throttled reports whether s counts as a throttled step.
+func (s Step) throttled() bool { return s.ThrottledShare() >= throttles && s.Throttled >= minThrottled }
 
 // ramp runs p's ramp.
 func (b *bench) ramp(ctx context.Context, p pattern) Result {
@@ -274,6 +282,11 @@ func (b *bench) ramp(ctx context.Context, p pattern) Result {
 	res := Result{Variant: b.variant.Name, Name: p.name, Kind: p.kind, Hot: p.hot}
 	r := rand.New(rand.NewPCG(cfg.Population.Seed, uint64(len(p.name))*7919))
 	run := func(rate float64) *Step {
+		need := int(rate*(cfg.Warm+cfg.Window).Seconds()*1.2) + 10
+		if err := b.refill(ctx, p, need, r); err != nil {
+			fmt.Fprintf(cfg.Log, "  %s %s: %v\n", b.variant.Name, p.name, err)
+		}
+		time.Sleep(cfg.Burst) // the step starts with full buckets
 		s := b.step(ctx, p, rate, r)
 		res.Steps = append(res.Steps, s)
 		fmt.Fprintf(cfg.Log, "  %-8s %-20s %7.1f/s offered: sent %d ok %d throttled %d failed %d empty %d, %d requests, cpu %.2f, load %s%s\n",
@@ -284,7 +297,6 @@ func (b *bench) ramp(ctx context.Context, p pattern) Result {
 			}
 			fmt.Fprintf(cfg.Log, "           throttled %q on %s (%s) x%d\n", k.Key, k.Resource[strings.LastIndex(k.Resource, ":")+1:], k.Reason, k.Count)
 		}
-		time.Sleep(cfg.Burst) // the next step starts with full buckets
 		return &res.Steps[len(res.Steps)-1]
 	}
 	start := cfg.StartRate
@@ -293,7 +305,7 @@ func (b *bench) ramp(ctx context.Context, p pattern) Result {
 	}
 	for rate := start; rate <= cfg.MaxRate; rate *= 2 {
 		s := run(rate)
-		if s.ThrottledShare() >= throttles {
+		if s.throttled() {
 			res.Onset, res.OnsetStep = rate, s
 			break
 		}
@@ -305,7 +317,7 @@ func (b *bench) ramp(ctx context.Context, p pattern) Result {
 	}
 	if res.Onset > 0 && res.Clean > 0 {
 		mid := math.Sqrt(res.Clean * res.Onset)
-		if s := run(mid); s.ThrottledShare() >= throttles {
+		if s := run(mid); s.throttled() {
 			res.Onset, res.OnsetStep = mid, s
 		} else {
 			res.Clean = mid
@@ -317,7 +329,7 @@ func (b *bench) ramp(ctx context.Context, p pattern) Result {
 	var calls, reqs int
 	var units float64
 	for _, s := range res.Steps {
-		if s.ThrottledShare() < throttles && !s.ClientBound() {
+		if !s.throttled() && !s.ClientBound() {
 			calls += s.OK + s.Failed
 			reqs += int(s.Requests)
 			units += s.Units
@@ -341,7 +353,7 @@ func (b *bench) ramp(ctx context.Context, p pattern) Result {
 
 func flag(s Step) string {
 	switch {
-	case s.ThrottledShare() >= throttles:
+	case s.throttled():
 		return fmt.Sprintf(" THROTTLED %.0f%%", 100*s.ThrottledShare())
 	case s.ClientBound():
 		return " CLIENT-BOUND"

@@ -119,6 +119,9 @@ func (r *Report) twiceCell(res Result) string {
 	if s.ClientBound() {
 		note = " (client-bound)"
 	}
+	if s.Empty > 0 {
+		note += fmt.Sprintf(" (%d calls found their pool empty)", s.Empty)
+	}
 	return fmt.Sprintf("%.0f of %.0f offered (%.0f%% throttled)%s", r.dynamo(s.Achieved(r.Config.Window)), r.dynamo(s.Rate), 100*s.ThrottledShare(), note)
 }
 
@@ -227,7 +230,7 @@ func (r *Report) WriteMarkdown(w io.Writer, svg string) {
 	s := r.Stats
 	p("Data: `test/population` seed %d, %d users (3 hot users with %.1f%% of the activity each; the most active ordinary user has %.1f%%), %d products of %d merchants (the most popular product %.1f%% of the lines), %d orders (%d open, %d charged and unprocessed, %d paid; the most active user has %d, the median %d, %d users none), loaded through the real flows (%s for v1).",
 		c.Population.Seed, s.Users, 100*r.HotUserShare, 100*r.secondUserShare(), s.Products, c.Population.Merchants, 100*r.TopProductShare, s.Orders, s.OpenOrders, s.Unprocessed, s.Paid, s.MaxOrders, s.MedianOrders, s.UsersWithoutOrders, r.Loaded["v1"].Round(time.Millisecond))
-	p("Each pattern's load doubles from %.0f/s until at least 1%% of calls are throttled, then the midpoint of the last clean and the first throttled rate is measured (the onset is known within a factor √2), then twice the onset; each step is %s of warm-up and a %s window; calls are not retried. A step is *client-bound* when more than 1%% of its calls were dropped for want of one of %d workers, or its calls were started at less than 90%% of the offered rate (the dispatcher, starved of CPU, fell behind): there the machine, not the partitions, set the rate, and the ramp stops.", r.dynamo(c.StartRate), c.Warm, c.Window, c.MaxInFlight)
+	p("Each pattern's load doubles from %.0f/s (reads from 4 times that) until at least 1%% of calls, and at least 3, are throttled, then the midpoint of the last clean and the first throttled rate is measured (the onset is known within a factor √2), then twice the onset; each step is %s of warm-up and a %s window; calls are not retried. A step is *client-bound* when more than 1%% of its calls were dropped for want of one of %d workers, or its calls were started at less than 90%% of the offered rate (the dispatcher, starved of CPU, fell behind): there the machine, not the partitions, set the rate, and the ramp stops.", r.dynamo(c.StartRate), c.Warm, c.Window, c.MaxInFlight)
 	p("")
 	r.writeCeiling(w)
 	p("")
@@ -236,7 +239,7 @@ func (r *Report) WriteMarkdown(w io.Writer, svg string) {
 	p("## Every pattern")
 	p("")
 	p("Variants: `v1` is today's layout (orders by status on GSI1); `v2` after the migration orders-by-status-v2 (OrdersByStatus over %d shards); `v2+queue` is v2 with the unprocessed queue sharded over %d index partitions.", c.OrderShards, c.QueueShards)
-	p("*Onset* is the lowest offered rate with ≥ 1%% of calls throttled; *implied* is where the hottest partition reaches its limit from its share of the calls and the capacity per call (reads only); requests and capacity per call are measured on the clean steps.")
+	p("*Onset* is the lowest offered rate with ≥ 1%% of calls (and ≥ 3) throttled; *implied* is where the hottest partition reaches its limit from its share of the calls and the capacity per call (reads only); requests and capacity per call are measured on the clean steps.")
 	p("")
 	p("| Variant | Pattern | Onset of throttling | Partition key that throttles | ThrottlingReasons and cancellation codes seen | Achieved at 2× onset | Implied | Requests/call | Capacity/call |")
 	p("|---|---|---|---|---|---|---|---|---|")
@@ -307,10 +310,7 @@ func setterClause(r *Report, setter Result) string {
 // writeBusiness turns the design-choice ceilings into business volumes.
 func (r *Report) writeBusiness(w io.Writer) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format+"\n", a...) }
-	ordersPerUserMonth := 4.0
-	users := func(ordersPerSecond float64) float64 {
-		return ordersPerSecond * 86400 * 30 / ordersPerUserMonth / peakFactor
-	}
+	users := r.users
 	if res, ok := r.Find("v1", "CreateOrder"); ok && res.Onset > 0 {
 		life, _ := r.Find("v1", "OrderLifecycle")
 		at := res.Clean
@@ -334,8 +334,18 @@ func (r *Report) writeBusiness(w io.Writer) {
 	}
 }
 
-// peakFactor is the peak-to-average ratio of the business volume.
-const peakFactor = 3.0
+// The business assumptions that turn an order rate into users: the peak
+// is peakFactor times the month's average, and an active user places
+// ordersPerUserMonth orders a month.
+const (
+	peakFactor         = 3.0
+	ordersPerUserMonth = 4.0
+)
+
+// users is how many active users place ordersPerSecond at peak.
+func (r *Report) users(ordersPerSecond float64) float64 {
+	return ordersPerSecond * 86400 * 30 / ordersPerUserMonth / peakFactor
+}
 
 func (r *Report) topUserShare() float64 {
 	top := 0.0
@@ -363,11 +373,14 @@ func (r *Report) writeQueue(w io.Writer) {
 	p("")
 	p("`v2+queue` keys the Unprocessed index by `UnprocessedPK` and a number `queueShard` = FNV-1a(paymentId) mod %d, as docs/migrations.md sketches it (a wrapper adds the attribute to each payment the charge transaction puts: what a charge writing the shard would send); the reader queries the %d shards in parallel. Both variants have orders sharded (v2), so the queue is what differs.", c.QueueShards, c.QueueShards)
 	p("")
-	p("| Pattern | v2: onset | v2: achieved at 2× | v2+queue: onset | v2+queue: achieved at 2× | v2+queue: key that throttles |")
+	p("| Pattern | v2 (v1 where v2 was not measured): onset | achieved at 2× | v2+queue: onset | v2+queue: achieved at 2× | v2+queue: key that throttles |")
 	p("|---|---|---|---|---|---|")
 	gain := 0.0
 	for _, name := range []string{"Charge", "ProcessPayment", "UnprocessedPayments", "OrderLifecycle"} {
 		a, okA := r.Find("v2", name)
+		if !okA {
+			a, okA = r.Find("v1", name) // the same unsharded queue
+		}
 		b, okB := r.Find("v2+queue", name)
 		if !okB {
 			continue
@@ -390,7 +403,13 @@ func (r *Report) writeQueue(w io.Writer) {
 		l2, _ := r.Find("v2", "OrderLifecycle")
 		p("Sharding the queue over %d partitions moves the order life cycle's throttling onset by a factor of **%.1f** (at least: where v2+queue did not throttle, the factor uses its highest clean rate). The cost: the reader of unprocessed payments makes %d Queries per page instead of 1 and merges them oldest first (as `GET /orders?status=` does in v2), and processing must find the payment's shard (it is derived from the payment id, so no read).", c.QueueShards, gain, c.QueueShards)
 		p("")
-		p("**Recommendation.** Not now: the queue is not the first ceiling while orders by status are on GSI1 (v1), and after v2 it throttles only from %.0f orders/s. Shard it, with a migration like orders-by-status-v2 (a `queueShard` attribute and a multi-attribute Unprocessed index), when the forecast peak order rate passes half of that, %.0f orders/s; watch the `Unprocessed` index's write throttle events (ThrottlingReasons `IndexWriteKeyRangeThroughputExceeded` on the index ARN) and its consumed WCU against 1,000 per second.", r.dynamo(l2.Onset), r.dynamo(l2.Onset)/2)
+		l1, _ := r.Find("v1", "OrderLifecycle")
+		first := "the queue is not the first ceiling while orders by status are on GSI1 (v1: " + keyName(l1.TopKey()) + " throttles first)"
+		if strings.Contains(l1.TopKey(), "PAYMENT#UNPROCESSED") {
+			first = "even on v1 the queue is the first ceiling, but only"
+		}
+		p("**Recommendation.** Not now: %s, and after v2 it throttles the life cycle only from %.0f orders/s (%s users on the assumptions above). Shard it, with a migration like orders-by-status-v2 (a `queueShard` attribute and a multi-attribute Unprocessed index, the reader merging shards), when the forecast peak order rate passes half of that, %.0f orders/s; until then watch the `Unprocessed` index's throttle events (ThrottlingReasons `IndexWriteKeyRangeThroughputExceeded` on the index ARN) and its consumed WCU against 1,000 per second.",
+			first, r.dynamo(l2.Onset), human(r.users(r.dynamo(l2.Onset))), r.dynamo(l2.Onset)/2)
 	}
 }
 
