@@ -293,6 +293,7 @@ func (r *Report) writeCeiling(w io.Writer) {
 			p("With the queue sharded too no throttling was seen up to %.0f orders per second%s.", r.dynamo(l3.Clean), map[bool]string{true: " (there the client, not the partitions, was the bound)", false: ""}[l3.ClientBound])
 		}
 	}
+	p("Calls are not retried here, so a life cycle that meets one throttle fails as a whole, and at twice the onset almost none completes; in production the store's and the SDK's retries turn throttling into latency until the offered rate exceeds the partition's, then into 503s with Retry-After (retry.ErrUnavailable).")
 	p("")
 	p("What it means for a real deployment:")
 	p("")
@@ -321,8 +322,12 @@ func (r *Report) writeBusiness(w io.Writer) {
 			r.dynamo(res.Onset), r.dynamo(at), peakFactor, ordersPerUserMonth, r.dynamo(at), human(users(r.dynamo(at))))
 	}
 	if res, ok := r.Find("v2", "Charge"); ok && res.Onset > 0 {
-		p("- **The unprocessed queue `PAYMENT#UNPROCESSED`.** Every payment enters this one index partition (2 write units in the charge transaction) and leaves it when processed (1 more). Once orders are sharded (v2), charge throttles from %.0f payments/s: one payment per order, so %.0f orders/s at peak, about %s active users on the same assumptions. Below that, leave it alone (docs/migrations.md); above half of it, shard it (next section).",
-			r.dynamo(res.Onset), r.dynamo(res.Onset), human(users(r.dynamo(res.Onset))))
+		at := res.Clean
+		if life, ok := r.Find("v2", "OrderLifecycle"); ok && life.Clean > 0 {
+			at = life.Clean
+		}
+		p("- **The unprocessed queue `PAYMENT#UNPROCESSED`.** Every payment enters this one index partition (2 write units in the charge transaction) and leaves it when processed (1 more). Once orders are sharded (v2), charge alone throttles from %.0f payments/s, and the life cycle, whose charge and processing both write the queue, above %.0f orders/s: about %s active users on the same assumptions. Below half of that, leave it alone (docs/migrations.md); above, shard it (next section).",
+			r.dynamo(res.Onset), r.dynamo(at), human(users(r.dynamo(at))))
 	}
 	if res, ok := r.Find("v1", "Credit"); ok && res.Onset > 0 {
 		per := r.dynamo(res.Onset) * r.topUserShare()
