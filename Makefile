@@ -286,7 +286,7 @@ model: $(GO_STAMP)
 ## bench-scale: every access pattern and money flow ramped on a production-skewed population (test/population) with
 ##              the engine's partition limits on (DynamoDB's divided by 10), in layouts v1, v2 and v2 with the
 ##              unprocessed queue sharded: where throttling starts, the partition key that throttles and the
-##              ThrottlingReasons, throughput at twice that, the API's ceiling; a few minutes (longer:
+##              ThrottlingReasons, throughput at twice that, the API's ceiling; about 8 minutes at load 25 (longer:
 ##              BENCH_SCALE_FLAGS="-users 5000 -window 3s"); [report] scale.md, scale.svg
 BENCH_SCALE_FLAGS ?=
 .PHONY: bench-scale
