@@ -19,6 +19,12 @@
 // the vault key need AWS Backup's advanced features for DynamoDB, a one-time
 // account setting that CloudFormation cannot make.
 //
+// RestoreTest adds a restore testing plan; each restore test's table is then
+// checked for correct money by lambdas/restorevalidation (runtime/verify),
+// invoked by an EventBridge rule when the restore job completes, which
+// reports the verdict with PutRestoreValidationResult and alarms when it
+// fails (RestoreValidation; docs/recovery.md).
+//
 // It is not for point-in-time recovery, which the table itself provides
 // (constructs/singletable).
 package backup
