@@ -160,11 +160,13 @@ func operationsProps(cfg envconfig.Config) *alarms.OperationsProps {
 	if cfg.Name == "" {
 		return nil
 	}
+	n := cfg.Notifications
 	return &alarms.OperationsProps{
 		SlackWorkspaceID: cfg.Slack.WorkspaceID,
-		SlackChannelID:   cfg.Slack.ChannelID,
-		Emails:           cfg.Notifications.Emails,
-		HTTPSEndpoints:   cfg.Notifications.HTTPSEndpoints,
+		Page:             alarms.Subscribers{SlackChannelID: cfg.Slack.ChannelID, Emails: n.Page.Emails, HTTPSEndpoints: n.Page.HTTPSEndpoints},
+		Ticket:           alarms.Subscribers{SlackChannelID: cfg.Slack.TicketChannelID, Emails: n.Ticket.Emails, HTTPSEndpoints: n.Ticket.HTTPSEndpoints},
+		Routing:          cfg.Alarms.Routing,
+		RunbookURL:       cfg.Alarms.RunbookURL,
 		DashboardName:    StackName(cfg.Name),
 		RemovalPolicy:    removalPolicy(cfg),
 	}
@@ -190,7 +192,7 @@ func tableAlarmsProps(cfg envconfig.Config, table *singletable.Table) *alarms.Ta
 
 func backupProps(cfg envconfig.Config, ops *alarms.Operations, scope constructs.Construct) *backup.TableBackupProps {
 	if cfg.Name == "" {
-		return &backup.TableBackupProps{AlarmTopic: ops.Topic}
+		return &backup.TableBackupProps{AlarmTopic: ops.Ticket.Topic, Monitor: ops}
 	}
 	b := cfg.Backup
 	var drDays map[backup.Schedule]int
@@ -208,10 +210,13 @@ func backupProps(cfg envconfig.Config, ops *alarms.Operations, scope constructs.
 			rules = append(rules, r)
 		}
 	}
+	// The failure events carry the job IDs: a ticket's record; the alarm
+	// on them pages (routed by the Monitor).
 	p := &backup.TableBackupProps{
 		Rules:             rules,
 		VaultLock:         vaultLock(cfg),
-		AlarmTopic:        ops.Topic,
+		AlarmTopic:        ops.Ticket.Topic,
+		Monitor:           ops,
 		CopyVaultARN:      b.CopyVaultARN,
 		CopyRetentionDays: b.CopyRetentionDays,
 		RemovalPolicy:     removalPolicy(cfg),
@@ -254,6 +259,7 @@ func eventsProps(cfg envconfig.Config, s *OnceTableStack) *paymentevents.Props {
 		MaxRecordAge:         time.Duration(e.MaxRecordAgeSeconds) * time.Second,
 		ArchiveRetentionDays: e.ArchiveRetentionDays,
 		IteratorAge:          time.Duration(e.IteratorAgeAlarmSeconds) * time.Second,
+		SteadyTraffic:        cfg.Alarms.SettledPaymentEveryMinutes > 0,
 		LogRetentionDays:     cfg.API.LogRetentionDays,
 		DestroyLogs:          cfg.RemovalPolicy == envconfig.Destroy,
 		RemovalPolicy:        removalPolicy(cfg),
@@ -275,7 +281,10 @@ func paymentsProps(cfg envconfig.Config, s *OnceTableStack) *paymentsapi.Props {
 	p.ThrottleRatePerSecond, p.ThrottleBurst = a.ThrottleRatePerSecond, a.ThrottleBurst
 	p.LogRetentionDays = a.LogRetentionDays
 	p.DestroyLogs = cfg.RemovalPolicy == envconfig.Destroy
-	p.ServerErrors = a.ServerErrors
+	al := cfg.Alarms
+	p.ServerErrorPercent, p.ClientErrorPercent, p.ThrottledPercent = al.ErrorRatePercent, al.ClientErrorPercent, al.ThrottledPercent
+	p.MinRequests = al.MinRequests
+	p.SettledPaymentEvery = time.Duration(al.SettledPaymentEveryMinutes) * time.Minute
 	p.LatencyP99 = time.Duration(a.LatencyP99Ms) * time.Millisecond
 	p.ReservedConcurrency = a.ReservedConcurrency
 	p.RemovalPolicy = removalPolicy(cfg)

@@ -1,6 +1,9 @@
 package alarms
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
@@ -41,4 +44,40 @@ func QueueNotEmpty(c constructs.Construct, id string, q awssqs.IQueue, descripti
 		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD,
 		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 	})
+}
+
+// QueueDepthWidget graphs the visible messages and the age of the oldest
+// message of dead-letter queues, the two things their runbook asks first.
+func QueueDepthWidget(title string, queues ...awssqs.IQueue) awscloudwatch.IWidget {
+	period := awscdk.Duration_Minutes(jsii.Number(5))
+	var depth, age []awscloudwatch.IMetric
+	for _, q := range queues {
+		depth = append(depth, q.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}))
+		age = append(age, q.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}))
+	}
+	return awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+		Title: jsii.String(title), Width: jsii.Number(12),
+		Left: &depth, Right: &age,
+		LeftYAxis:  &awscloudwatch.YAxisProps{Label: jsii.String("messages"), ShowUnits: jsii.Bool(false)},
+		RightYAxis: &awscloudwatch.YAxisProps{Label: jsii.String("oldest (s)"), ShowUnits: jsii.Bool(false)},
+	})
+}
+
+// Span writes d for an alarm description: "5 minutes", "1 hour",
+// "90 seconds".
+func Span(d time.Duration) string {
+	unit := func(n int64, name string) string {
+		if n == 1 {
+			return "1 " + name
+		}
+		return fmt.Sprintf("%d %ss", n, name)
+	}
+	switch {
+	case d >= time.Hour && d%time.Hour == 0:
+		return unit(int64(d/time.Hour), "hour")
+	case d >= time.Minute && d%time.Minute == 0:
+		return unit(int64(d/time.Minute), "minute")
+	default:
+		return unit(int64(d/time.Second), "second")
+	}
 }

@@ -9,10 +9,10 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
-	"github.com/aws/aws-cdk-go/awscdk/v2/interfaces/interfacesawscloudwatch"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/oncetable/oncetable/constructs/oncall"
 	"github.com/oncetable/oncetable/runtime/schema"
 )
 
@@ -34,7 +34,9 @@ type TableAlarmsProps struct {
 	ThrottleEvents int
 
 	// SystemErrors is the number of DynamoDB server errors in one period
-	// above which the alarm fires at once. Default: 5.
+	// above which a breach counts; 2 of 3 fire it (a ticket: the SDK
+	// retries them, and what reaches callers pages as the API's and the
+	// functions' error rates). Default: 5.
 	SystemErrors int
 
 	// TransactionConflicts is the number of transaction conflicts in one
@@ -113,7 +115,10 @@ func (p TableAlarmsProps) withDefaults() TableAlarmsProps {
 	return p
 }
 
-// MonitorTable adds the table's alarms, wires them to Topic, and adds their
+// MonitorTable adds the table's alarms, all tickets by default (throttles,
+// hot partitions, the on-demand maximum, system errors, conflicts and the
+// capacity budget are causes: what reaches callers pages as error rates),
+// routes them with AddAlarm, and adds their
 // metrics and the ConditionalCheckFailedRequests business metric to the
 // dashboard.
 func (o *Operations) MonitorTable(id string, table awsdynamodb.ITableV2, props *TableAlarmsProps) *TableAlarms {
@@ -142,8 +147,7 @@ func (o *Operations) MonitorTable(id string, table awsdynamodb.ITableV2, props *
 			Label:         jsii.String(label),
 		})
 	}
-	var tableAlarms []interfacesawscloudwatch.IAlarmRef
-	alarm := func(alarmID, description string, m awscloudwatch.IMetric, threshold float64, evaluations, datapoints int) awscloudwatch.Alarm {
+	alarm := func(kind oncall.Kind, alarmID, description string, m awscloudwatch.IMetric, threshold float64, evaluations, datapoints int) awscloudwatch.Alarm {
 		a := awscloudwatch.NewAlarm(c, jsii.String(alarmID), &awscloudwatch.AlarmProps{
 			Metric:             m,
 			Threshold:          jsii.Number(threshold),
@@ -154,8 +158,7 @@ func (o *Operations) MonitorTable(id string, table awsdynamodb.ITableV2, props *
 			TreatMissingData: awscloudwatch.TreatMissingData_NOT_BREACHING,
 			AlarmDescription: jsii.String(description),
 		})
-		o.AddAlarm(a)
-		tableAlarms = append(tableAlarms, a)
+		o.AddAlarm(kind, a)
 		return a
 	}
 
@@ -169,10 +172,10 @@ func (o *Operations) MonitorTable(id string, table awsdynamodb.ITableV2, props *
 		w := metric("WriteThrottleEvents", index, "Sum", "write throttles "+scope)
 		readThrottleMetrics = append(readThrottleMetrics, r)
 		writeThrottleMetrics = append(writeThrottleMetrics, w)
-		ta.ReadThrottles[index] = alarm("ReadThrottleEvents"+suffix,
+		ta.ReadThrottles[index] = alarm(oncall.TableThrottles, "ReadThrottleEvents"+suffix,
 			fmt.Sprintf("More than %d read throttle events per %s on the %s in 2 of 3 periods: reads are being rejected.", p.ThrottleEvents, every, scope),
 			r, float64(p.ThrottleEvents), 3, 2)
-		ta.WriteThrottles[index] = alarm("WriteThrottleEvents"+suffix,
+		ta.WriteThrottles[index] = alarm(oncall.TableThrottles, "WriteThrottleEvents"+suffix,
 			fmt.Sprintf("More than %d write throttle events per %s on the %s in 2 of 3 periods: writes are being rejected.", p.ThrottleEvents, every, scope),
 			w, float64(p.ThrottleEvents), 3, 2)
 
@@ -180,13 +183,13 @@ func (o *Operations) MonitorTable(id string, table awsdynamodb.ITableV2, props *
 		ta.OnDemandMaximumThrottles[index] = map[string]awscloudwatch.Alarm{}
 		for _, op := range []string{"Read", "Write"} {
 			kr := metric(op+"KeyRangeThroughputThrottleEvents", index, "Sum", strings.ToLower(op)+" key-range throttles "+scope)
-			ta.KeyRangeThrottles[index][op] = alarm(op+"KeyRangeThrottleEvents"+suffix,
+			ta.KeyRangeThrottles[index][op] = alarm(oncall.TableHotPartition, op+"KeyRangeThrottleEvents"+suffix,
 				fmt.Sprintf("More than %d %s throttle events of one key range per %s on the %s in 2 of 3 periods: a hot partition; spread the keys.",
 					p.KeyRangeThrottleEvents, strings.ToLower(op), every, scope),
 				kr, float64(p.KeyRangeThrottleEvents), 3, 2)
 			mx := metric(op+"MaxOnDemandThroughputThrottleEvents", index, "Sum", strings.ToLower(op)+" on-demand maximum throttles "+scope)
 			if p.OnDemandMaximum {
-				ta.OnDemandMaximumThrottles[index][op] = alarm(op+"MaxOnDemandThrottleEvents"+suffix,
+				ta.OnDemandMaximumThrottles[index][op] = alarm(oncall.TableOnDemandMaximum, op+"MaxOnDemandThrottleEvents"+suffix,
 					fmt.Sprintf("More than %d %s throttle events per %s on the %s in 2 of 3 periods from the on-demand maximum throughput (the cost guard): raise it in cdk.json or find the runaway client.",
 						p.ThrottleEvents, strings.ToLower(op), every, scope),
 					mx, float64(p.ThrottleEvents), 3, 2)
@@ -201,22 +204,22 @@ func (o *Operations) MonitorTable(id string, table awsdynamodb.ITableV2, props *
 		Period:     period,
 		Label:      jsii.String("system errors"),
 	})
-	ta.SystemErrors = alarm("SystemErrors",
-		fmt.Sprintf("More than %d DynamoDB server errors in %s: requests are failing inside DynamoDB.", p.SystemErrors, every),
-		systemErrors, float64(p.SystemErrors), 1, 1)
+	ta.SystemErrors = alarm(oncall.TableSystemErrors, "SystemErrors",
+		fmt.Sprintf("More than %d DynamoDB server errors per %s in 2 of 3 periods: requests are failing inside DynamoDB.", p.SystemErrors, every),
+		systemErrors, float64(p.SystemErrors), 3, 2)
 
 	conflicts := metric("TransactionConflict", "", "Sum", "transaction conflicts")
-	ta.TransactionConflicts = alarm("TransactionConflicts",
+	ta.TransactionConflicts = alarm(oncall.TransactionConflicts, "TransactionConflicts",
 		fmt.Sprintf("More than %d transaction conflicts per %s in 2 of 3 periods: hot items are contended.", p.TransactionConflicts, every),
 		conflicts, float64(p.TransactionConflicts), 3, 2)
 
 	seconds := p.Period.Seconds()
 	read := metric("ConsumedReadCapacityUnits", "", "Sum", "consumed read units")
 	write := metric("ConsumedWriteCapacityUnits", "", "Sum", "consumed write units")
-	ta.ConsumedRead = alarm("ConsumedReadCapacity",
+	ta.ConsumedRead = alarm(oncall.TableCapacityBudget, "ConsumedReadCapacity",
 		fmt.Sprintf("Reads above the budget of %d units/s for 3 periods of %s in a row.", p.ReadUnitsPerSecond, every),
 		read, float64(p.ReadUnitsPerSecond)*seconds, 3, 3)
-	ta.ConsumedWrite = alarm("ConsumedWriteCapacity",
+	ta.ConsumedWrite = alarm(oncall.TableCapacityBudget, "ConsumedWriteCapacity",
 		fmt.Sprintf("Writes above the budget of %d units/s for 3 periods of %s in a row.", p.WriteUnitsPerSecond, every),
 		write, float64(p.WriteUnitsPerSecond)*seconds, 3, 3)
 
@@ -234,14 +237,6 @@ func (o *Operations) MonitorTable(id string, table awsdynamodb.ITableV2, props *
 	limit := func(v float64, label string) *awscloudwatch.HorizontalAnnotation {
 		return &awscloudwatch.HorizontalAnnotation{Value: jsii.Number(v), Label: jsii.String(label)}
 	}
-	o.AddWidgets(
-		awscloudwatch.NewAlarmStatusWidget(&awscloudwatch.AlarmStatusWidgetProps{
-			Title:  jsii.String("Table alarms"),
-			Alarms: &tableAlarms,
-			Width:  jsii.Number(24),
-			Height: jsii.Number(4),
-		}),
-	)
 	o.AddWidgets(
 		graph("Read throttle events", readThrottleMetrics, limit(float64(p.ThrottleEvents), "alarm")),
 		graph("Write throttle events", writeThrottleMetrics, limit(float64(p.ThrottleEvents), "alarm")),

@@ -19,6 +19,7 @@ import (
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
 	"github.com/oncetable/oncetable/constructs/alarms"
+	"github.com/oncetable/oncetable/constructs/oncall"
 )
 
 // Schedule says how often a rule runs. The rules of a plan start in
@@ -84,9 +85,18 @@ type TableBackupProps struct {
 	// bounds of 1 to 400 days.
 	VaultLock *VaultLock
 
-	// AlarmTopic receives failed, aborted and expired backup, restore and
-	// copy jobs of the account and region. Default: nil, no routing.
+	// AlarmTopic receives the events of failed, aborted and expired backup,
+	// restore and copy jobs of the account and region (their job IDs and
+	// messages: the stack passes the ticket topic) and, without Monitor,
+	// the alarms too. Default: nil, no failed-jobs rule.
 	AlarmTopic awssns.ITopic
+
+	// Monitor receives the alarms by kind (a failed job, no completed
+	// backup, an undelivered failure event, a failed or lost restore
+	// validation)
+	// and the backup widgets (*alarms.Operations). Default: nil, the
+	// alarms go to AlarmTopic.
+	Monitor alarms.Monitor
 
 	// CopyVaultARN copies recovery points to that vault (a DRVault in
 	// another region, usually): each rule's with its CopyRetentionDays, or
@@ -141,9 +151,15 @@ type TableBackup struct {
 	// both nil without AlarmTopic.
 	FailedJobsDLQ      awssqs.Queue
 	FailedJobsDLQAlarm awscloudwatch.Alarm
+	// JobFailedAlarm fires when the FailedJobs or FailedRestores rule matched an event in
+	// the last 5 minutes; nil without AlarmTopic.
+	JobFailedAlarm awscloudwatch.Alarm
 	// MissingBackupAlarm fires when no backup job has completed for
-	// MissingBackupHours; nil without AlarmTopic.
+	// MissingBackupHours; nil without AlarmTopic and Monitor.
 	MissingBackupAlarm awscloudwatch.Alarm
+
+	topic   awssns.ITopic
+	monitor alarms.Monitor
 	// RestoreTesting is the restore testing plan and its selection; nil
 	// without RestoreTest.
 	RestoreTesting *RestoreTesting
@@ -172,7 +188,7 @@ func NewTableBackup(scope constructs.Construct, id string, table awsdynamodb.ITa
 	}
 
 	c := constructs.NewConstruct(scope, jsii.String(id))
-	b := &TableBackup{Construct: c, Key: props.EncryptionKey}
+	b := &TableBackup{Construct: c, Key: props.EncryptionKey, topic: props.AlarmTopic, monitor: props.Monitor}
 	if b.Key == nil {
 		b.Key = awskms.NewKey(c, jsii.String("VaultKey"), &awskms.KeyProps{
 			Description:       jsii.String("Encrypts the oncetable backup vault"),
@@ -243,13 +259,97 @@ func NewTableBackup(scope constructs.Construct, id string, table awsdynamodb.ITa
 	if props.AlarmTopic != nil {
 		b.failedJobs(c, id, props.AlarmTopic)
 		b.FailedJobsDLQ.ApplyRemovalPolicy(removal)
-		b.MissingBackupAlarm = b.missingBackups(c, props.AlarmTopic, missingBackupHours(rules, props.MissingBackupHours))
+	}
+	if props.AlarmTopic != nil || props.Monitor != nil {
+		b.MissingBackupAlarm = b.missingBackups(c, missingBackupHours(rules, props.MissingBackupHours))
 	}
 	if props.RestoreTest != nil {
 		b.RestoreTesting = newRestoreTesting(c, b.Vault, table, *props.RestoreTest)
-		b.RestoreTesting.validation(c, table, props.RestoreTest.Validation, props.AlarmTopic, removal)
+		var watch func(oncall.Kind, awscloudwatch.Alarm)
+		if props.AlarmTopic != nil || props.Monitor != nil {
+			watch = b.watch
+		}
+		b.RestoreTesting.validation(c, table, props.RestoreTest.Validation, watch, removal)
 	}
+	b.widgets(table)
 	return b
+}
+
+// watch sends a's transitions to the monitor under kind, or without one
+// to the alarm topic.
+func (b *TableBackup) watch(kind oncall.Kind, a awscloudwatch.Alarm) {
+	if b.monitor != nil {
+		b.monitor.AddAlarm(kind, a)
+		return
+	}
+	action := awscloudwatchactions.NewSnsAction(b.topic)
+	a.AddAlarmAction(action)
+	a.AddOkAction(action)
+}
+
+// widgets graphs the vault's jobs on the monitor's dashboard.
+func (b *TableBackup) widgets(table awsdynamodb.ITableV2) {
+	if b.monitor == nil {
+		return
+	}
+	hour := awscdk.Duration_Hours(jsii.Number(1))
+	vault := func(name, label string) awscloudwatch.IMetric {
+		return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
+			Namespace: jsii.String("AWS/Backup"), MetricName: jsii.String(name),
+			DimensionsMap: &map[string]*string{"BackupVaultName": b.Vault.BackupVaultName()},
+			Statistic:     jsii.String("Sum"), Period: hour, Label: jsii.String(label),
+		})
+	}
+	left := []awscloudwatch.IMetric{
+		vault("NumberOfBackupJobsCompleted", "backup jobs completed"), vault("NumberOfBackupJobsFailed", "backup jobs failed"),
+		vault("NumberOfCopyJobsCompleted", "copy jobs completed"), vault("NumberOfCopyJobsFailed", "copy jobs failed"),
+	}
+	right := []awscloudwatch.IMetric{}
+	if b.FailedJobs != nil {
+		right = append(right, b.failedJobsMatched(hour))
+	}
+	if r := b.RestoreTesting; r != nil && r.Validation != nil {
+		right = append(right, r.Validation.Failed)
+	}
+	row := []awscloudwatch.IWidget{awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+		Title: jsii.String("Backups: jobs of the vault per hour; failed jobs of the account (any type) and restore validations failed"), Width: jsii.Number(16),
+		Left: &left, Right: &right,
+	})}
+	if b.FailedJobsDLQ != nil {
+		row = append(row, alarms.QueueDepthWidget("Backups: undelivered failure events (FailedJobsDLQ)", b.FailedJobsDLQ))
+	}
+	b.monitor.AddWidgets(row...)
+}
+
+// failedJobsMatched is the number of failure events the FailedJobs and
+// FailedRestores rules matched (AWS/Events TriggeredRules of rules of the
+// default bus), summed.
+func (b *TableBackup) failedJobsMatched(period awscdk.Duration) awscloudwatch.IMetric {
+	matched := func(rule awsevents.Rule) awscloudwatch.IMetric {
+		return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
+			Namespace: jsii.String("AWS/Events"), MetricName: jsii.String("TriggeredRules"),
+			DimensionsMap: &map[string]*string{"RuleName": rule.RuleName()},
+			Statistic:     jsii.String("Sum"), Period: period,
+		})
+	}
+	return awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+		Expression:   jsii.String("FILL(jobs, 0) + FILL(restores, 0)"),
+		UsingMetrics: &map[string]awscloudwatch.IMetric{"jobs": matched(b.FailedJobs), "restores": matched(b.FailedRestores)},
+		Period:       period,
+		Label:        jsii.String("failed, aborted or expired jobs"),
+	})
+}
+
+// jobFailedAlarm fires on one failed job in 5 minutes; EventBridge
+// publishes TriggeredRules only for matches, so no data does not breach.
+func (b *TableBackup) jobFailedAlarm(c constructs.Construct) awscloudwatch.Alarm {
+	return awscloudwatch.NewAlarm(c, jsii.String("JobFailedAlarm"), &awscloudwatch.AlarmProps{
+		AlarmDescription: jsii.String("An AWS Backup backup, copy or restore job (restore tests too) of this account and region failed, aborted or expired; the event with its job ID went to the failed-jobs topic."),
+		Metric:           b.failedJobsMatched(awscdk.Duration_Minutes(jsii.Number(5))),
+		Threshold:        jsii.Number(1), EvaluationPeriods: jsii.Number(1), DatapointsToAlarm: jsii.Number(1),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+	})
 }
 
 // failedStates are the final states of a job that did not succeed.
@@ -315,6 +415,12 @@ func (b *TableBackup) failedJobs(c constructs.Construct, id string, topic awssns
 		})
 	}
 	b.FailedJobs, b.FailedRestores = rules["FailedJobs"], rules["FailedRestores"]
+	// The page: the events go to the topic with their details, but an alarm
+	// carries the runbook link and an ALARM/OK state. A failed job is a
+	// lasting condition (AWS Backup does not retry it: the table has no
+	// new recovery point until someone acts), so one match fires it.
+	b.JobFailedAlarm = b.jobFailedAlarm(c)
+	b.watch(oncall.BackupJobFailed, b.JobFailedAlarm)
 	// After the targets' binding, which wrote the role's policy.
 	cdknag.NagSuppressions_AddResourceSuppressions(role, &[]*cdknag.NagPackSuppression{
 		{Id: jsii.String("PCI.DSS.321-IAMNoInlinePolicy"), Reason: jsii.String("The role's own policy (sns:Publish on the alarm " +
@@ -344,7 +450,7 @@ func missingBackupHours(rules []Rule, set int) int {
 // missingBackups alarms when the vault has seen no completed backup job for
 // hours: one-hour periods, every one of them empty (missing data breaches:
 // AWS Backup publishes nothing when nothing completes).
-func (b *TableBackup) missingBackups(c constructs.Construct, topic awssns.ITopic, hours int) awscloudwatch.Alarm {
+func (b *TableBackup) missingBackups(c constructs.Construct, hours int) awscloudwatch.Alarm {
 	period := 1
 	for hours/period > 24*7 { // CloudWatch evaluates at most 7 days of hourly periods
 		period++
@@ -366,9 +472,7 @@ func (b *TableBackup) missingBackups(c constructs.Construct, topic awssns.ITopic
 		ComparisonOperator: awscloudwatch.ComparisonOperator_LESS_THAN_THRESHOLD,
 		TreatMissingData:   awscloudwatch.TreatMissingData_BREACHING,
 	})
-	action := awscloudwatchactions.NewSnsAction(topic)
-	alarm.AddAlarmAction(action)
-	alarm.AddOkAction(action)
+	b.watch(oncall.BackupMissing, alarm)
 	return alarm
 }
 
@@ -381,10 +485,8 @@ func (b *TableBackup) failedJobsDLQ(c constructs.Construct, topic awssns.ITopic)
 	b.FailedJobsDLQ = alarms.DeadLetterQueue(c, "FailedJobsDLQ",
 		"This queue is itself a dead-letter queue: that of the FailedJobs EventBridge rule's target, read by people after its alarm.")
 	b.FailedJobsDLQAlarm = alarms.QueueNotEmpty(c, "FailedJobsDLQAlarm", b.FailedJobsDLQ,
-		"A failed AWS Backup job could not be reported through EventBridge; read the FailedJobsDLQ queue")
-	action := awscloudwatchactions.NewSnsAction(topic)
-	b.FailedJobsDLQAlarm.AddAlarmAction(action)
-	b.FailedJobsDLQAlarm.AddOkAction(action)
+		"A failed AWS Backup job could not be reported through EventBridge (the job-failed alarm still fires); read the FailedJobsDLQ queue.")
+	b.watch(oncall.BackupEventsUndeliver, b.FailedJobsDLQAlarm)
 	return b.FailedJobsDLQ
 }
 

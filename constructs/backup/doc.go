@@ -1,12 +1,14 @@
 // Package backup is the CDK construct that protects the oncetable single
 // table with AWS Backup: a KMS-encrypted vault under Vault Lock, a plan of
 // daily, weekly and monthly rules, the table selected, an optional copy of
-// every recovery point to a second vault (usually in another region), and an
-// EventBridge rule that sends failed, aborted or expired backup, restore and
-// copy jobs to the alarm topic.
+// every recovery point to a second vault (usually in another region),
+// EventBridge rules that send failed, aborted or expired backup, restore and
+// copy jobs to a topic, and alarms (a failed job, no completed backup, an
+// undelivered failure event, a failed restore validation) for a Monitor.
 //
 //	backup.NewTableBackup(stack, "Backup", table.Table, &backup.TableBackupProps{
-//		AlarmTopic: ops.Topic,
+//		AlarmTopic: ops.Ticket.Topic, // the failure events, with their job IDs
+//		Monitor:    ops,              // the alarms, routed by kind (constructs/oncall)
 //	})
 //
 // nil props give daily backups kept 35 days, weekly kept 91 days and monthly

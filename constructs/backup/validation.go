@@ -7,14 +7,12 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdadestinations"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
@@ -22,6 +20,7 @@ import (
 
 	"github.com/oncetable/oncetable/constructs/alarms"
 	"github.com/oncetable/oncetable/constructs/gofunction"
+	"github.com/oncetable/oncetable/constructs/oncall"
 	"github.com/oncetable/oncetable/runtime/restorevalidation"
 )
 
@@ -62,13 +61,14 @@ type Validation struct {
 	DLQ      awssqs.Queue
 	DLQAlarm awscloudwatch.Alarm
 	// Failed is the metric of failed verdicts (1 per FAILED or TIMED_OUT
-	// validation) and FailedAlarm the alarm on it, with the alarm topic's
-	// actions; nil without AlarmTopic.
+	// validation) and FailedAlarm the alarm on it (kind
+	// restore-validation-failed, a page; DLQAlarm is restore-validation-lost,
+	// a ticket), routed by TableBackupProps.Monitor or to AlarmTopic.
 	Failed      awscloudwatch.Metric
 	FailedAlarm awscloudwatch.Alarm
 }
 
-func (r *RestoreTesting) validation(c constructs.Construct, table awsdynamodb.ITableV2, v RestoreValidation, topic awssns.ITopic, removal awscdk.RemovalPolicy) {
+func (r *RestoreTesting) validation(c constructs.Construct, table awsdynamodb.ITableV2, v RestoreValidation, watch func(oncall.Kind, awscloudwatch.Alarm), removal awscdk.RemovalPolicy) {
 	if v.Disable {
 		return
 	}
@@ -156,12 +156,9 @@ func (r *RestoreTesting) validation(c constructs.Construct, table awsdynamodb.IT
 		// A verdict is one data point a week or a month: no data is no test.
 		TreatMissingData: awscloudwatch.TreatMissingData_NOT_BREACHING,
 	})
-	if topic != nil {
-		action := awscloudwatchactions.NewSnsAction(topic)
-		for _, a := range []awscloudwatch.Alarm{val.DLQAlarm, val.FailedAlarm} {
-			a.AddAlarmAction(action)
-			a.AddOkAction(action)
-		}
+	if watch != nil {
+		watch(oncall.RestoreValidation, val.FailedAlarm)
+		watch(oncall.RestoreValidationLost, val.DLQAlarm)
 	}
 }
 

@@ -7,7 +7,7 @@
 //		Entry:     "./lambdas/charge",
 //		TableName: *table.TableName(),
 //	})
-//	fn.Monitor(ops, nil) // Errors, Throttles and Duration p99 alarms + widgets
+//	fn.Monitor(ops, &gofunction.AlarmProps{ErrorKind: oncall.MoneyFunctionErrors}) // error and throttle rates, p99 duration, concurrency + widgets
 //
 // The build runs `go build` with CGO_ENABLED=0, GOOS=linux, GOARCH=arm64,
 // -trimpath, -ldflags="-s -w", -buildvcs=false and -tags

@@ -93,6 +93,9 @@ type Function struct {
 	SourceHash string
 	// Timeout is the function timeout (Duration alarms are relative to it).
 	Timeout time.Duration
+	// ReservedConcurrency is Props.ReservedConcurrency, 0 for unreserved
+	// (the concurrency alarm is relative to it).
+	ReservedConcurrency int
 }
 
 // New bundles props.Entry and adds the function to scope. A missing Go
@@ -121,7 +124,7 @@ func New(scope constructs.Construct, id string, props *Props) *Function {
 	retention := RetentionDays(p.LogRetentionDays)
 
 	c := constructs.NewConstruct(scope, jsii.String(id))
-	f := &Function{Construct: c, Entry: p.Entry, Timeout: p.Timeout}
+	f := &Function{Construct: c, Entry: p.Entry, Timeout: p.Timeout, ReservedConcurrency: p.ReservedConcurrency}
 
 	removal := awscdk.RemovalPolicy_RETAIN_ON_UPDATE_OR_DELETE
 	if p.DestroyLogs {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/oncetable/oncetable/constructs/alarms"
 	"github.com/oncetable/oncetable/constructs/gofunction"
+	"github.com/oncetable/oncetable/constructs/oncall"
 	"github.com/oncetable/oncetable/runtime/outbox"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/store"
@@ -93,6 +94,12 @@ type Props struct {
 	// the failure queue. Default: RETAIN_ON_UPDATE_OR_DELETE (kept on
 	// update and delete, removed when the first create fails).
 	RemovalPolicy awscdk.RemovalPolicy
+	// SteadyTraffic says the environment always writes money events, so a
+	// period without any IteratorAge is itself a breach (the mapping stopped
+	// invoking the function). Default: false: such periods are not
+	// breaching, and the stuck alarm (writes to the table but nothing
+	// polled from its stream) catches a stopped mapping.
+	SteadyTraffic bool
 	// LogRetentionDays and DestroyLogs apply to the function's logs.
 	LogRetentionDays int
 	DestroyLogs      bool
@@ -212,6 +219,9 @@ func (e *PaymentEvents) mapping(c constructs.Construct, p Props) {
 		ReportBatchItemFailures: jsii.Bool(true),
 		OnFailure:               awslambdaeventsources.NewSqsDlq(e.FailureQueue),
 		Filters:                 eventFilters(),
+		// PolledEventCount and friends: records read from the stream,
+		// filtered out or not, for the stuck-consumer alarm.
+		MetricsConfig: &awslambda.MetricsConfig{Metrics: &[]awslambda.MetricType{awslambda.MetricType_EVENT_COUNT}},
 	})
 }
 
@@ -241,31 +251,76 @@ func (e *PaymentEvents) monitor(c constructs.Construct, p Props) {
 	iteratorAge := e.Function.Function.Metric(jsii.String("IteratorAge"), &awscloudwatch.MetricOptions{
 		Period: period, Statistic: jsii.String("Maximum"),
 	})
-	depth := e.FailureQueue.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
-		Period: period, Statistic: jsii.String("Maximum"),
+	missing, missingWhy := awscloudwatch.TreatMissingData_NOT_BREACHING, "periods without batches do not breach"
+	if p.SteadyTraffic {
+		missing, missingWhy = awscloudwatch.TreatMissingData_BREACHING, "a period without batches breaches (this environment always has traffic)"
+	}
+	lag := iteratorAge.CreateAlarm(c, jsii.String("IteratorAgeAlarm"), &awscloudwatch.CreateAlarmOptions{
+		AlarmDescription: jsii.String(fmt.Sprintf("events: the oldest stream record waited %s or more in 2 of 3 periods of 5 minutes (%s): the outbox is behind, payment events are late.", alarms.Span(p.IteratorAge), missingWhy)),
+		Threshold:        jsii.Number(float64(p.IteratorAge.Milliseconds())), EvaluationPeriods: jsii.Number(3), DatapointsToAlarm: jsii.Number(2),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+		TreatMissingData:   missing,
 	})
-	e.Alarms = append(e.Alarms,
-		iteratorAge.CreateAlarm(c, jsii.String("IteratorAgeAlarm"), &awscloudwatch.CreateAlarmOptions{
-			AlarmDescription: jsii.String(fmt.Sprintf("events: the oldest stream record waited %s or more in 2 of 3 periods: the outbox is stuck or behind", p.IteratorAge)),
-			Threshold:        jsii.Number(float64(p.IteratorAge.Milliseconds())), EvaluationPeriods: jsii.Number(3), DatapointsToAlarm: jsii.Number(2),
-			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
-		}),
-		alarms.QueueNotEmpty(c, "FailureQueueAlarm", e.FailureQueue,
-			"events: stream records were given up on (retries or age exhausted); read FailureQueue and replay"),
-	)
+	writes := awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
+		Namespace: jsii.String("AWS/DynamoDB"), MetricName: jsii.String("ConsumedWriteCapacityUnits"),
+		DimensionsMap: &map[string]*string{"TableName": p.Table.TableName()},
+		Statistic:     jsii.String("Sum"), Period: period, Label: jsii.String("table writes (units)"),
+	})
+	polled := awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
+		Namespace: jsii.String("AWS/Lambda"), MetricName: jsii.String("PolledEventCount"),
+		DimensionsMap: &map[string]*string{"EventSourceMappingUUID": e.Mapping.EventSourceMappingId()},
+		Statistic:     jsii.String("Sum"), Period: period, Label: jsii.String("stream records polled"),
+	})
+	// Every committed write is a stream record, so writes without a single
+	// polled record, three periods running, is a stopped or broken mapping.
+	// FILL keeps the expression defined while either side has data; with
+	// neither (no writes, nothing to poll) it has none, and that is fine.
+	stuckExpr := awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+		Expression:   jsii.String("IF(FILL(writes, 0) > 0 AND FILL(polled, 0) == 0, 1, 0)"),
+		UsingMetrics: &map[string]awscloudwatch.IMetric{"writes": writes, "polled": polled},
+		Period:       period,
+		Label:        jsii.String("table written, stream not read"),
+	})
+	stuck := stuckExpr.CreateAlarm(c, jsii.String("StuckAlarm"), &awscloudwatch.CreateAlarmOptions{
+		AlarmDescription: jsii.String("events: the table was written but the stream mapping polled no record for 3 periods of 5 minutes in a row: the mapping is disabled, failing or lost its permissions; no payment event is published."),
+		Threshold:        jsii.Number(1), EvaluationPeriods: jsii.Number(3), DatapointsToAlarm: jsii.Number(3),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+	})
+	dlq := alarms.QueueNotEmpty(c, "FailureQueueAlarm", e.FailureQueue,
+		"events: stream records were given up on (retries or age exhausted): their payment events were never published; read FailureQueue and replay.")
+	e.Alarms = append(e.Alarms, lag, stuck, dlq)
 	if p.Monitor != nil {
-		for _, a := range e.Alarms {
-			p.Monitor.AddAlarm(a)
-		}
+		p.Monitor.AddAlarm(oncall.StreamConsumerLag, lag)
+		p.Monitor.AddAlarm(oncall.StreamConsumerStuck, stuck)
+		p.Monitor.AddAlarm(oncall.EventsDeadLetters, dlq)
 		p.Monitor.AddWidgets(awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
-			Title: jsii.String("events: stream iterator age (ms, max)"), Width: jsii.Number(12),
+			Title: jsii.String("events: stream iterator age (ms, max)"), Width: jsii.Number(8),
 			Left:            &[]awscloudwatch.IMetric{iteratorAge},
 			LeftAnnotations: &[]*awscloudwatch.HorizontalAnnotation{{Label: jsii.String("alarm"), Value: jsii.Number(float64(p.IteratorAge.Milliseconds()))}},
 		}), awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
-			Title: jsii.String("events: failure queue depth"), Width: jsii.Number(12),
-			Left: &[]awscloudwatch.IMetric{depth},
-		}))
+			Title: jsii.String("events: table writes against stream records polled"), Width: jsii.Number(8),
+			Left: &[]awscloudwatch.IMetric{writes}, Right: &[]awscloudwatch.IMetric{polled},
+		}), alarms.QueueDepthWidget("events: failure queue (dead letters)", e.FailureQueue))
+		p.Monitor.AddWidgets(e.busWidget(period))
 	}
 	e.Alarms = append(e.Alarms, e.Function.Monitor(p.Monitor, &gofunction.AlarmProps{Name: "events"})...)
+}
+
+// busWidget graphs the payment events bus: the events its rules matched
+// and the target invocations EventBridge attempted for them.
+func (e *PaymentEvents) busWidget(period awscdk.Duration) awscloudwatch.IWidget {
+	metric := func(name string) awscloudwatch.IMetric {
+		return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
+			Namespace: jsii.String("AWS/Events"), MetricName: jsii.String(name),
+			DimensionsMap: &map[string]*string{"EventBusName": e.Bus.EventBusName()},
+			Statistic:     jsii.String("Sum"), Period: period,
+		})
+	}
+	published := e.Function.Function.MetricInvocations(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")})
+	return awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+		Title: jsii.String("Payment events bus: matched events, invocation attempts; events function invocations"), Width: jsii.Number(24),
+		Left:  &[]awscloudwatch.IMetric{metric("MatchedEvents"), metric("InvocationAttempts")},
+		Right: &[]awscloudwatch.IMetric{published},
+	})
 }

@@ -33,7 +33,10 @@ const (
 	DefaultThrottleRatePerSecond = 100
 	DefaultThrottleBurst         = 200
 	DefaultLogRetentionDays      = 30
-	DefaultServerErrors          = 5
+	DefaultServerErrorPercent    = 2
+	DefaultClientErrorPercent    = 25
+	DefaultThrottledPercent      = 5
+	DefaultMinRequests           = 20
 	DefaultLatencyP99            = 3 * time.Second
 	DefaultSecretRotation        = 30 * 24 * time.Hour
 )
@@ -124,9 +127,27 @@ type Props struct {
 	// Monitor receives the API and function alarms and widgets
 	// (*alarms.Operations). Default: nil, alarms are created but page nobody.
 	Monitor gofunction.Monitor
-	// ServerErrors is the number of 5xx answers in 5 minutes that alarms.
+	// ServerErrorPercent is the share of 5xx answers, of the whole stage
+	// and of each money route on its own, at or above which a 5-minute
+	// period breaches; 2 of 3 page. It is also each function's error rate.
+	// Default: 2.
+	ServerErrorPercent int
+	// ClientErrorPercent is the share of 4xx answers (refused payments
+	// included: they are normal up to a point) at or above which a period
+	// breaches, 2 of 3. Default: 25.
+	ClientErrorPercent int
+	// ThrottledPercent is the share of 429 answers (the stage's or a money
+	// route's throttling) at or above which a period breaches, 2 of 3.
 	// Default: 5.
-	ServerErrors int
+	ThrottledPercent int
+	// MinRequests is the traffic guard of every rate: a 5-minute period
+	// with fewer requests never breaches (a money route's own rates count
+	// half as many). Default: 20.
+	MinRequests int
+	// SettledPaymentEvery, when set, pages when no settle succeeded for
+	// that long (whole minutes): a heartbeat for an environment with steady
+	// traffic, which also catches an API nobody can reach. Default: 0, off.
+	SettledPaymentEvery time.Duration
 	// LatencyP99 alarms when the p99 latency reaches it in 2 of 3 periods
 	// of 5 minutes. Default: 3s.
 	LatencyP99 time.Duration
@@ -172,7 +193,10 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
 	p.ThrottleRatePerSecond = cmp.Or(p.ThrottleRatePerSecond, DefaultThrottleRatePerSecond)
 	p.ThrottleBurst = cmp.Or(p.ThrottleBurst, DefaultThrottleBurst)
 	p.LogRetentionDays = cmp.Or(p.LogRetentionDays, DefaultLogRetentionDays)
-	p.ServerErrors = cmp.Or(p.ServerErrors, DefaultServerErrors)
+	p.ServerErrorPercent = cmp.Or(p.ServerErrorPercent, DefaultServerErrorPercent)
+	p.ClientErrorPercent = cmp.Or(p.ClientErrorPercent, DefaultClientErrorPercent)
+	p.ThrottledPercent = cmp.Or(p.ThrottledPercent, DefaultThrottledPercent)
+	p.MinRequests = cmp.Or(p.MinRequests, DefaultMinRequests)
 	p.LatencyP99 = cmp.Or(p.LatencyP99, DefaultLatencyP99)
 	p.SecretRotation = cmp.Or(p.SecretRotation, DefaultSecretRotation)
 	p.RemovalPolicy = cmp.Or(p.RemovalPolicy, awscdk.RemovalPolicy_RETAIN_ON_UPDATE_OR_DELETE)
@@ -185,9 +209,12 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
 	if p.SecretRotation < 24*time.Hour || p.SecretRotation%(24*time.Hour) != 0 {
 		panic(fmt.Sprintf("paymentsapi: SecretRotation %s must be whole days", p.SecretRotation))
 	}
-	if p.ThrottleRatePerSecond < 1 || p.ThrottleBurst < 1 || p.ServerErrors < 1 || p.LatencyP99 < time.Millisecond {
-		panic(fmt.Sprintf("paymentsapi: throttling, ServerErrors and LatencyP99 must be positive, got %d/%d/%d/%s",
-			p.ThrottleRatePerSecond, p.ThrottleBurst, p.ServerErrors, p.LatencyP99))
+	if p.ThrottleRatePerSecond < 1 || p.ThrottleBurst < 1 || p.LatencyP99 < time.Millisecond {
+		panic(fmt.Sprintf("paymentsapi: throttling and LatencyP99 must be positive, got %d/%d/%s",
+			p.ThrottleRatePerSecond, p.ThrottleBurst, p.LatencyP99))
+	}
+	if err := p.validateAlarms(); err != nil {
+		panic("paymentsapi: " + err.Error())
 	}
 	if j := p.JWT; j != nil && (j.Issuer == "" || len(j.Audience) == 0) {
 		panic("paymentsapi: JWT needs an Issuer and at least one Audience")
@@ -339,6 +366,16 @@ func (a *PaymentsAPI) throttleMoneyRoutes(p Props) {
 			"ThrottlingRateLimit":  p.MoneyRouteRatePerSecond,
 			"ThrottlingBurstLimit": p.MoneyRouteBurst,
 		}
+	}
+	// The money flows' own metrics (4xx, 5xx, Count by route), for their
+	// error-rate alarms; billed as custom metrics, so only these routes.
+	for _, r := range MoneyRoutes() {
+		s, ok := settings[r.Method+" "+r.Path].(map[string]any)
+		if !ok {
+			s = map[string]any{}
+			settings[r.Method+" "+r.Path] = s
+		}
+		s["DetailedMetricsEnabled"] = true
 	}
 	stage := a.Stage.Node().DefaultChild().(awsapigatewayv2.CfnStage)
 	stage.AddPropertyOverride(jsii.String("RouteSettings"), settings)

@@ -23,7 +23,7 @@ func run(args []string, getenv func(string) string, out io.Writer) error {
 	env := fs.String("env", "", "the environment to deploy (required)")
 	targets := fs.Bool("targets", false, "print the aws://ACCOUNT/REGION environments to bootstrap")
 	ctx := map[string]*string{}
-	for _, key := range []string{envconfig.AccountKey, envconfig.SlackWorkspaceIDKey, envconfig.SlackChannelIDKey} {
+	for _, key := range envconfig.DeployTimeKeys() {
 		ctx[key] = fs.String(key, "", "deploy-time "+key+" (as cdk's -c "+key+"=...)")
 	}
 	fs.SetOutput(io.Discard)

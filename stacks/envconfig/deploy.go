@@ -16,6 +16,8 @@ const (
 	AccountKey          = "account"
 	SlackWorkspaceIDKey = "slackWorkspaceId"
 	SlackChannelIDKey   = "slackChannelId"
+	// SlackTicketChannelIDKey is the Slack channel of the ticket topic.
+	SlackTicketChannelIDKey = "slackTicketChannelId"
 )
 
 // deployTime lists the deploy-time settings: context key, variable suffix
@@ -27,6 +29,16 @@ var deployTime = []struct {
 	{AccountKey, "ACCOUNT", func(c *Config, v string) { c.Account = v }},
 	{SlackWorkspaceIDKey, "SLACK_WORKSPACE_ID", func(c *Config, v string) { c.Slack.WorkspaceID = v }},
 	{SlackChannelIDKey, "SLACK_CHANNEL_ID", func(c *Config, v string) { c.Slack.ChannelID = v }},
+	{SlackTicketChannelIDKey, "SLACK_TICKET_CHANNEL_ID", func(c *Config, v string) { c.Slack.TicketChannelID = v }},
+}
+
+// DeployTimeKeys are the context keys of the deploy-time settings.
+func DeployTimeKeys() []string {
+	keys := make([]string, len(deployTime))
+	for i, d := range deployTime {
+		keys[i] = d.key
+	}
+	return keys
 }
 
 // EnvVar is the environment variable of a deploy-time setting of env:
@@ -89,8 +101,8 @@ var (
 // creation fails in CloudFormation, long after synthesis.
 func (c Config) validateSlack(bad func(field, format string, args ...any) error) error {
 	s := c.Slack
-	if (s.WorkspaceID == "") != (s.ChannelID == "") {
-		return bad("slack", "set both workspaceId and channelId, or neither")
+	if (s.WorkspaceID == "") != (s.ChannelID == "" && s.TicketChannelID == "") {
+		return bad("slack", "set workspaceId together with channelId (pages) or ticketChannelId (tickets), or none of them")
 	}
 	for _, id := range []struct {
 		field, key, v, what string
@@ -98,6 +110,7 @@ func (c Config) validateSlack(bad func(field, format string, args ...any) error)
 	}{
 		{"slack.workspaceId", SlackWorkspaceIDKey, s.WorkspaceID, "a Slack workspace ID (T followed by 8 or more upper-case letters or digits)", slackWorkspaceID},
 		{"slack.channelId", SlackChannelIDKey, s.ChannelID, "a Slack channel ID (C or G followed by 8 or more upper-case letters or digits)", slackChannelID},
+		{"slack.ticketChannelId", SlackTicketChannelIDKey, s.TicketChannelID, "a Slack channel ID (C or G followed by 8 or more upper-case letters or digits)", slackChannelID},
 	} {
 		if id.v == "" {
 			continue
@@ -141,11 +154,11 @@ func placeholderEmail(addr string) bool {
 	return slices.Contains(placeholderTLDs, domain[strings.LastIndex(domain, ".")+1:])
 }
 
-// HasPager reports whether alarms reach someone who is paged: a Slack
-// channel or an HTTPS endpoint (a pager's events URL). Email alone is not
-// a pager.
+// HasPager reports whether pages reach someone who is paged: the page
+// topic's Slack channel or an HTTPS endpoint (a pager's events URL). Email
+// alone is not a pager, and tickets page nobody.
 func (c Config) HasPager() bool {
-	return c.Slack.ChannelID != "" || len(c.Notifications.HTTPSEndpoints) > 0
+	return c.Slack.ChannelID != "" || len(c.Notifications.Page.HTTPSEndpoints) > 0
 }
 
 // ReadyToDeploy checks what `make deploy` and `make bootstrap` need beyond
@@ -160,7 +173,7 @@ func (c Config) ReadyToDeploy() error {
 	if c.Production && !c.HasPager() {
 		return &FieldError{Env: c.Name, Field: "slack", Reason: fmt.Sprintf(
 			"production would page nobody: pass the Slack IDs at deploy time (SLACK_WORKSPACE_ID=... SLACK_CHANNEL_ID=..., "+
-				"-c %s=... -c %s=..., or %s and %s), or set notifications.httpsEndpoints",
+				"-c %s=... -c %s=..., or %s and %s), or set notifications.page.httpsEndpoints",
 			SlackWorkspaceIDKey, SlackChannelIDKey, EnvVar(c.Name, SlackWorkspaceIDKey), EnvVar(c.Name, SlackChannelIDKey))}
 	}
 	return nil

@@ -52,7 +52,7 @@ func TestApplyDeployTime(t *testing.T) {
 			ctx:     map[string]string{"slackWorkspaceId": "T0000000000", "slackChannelId": "C07ABCDEF12"},
 			wantErr: `environment "prod": slack.workspaceId: "T0000000000" is a placeholder, not a real Slack ID; pass the real one at deploy time (-c slackWorkspaceId=... or ONCETABLE_PROD_SLACK_WORKSPACE_ID), never in cdk.json`},
 		{name: "one Slack ID alone", env: map[string]string{"ONCETABLE_PROD_SLACK_CHANNEL_ID": "C07ABCDEF12"},
-			wantErr: `environment "prod": slack: set both workspaceId and channelId, or neither`},
+			wantErr: `environment "prod": slack: set workspaceId together with channelId (pages) or ticketChannelId (tickets), or none of them`},
 		{name: "malformed account", env: map[string]string{"ONCETABLE_DEV_ACCOUNT": "1111-2222-3333"},
 			wantErr: `environment "dev": account: "1111-2222-3333" is not a 12-digit AWS account ID`},
 	}
@@ -113,13 +113,17 @@ func TestReadyToDeploy(t *testing.T) {
 	// A pager's HTTPS endpoint serves as well as Slack.
 	all := prodAndDev(t)
 	prod := all["prod"]
-	prod.Account, prod.Notifications.HTTPSEndpoints = "111122223333", []string{"https://events.pagerduty.com/integration/abc/enqueue"}
+	prod.Account, prod.Notifications.Page.HTTPSEndpoints = "111122223333", []string{"https://events.pagerduty.com/integration/abc/enqueue"}
 	if err := prod.ReadyToDeploy(); err != nil {
 		t.Errorf("prod with an HTTPS pager: %v", err)
 	}
-	prod.Notifications = envconfig.Notifications{Emails: []string{"oncall@payments.acme.eu"}}
+	prod.Notifications = envconfig.Notifications{Page: envconfig.Subscribers{Emails: []string{"oncall@payments.acme.eu"}}}
 	if err := prod.ReadyToDeploy(); err == nil {
 		t.Error("prod with email alone is ready, want refused: an email is not a pager")
+	}
+	prod.Notifications = envconfig.Notifications{Ticket: envconfig.Subscribers{HTTPSEndpoints: []string{"https://tickets.acme.eu/hook"}}}
+	if err := prod.ReadyToDeploy(); err == nil {
+		t.Error("prod with a ticket endpoint alone is ready, want refused: tickets page nobody")
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/oncetable/oncetable/constructs/oncall"
 	"github.com/oncetable/oncetable/runtime/schema"
 )
 
@@ -146,10 +147,16 @@ type Events struct {
 	IteratorAgeAlarmSeconds int `json:"iteratorAgeAlarmSeconds"`
 }
 
-// Notifications are further subscribers of the operations topic besides
-// Slack, such as an incident-management endpoint. An environment with no
-// subscriber at all synthesizes with a warning.
+// Notifications are the subscribers of the page and ticket topics besides
+// Slack: a pager's events URL for pages, a ticket queue's address for
+// tickets. A severity with no subscriber at all synthesizes with a warning.
 type Notifications struct {
+	Page   Subscribers `json:"page"`
+	Ticket Subscribers `json:"ticket"`
+}
+
+// Subscribers of one topic.
+type Subscribers struct {
 	// Emails each get an email subscription (confirmed by the recipient).
 	Emails []string `json:"emails"`
 	// HTTPSEndpoints each get an HTTPS subscription, such as a pager's
@@ -233,15 +240,41 @@ type Alarms struct {
 	// average consumed units per second over fifteen minutes.
 	ReadUnitsPerSecond  int `json:"readUnitsPerSecond"`
 	WriteUnitsPerSecond int `json:"writeUnitsPerSecond"`
+
+	// Routing moves alarm kinds (the section names of docs/runbook.md,
+	// such as "api-latency") to "page" or "ticket". Default: each kind's
+	// own severity (constructs/oncall).
+	Routing oncall.Routing `json:"routing"`
+	// RunbookURL is the runbook every alarm description links to.
+	// Default: the repository's docs/runbook.md.
+	RunbookURL string `json:"runbookUrl"`
+	// ErrorRatePercent is the share of 5xx answers (the API's and each
+	// money route's) and of failed invocations (each API function's) that
+	// pages when it lasts 2 of 3 periods of 5 minutes. Default: 2.
+	ErrorRatePercent int `json:"errorRatePercent"`
+	// ClientErrorPercent and ThrottledPercent are the shares of 4xx and of
+	// 429 answers that page the same way. Defaults: 25 and 5.
+	ClientErrorPercent int `json:"clientErrorPercent"`
+	ThrottledPercent   int `json:"throttledPercent"`
+	// MinRequests is the rates' traffic guard: a 5-minute period with fewer
+	// requests never breaches. Default: 20.
+	MinRequests int `json:"minRequests"`
+	// SettledPaymentEveryMinutes declares that the environment always has
+	// traffic: no successful settle for that long pages (5..1440), and a
+	// period without stream batches breaches the consumer-lag alarm.
+	// Default: 0, no such promise.
+	SettledPaymentEveryMinutes int `json:"settledPaymentEveryMinutes"`
 }
 
-// Slack routes the alarm topic to a Slack channel through AWS Chatbot. Both
-// IDs empty means the topic alone; one without the other is an error, and
-// so is a placeholder or malformed ID. Pass real IDs at deploy time
+// Slack routes the page topic (ChannelID) and the ticket topic
+// (TicketChannelID) to Slack channels through AWS Chatbot. WorkspaceID is
+// required with either channel and refused without one, and so is a
+// placeholder or malformed ID. Pass real IDs at deploy time
 // (ApplyDeployTime) rather than committing them.
 type Slack struct {
-	WorkspaceID string `json:"workspaceId"`
-	ChannelID   string `json:"channelId"`
+	WorkspaceID     string `json:"workspaceId"`
+	ChannelID       string `json:"channelId"`
+	TicketChannelID string `json:"ticketChannelId"`
 }
 
 // API configures the HTTP API and its Lambda functions.
@@ -260,9 +293,6 @@ type API struct {
 	// operators (role ARNs cover their sessions; an ARN ending in * is a
 	// prefix); every other IAM caller is a service. Default: none.
 	IAMOperators []string `json:"iamOperators"`
-	// ServerErrors is the number of 5xx answers in five minutes that
-	// alarms. Default: 5.
-	ServerErrors int `json:"serverErrors"`
 	// LatencyP99Ms alarms when the API's p99 latency reaches it. Default: 3000.
 	LatencyP99Ms int `json:"latencyP99Ms"`
 	// ReservedConcurrency reserves (and caps) concurrent executions per
@@ -509,18 +539,8 @@ func (c Config) validate() error {
 	if err := c.validateSlack(bad); err != nil {
 		return err
 	}
-	for _, e := range c.Notifications.Emails {
-		if at := strings.LastIndex(e, "@"); at < 1 || !strings.Contains(e[at:], ".") {
-			return bad("notifications.emails", "%q is not an email address", e)
-		}
-		if placeholderEmail(e) {
-			return bad("notifications.emails", "%q is at a domain reserved for examples, so it reaches nobody", e)
-		}
-	}
-	for _, u := range c.Notifications.HTTPSEndpoints {
-		if !strings.HasPrefix(u, "https://") || len(u) <= len("https://") {
-			return bad("notifications.httpsEndpoints", "%q is not an https URL", u)
-		}
+	if err := c.validateRouting(bad); err != nil {
+		return err
 	}
 	if err := c.validateEvents(bad); err != nil {
 		return err
@@ -546,6 +566,51 @@ func (c Config) validateOrders(bad func(field, format string, args ...any) error
 	}
 	if c.OrderShards < 1 || c.OrderShards > MaxOrderShards {
 		return bad("orderShards", "%d is outside 1..%d", c.OrderShards, MaxOrderShards)
+	}
+	return nil
+}
+
+// validateRouting checks who is paged and ticketed besides Slack, and the
+// alarm routing and rates.
+func (c Config) validateRouting(bad func(field, format string, args ...any) error) error {
+	for _, n := range []struct {
+		field string
+		subs  Subscribers
+	}{{"notifications.page", c.Notifications.Page}, {"notifications.ticket", c.Notifications.Ticket}} {
+		for _, e := range n.subs.Emails {
+			if at := strings.LastIndex(e, "@"); at < 1 || !strings.Contains(e[at:], ".") {
+				return bad(n.field+".emails", "%q is not an email address", e)
+			}
+			if placeholderEmail(e) {
+				return bad(n.field+".emails", "%q is at a domain reserved for examples, so it reaches nobody", e)
+			}
+		}
+		for _, u := range n.subs.HTTPSEndpoints {
+			if !strings.HasPrefix(u, "https://") || len(u) <= len("https://") {
+				return bad(n.field+".httpsEndpoints", "%q is not an https URL", u)
+			}
+		}
+	}
+	a := c.Alarms
+	if err := a.Routing.Validate(); err != nil {
+		return bad("alarms.routing", "%v", err)
+	}
+	if a.RunbookURL != "" && !strings.HasPrefix(a.RunbookURL, "https://") {
+		return bad("alarms.runbookUrl", "%q is not an https URL", a.RunbookURL)
+	}
+	for _, p := range []struct {
+		field string
+		v     int
+	}{{"alarms.errorRatePercent", a.ErrorRatePercent}, {"alarms.clientErrorPercent", a.ClientErrorPercent}, {"alarms.throttledPercent", a.ThrottledPercent}} {
+		if p.v < 0 || p.v > 100 {
+			return bad(p.field, "%d is outside 0..100 (0: the default)", p.v)
+		}
+	}
+	if a.MinRequests < 0 || a.MinRequests == 1 {
+		return bad("alarms.minRequests", "%d must be 0 (the default) or at least 2", a.MinRequests)
+	}
+	if m := a.SettledPaymentEveryMinutes; m != 0 && (m < 5 || m > 1440) {
+		return bad("alarms.settledPaymentEveryMinutes", "%d is outside 5..1440 (0: no heartbeat)", m)
 	}
 	return nil
 }
@@ -583,9 +648,6 @@ func (c Config) validateAPI(bad func(field, format string, args ...any) error) e
 	}
 	if !logRetentions[a.LogRetentionDays] {
 		return bad("api.logRetentionDays", "%d is not a CloudWatch Logs retention (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653)", a.LogRetentionDays)
-	}
-	if a.ServerErrors < 0 {
-		return bad("api.serverErrors", "must not be negative, got %d", a.ServerErrors)
 	}
 	if a.LatencyP99Ms < 0 {
 		return bad("api.latencyP99Ms", "must not be negative, got %d", a.LatencyP99Ms)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/oncetable/oncetable/constructs/oncall"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/stacks/envconfig"
 )
@@ -90,7 +91,9 @@ func TestParseRejectsBadEnvironments(t *testing.T) {
 		{"copy retention without vault", with(t, "backup.copyRetentionDays", 35), "backup.copyRetentionDays", "without copyVaultArn"},
 		{"copy vault not an ARN", with(t, "backup.copyVaultArn", "my-vault"), "backup.copyVaultArn", "not a backup vault ARN"},
 		{"zero throttle threshold", with(t, "alarms.throttleEvents", 0), "alarms.throttleEvents", "at least 1"},
-		{"slack workspace without channel", with(t, "slack.workspaceId", "T07ABCDEF12"), "slack", "both"},
+		{"slack workspace without channel", with(t, "slack.workspaceId", "T07ABCDEF12"), "slack", "together with channelId"},
+		{"slack ticket channel without workspace", with(t, "slack.ticketChannelId", "C07ABCDEF12"), "slack", "together with channelId"},
+		{"slack ticket channel placeholder", with(t, "slack", map[string]any{"workspaceId": "T07ABCDEF12", "ticketChannelId": "C0000000000"}), "slack.ticketChannelId", "placeholder"},
 		{"slack workspace placeholder", with(t, "slack", map[string]any{"workspaceId": "T0000000000", "channelId": "C07ABCDEF12"}), "slack.workspaceId", `"T0000000000" is a placeholder`},
 		{"slack channel placeholder", with(t, "slack", map[string]any{"workspaceId": "T07ABCDEF12", "channelId": "C0000000000"}), "slack.channelId", `"C0000000000" is a placeholder`},
 		{"slack channel of Xs", with(t, "slack", map[string]any{"workspaceId": "T07ABCDEF12", "channelId": "CXXXXXXXXXX"}), "slack.channelId", "placeholder"},
@@ -99,8 +102,14 @@ func TestParseRejectsBadEnvironments(t *testing.T) {
 		{"slack workspace too short", with(t, "slack", map[string]any{"workspaceId": "T1", "channelId": "C07ABCDEF12"}), "slack.workspaceId", "not a Slack workspace ID"},
 		{"slack channel name, not ID", with(t, "slack", map[string]any{"workspaceId": "T07ABCDEF12", "channelId": "#payments-oncall"}), "slack.channelId", "not a Slack channel ID"},
 		{"slack user ID as channel", with(t, "slack", map[string]any{"workspaceId": "T07ABCDEF12", "channelId": "U07ABCDEF12"}), "slack.channelId", "not a Slack channel ID"},
-		{"email at example.com", with(t, "notifications.emails", []any{"payments-oncall@example.com"}), "notifications.emails", "reserved for examples"},
-		{"email at a .test domain", with(t, "notifications.emails", []any{"oncall@pager.test"}), "notifications.emails", "reserved for examples"},
+		{"email at example.com", with(t, "notifications.page.emails", []any{"payments-oncall@example.com"}), "notifications.page.emails", "reserved for examples"},
+		{"email at a .test domain", with(t, "notifications.ticket.emails", []any{"oncall@pager.test"}), "notifications.ticket.emails", "reserved for examples"},
+		{"routing of an unknown kind", with(t, "alarms.routing", map[string]any{"api-latencyy": "page"}), "alarms.routing", `"api-latencyy" is not an alarm kind`},
+		{"routing to an unknown severity", with(t, "alarms.routing", map[string]any{"api-latency": "sms"}), "alarms.routing", `severity "sms"`},
+		{"runbook over http", with(t, "alarms.runbookUrl", "http://wiki/runbook"), "alarms.runbookUrl", "not an https URL"},
+		{"error rate above 100", with(t, "alarms.errorRatePercent", 101), "alarms.errorRatePercent", "outside 0..100"},
+		{"one request guard", with(t, "alarms.minRequests", 1), "alarms.minRequests", "at least 2"},
+		{"heartbeat of a minute", with(t, "alarms.settledPaymentEveryMinutes", 1), "alarms.settledPaymentEveryMinutes", "outside 5..1440"},
 		{"unknown field", with(t, "pitrDays", 3), "", `unknown field "pitrDays"`},
 		{"missing api", with(t, "api", nil), "api", "missing"},
 		{"zero throttle rate", with(t, "api.throttleRatePerSecond", 0), "api.throttleRatePerSecond", "at least 1"},
@@ -116,8 +125,8 @@ func TestParseRejectsBadEnvironments(t *testing.T) {
 		{"reserved concurrency of unknown function", with(t, "api.reservedConcurrency", map[string]any{"refund": 5}), "api.reservedConcurrency", `"refund"`},
 		{"on-demand maximum on provisioned", with(t, "capacity", map[string]any{"mode": "provisioned", "minRead": 1, "maxRead": 2, "minWrite": 1, "maxWrite": 2, "targetUtilizationPercent": 70, "maxReadRequestUnits": 10}), "capacity", "on-demand only"},
 		{"negative on-demand maximum", with(t, "capacity.maxWriteRequestUnits", -1), "capacity", "must not be negative"},
-		{"email without domain", with(t, "notifications.emails", []any{"oncall"}), "notifications.emails", "not an email address"},
-		{"http endpoint", with(t, "notifications.httpsEndpoints", []any{"http://pager.example.com/"}), "notifications.httpsEndpoints", "not an https URL"},
+		{"email without domain", with(t, "notifications.page.emails", []any{"oncall"}), "notifications.page.emails", "not an email address"},
+		{"http endpoint", with(t, "notifications.ticket.httpsEndpoints", []any{"http://pager.example.com/"}), "notifications.ticket.httpsEndpoints", "not an https URL"},
 		{"money route rate above stage", with(t, "api.moneyRouteThrottleRatePerSecond", 501), "api.moneyRouteThrottleRatePerSecond", "outside 0..500"},
 		{"money route burst above stage", with(t, "api.moneyRouteThrottleBurst", 1001), "api.moneyRouteThrottleBurst", "outside 0..1000"},
 		{"dr in the same region", with(t, "backup.dr", map[string]any{"region": "eu-west-1", "dailyRetentionDays": 35}), "backup.dr.region", "other than"},
@@ -196,13 +205,13 @@ func TestParseAcceptsValidEnvironments(t *testing.T) {
 			"backup.dr", map[string]any{"region": "eu-central-1", "dailyRetentionDays": 35, "weeklyRetentionDays": 91},
 			"backup.restoreTest", map[string]any{"schedule": "monthly", "validationWindowHours": 2},
 			"capacity.maxReadRequestUnits", 4000, "capacity.maxWriteRequestUnits", 1000,
-			"notifications", map[string]any{"emails": []any{"oncall@payments.acme.eu"}, "httpsEndpoints": []any{"https://pager.example.com/e"}},
+			"notifications", map[string]any{"page": map[string]any{"httpsEndpoints": []any{"https://pager.example.com/e"}}, "ticket": map[string]any{"emails": []any{"oncall@payments.acme.eu"}}},
 		), func(c envconfig.Config) error {
 			b := c.Backup
 			if b.DR == nil || *b.DR != (envconfig.DR{Region: "eu-central-1", DailyRetentionDays: 35, WeeklyRetentionDays: 91}) ||
 				b.RestoreTest == nil || *b.RestoreTest != (envconfig.RestoreTest{Schedule: "monthly", ValidationWindowHours: 2}) ||
 				c.Capacity.MaxReadRequestUnits != 4000 || c.Capacity.MaxWriteRequestUnits != 1000 ||
-				len(c.Notifications.Emails) != 1 || len(c.Notifications.HTTPSEndpoints) != 1 {
+				len(c.Notifications.Ticket.Emails) != 1 || len(c.Notifications.Page.HTTPSEndpoints) != 1 {
 				return fmt.Errorf("got %+v", c)
 			}
 			return nil
@@ -228,6 +237,21 @@ func TestParseAcceptsValidEnvironments(t *testing.T) {
 		{"slack", with(t, "slack", map[string]any{"workspaceId": "T07ABCDEF12", "channelId": "G07ABCDEF12"}), func(c envconfig.Config) error {
 			if c.Slack.WorkspaceID != "T07ABCDEF12" || c.Slack.ChannelID != "G07ABCDEF12" {
 				return fmt.Errorf("got %+v", c.Slack)
+			}
+			return nil
+		}},
+		{"slack for tickets only", with(t, "slack", map[string]any{"workspaceId": "T07ABCDEF12", "ticketChannelId": "C07ABCDEF34"}), func(c envconfig.Config) error {
+			if c.Slack.TicketChannelID != "C07ABCDEF34" || c.Slack.ChannelID != "" {
+				return fmt.Errorf("got %+v", c.Slack)
+			}
+			return nil
+		}},
+		{"routing and rates", with(t, "alarms.routing", map[string]any{"api-latency": "page", "api-5xx-rate": "ticket"},
+			"alarms.errorRatePercent", 1, "alarms.minRequests", 50, "alarms.settledPaymentEveryMinutes", 30), func(c envconfig.Config) error {
+			a := c.Alarms
+			if a.Routing.SeverityOf(oncall.APILatency) != oncall.Page || a.Routing.SeverityOf(oncall.APIServerErrorRate) != oncall.Ticket ||
+				a.ErrorRatePercent != 1 || a.MinRequests != 50 || a.SettledPaymentEveryMinutes != 30 {
+				return fmt.Errorf("got %+v", a)
 			}
 			return nil
 		}},

@@ -10,7 +10,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
 
-	"github.com/oncetable/oncetable/runtime/restorevalidation"
+	"github.com/oncetable/oncetable/constructs/alarms"
+	"github.com/oncetable/oncetable/constructs/oncall"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/stacks/envconfig"
 )
@@ -232,8 +233,9 @@ func TestVaultLockAndBackupPlan(t *testing.T) {
 					}),
 				})
 			})
-			// THEN failed backup, restore and copy jobs reach the alarm topic
-			topicID, _ := only(t, s, "AWS::SNS::Topic")
+			// THEN failed backup, restore and copy jobs reach the ticket topic
+			// (their details; the alarm on them pages: TestAlarmRouting)
+			topicID := logicalID(s, s.ops.Ticket.Topic)
 			// (test/eventrules matches these patterns against AWS's sample
 			// events: backup and copy jobs carry detail.state, restore jobs
 			// detail.status.)
@@ -289,25 +291,28 @@ func TestVaultLockAndBackupPlan(t *testing.T) {
 
 func TestTopicIsEncryptedAndTLSOnly(t *testing.T) {
 	for _, env := range envs {
-		t.Run(env, func(t *testing.T) {
-			s := byEnv[env]
-			topicID, topic := only(t, s, "AWS::SNS::Topic")
-			if _, ok := props(topic)["KmsMasterKeyId"]; !ok {
-				t.Error("topic has no KmsMasterKeyId")
-			}
-			check(t, "TLS-only topic policy", func() {
-				s.template.HasResourceProperties(jsii.String("AWS::SNS::TopicPolicy"), map[string]any{
-					"PolicyDocument": assertions.Match_ObjectLike(&map[string]any{
-						"Statement": assertions.Match_ArrayWith(&[]any{assertions.Match_ObjectLike(&map[string]any{
-							"Effect":    "Deny",
-							"Action":    "sns:Publish",
-							"Condition": map[string]any{"Bool": map[string]any{"aws:SecureTransport": "false"}},
-							"Resource":  ref(topicID),
-						})}),
-					}),
+		for _, ch := range []*alarms.Channel{byEnv[env].ops.Page, byEnv[env].ops.Ticket} {
+			t.Run(env+"/"+string(ch.Severity), func(t *testing.T) {
+				s := byEnv[env]
+				topicID := logicalID(s, ch.Topic)
+				topic := s.json["Resources"].(map[string]any)[topicID].(map[string]any)
+				if got, want := props(topic)["KmsMasterKeyId"], map[string]any{"Fn::GetAtt": []any{logicalID(s, s.ops.Key), "Arn"}}; !reflect.DeepEqual(got, want) {
+					t.Errorf("topic KmsMasterKeyId %v, want the topic key %v", got, want)
+				}
+				check(t, "TLS-only topic policy", func() {
+					s.template.HasResourceProperties(jsii.String("AWS::SNS::TopicPolicy"), map[string]any{
+						"PolicyDocument": assertions.Match_ObjectLike(&map[string]any{
+							"Statement": assertions.Match_ArrayWith(&[]any{assertions.Match_ObjectLike(&map[string]any{
+								"Effect":    "Deny",
+								"Action":    "sns:Publish",
+								"Condition": map[string]any{"Bool": map[string]any{"aws:SecureTransport": "false"}},
+								"Resource":  ref(topicID),
+							})}),
+						}),
+					})
 				})
 			})
-		})
+		}
 	}
 }
 
@@ -324,19 +329,19 @@ func TestAlarms(t *testing.T) {
 			{"ConsumedReadCapacityUnits", ""}:  {100 * 300, 3, 3},
 			{"ConsumedWriteCapacityUnits", ""}: {50 * 300, 3, 3},
 			{"TransactionConflict", ""}:        {50, 3, 2},
-			{"SystemErrors", ""}:               {5, 1, 1},
+			{"SystemErrors", ""}:               {5, 3, 2},
 		},
 		"staging": {
 			{"ConsumedReadCapacityUnits", ""}:  {80 * 300, 3, 3},
 			{"ConsumedWriteCapacityUnits", ""}: {40 * 300, 3, 3},
 			{"TransactionConflict", ""}:        {50, 3, 2},
-			{"SystemErrors", ""}:               {5, 1, 1},
+			{"SystemErrors", ""}:               {5, 3, 2},
 		},
 		"prod": {
 			{"ConsumedReadCapacityUnits", ""}:  {500 * 300, 3, 3},
 			{"ConsumedWriteCapacityUnits", ""}: {200 * 300, 3, 3},
 			{"TransactionConflict", ""}:        {25, 3, 2},
-			{"SystemErrors", ""}:               {1, 1, 1},
+			{"SystemErrors", ""}:               {1, 3, 2},
 		},
 	}
 	throttles := map[string]float64{"dev": 10, "staging": 10, "prod": 5}
@@ -356,21 +361,15 @@ func TestAlarms(t *testing.T) {
 		}
 		t.Run(env, func(t *testing.T) {
 			s := byEnv[env]
-			topicID, _ := only(t, s, "AWS::SNS::Topic")
+			topicID := logicalID(s, s.ops.Ticket.Topic)
 			tableID, _ := only(t, s, "AWS::DynamoDB::GlobalTable")
 			got := map[alarmKey]want{}
-			for id, r := range resources(s, "AWS::CloudWatch::Alarm") {
-				p := props(r)
-				switch p["Namespace"] {
-				case "AWS/Lambda", "AWS/ApiGateway":
-					continue // the compute alarms: TestComputeAlarms
-				case "AWS/SQS":
-					continue // the dead-letter queues: TestVaultLockAndBackupPlan, TestOperationsSubscribers
-				case "AWS/Backup":
-					continue // no completed backup: TestBackupSilenceAndRestoreTesting
-				case restorevalidation.Namespace:
-					continue // a failed restore validation: TestRestoreValidation
+			for _, a := range s.ops.Alarms {
+				if a.Kind.Group != oncall.GroupTable {
+					continue // the others: TestComputeAlarms, TestVaultLockAndBackupPlan, TestAlarmRouting
 				}
+				id := logicalID(s, a.Alarm)
+				p := alarmResource(t, s, a.Alarm)
 				key, err := alarmMetric(p, tableID)
 				if err != nil {
 					t.Errorf("alarm %s: %v", id, err)
@@ -380,7 +379,7 @@ func TestAlarms(t *testing.T) {
 					t.Errorf("two alarms on %v", key)
 				}
 				got[key] = want{p["Threshold"].(float64), p["EvaluationPeriods"].(float64), p["DatapointsToAlarm"].(float64)}
-				// THEN every alarm pages the topic on ALARM and on OK, and
+				// THEN every table alarm is a ticket, on ALARM and on OK, and
 				// missing data (no events) is not a breach
 				actions := []any{ref(topicID)}
 				if !reflect.DeepEqual(p["AlarmActions"], actions) || !reflect.DeepEqual(p["OKActions"], actions) {
@@ -485,16 +484,20 @@ func TestChatbotOnlyWhereSlackIsConfigured(t *testing.T) {
 	}
 	t.Run("prod deployed", func(t *testing.T) {
 		s := deployed
-		topicID, _ := only(t, s, "AWS::SNS::Topic")
-		check(t, "Chatbot routes the topic to the channel given at deploy time", func() {
-			s.template.HasResourceProperties(jsii.String("AWS::Chatbot::SlackChannelConfiguration"), map[string]any{
-				"SlackWorkspaceId": deployTimeContext[envconfig.SlackWorkspaceIDKey],
-				"SlackChannelId":   deployTimeContext[envconfig.SlackChannelIDKey],
-				"SnsTopicArns":     []any{ref(topicID)},
-				"GuardrailPolicies": []any{map[string]any{"Fn::Join": []any{"", []any{
-					"arn:", ref("AWS::Partition"), ":iam::aws:policy/CloudWatchReadOnlyAccess",
-				}}}},
+		for topic, channel := range map[string]any{
+			logicalID(s, s.ops.Page.Topic):   deployTimeContext[envconfig.SlackChannelIDKey],
+			logicalID(s, s.ops.Ticket.Topic): deployTimeContext[envconfig.SlackTicketChannelIDKey],
+		} {
+			check(t, fmt.Sprintf("Chatbot routes %s to the channel %v given at deploy time", topic, channel), func() {
+				s.template.HasResourceProperties(jsii.String("AWS::Chatbot::SlackChannelConfiguration"), map[string]any{
+					"SlackWorkspaceId": deployTimeContext[envconfig.SlackWorkspaceIDKey],
+					"SlackChannelId":   channel,
+					"SnsTopicArns":     []any{ref(topic)},
+					"GuardrailPolicies": []any{map[string]any{"Fn::Join": []any{"", []any{
+						"arn:", ref("AWS::Partition"), ":iam::aws:policy/CloudWatchReadOnlyAccess",
+					}}}},
+				})
 			})
-		})
+		}
 	})
 }

@@ -3,6 +3,7 @@ package cdk
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
@@ -26,13 +28,13 @@ import (
 
 // computeCase is what each environment's compute must look like.
 type computeCase struct {
-	env            string
-	rate, burst    float64
-	retentionDays  float64
-	deletionPolicy string // of the log groups
-	tableKey       bool   // the table has a customer-managed key
-	serverErrors   float64
-	latencyMs      float64
+	env                string
+	rate, burst        float64
+	retentionDays      float64
+	deletionPolicy     string // of the log groups
+	tableKey           bool   // the table has a customer-managed key
+	serverErrorPercent float64
+	latencyMs          float64
 	// moneyRate and moneyBurst limit each money route (default: half the stage's).
 	moneyRate, moneyBurst float64
 	// iteratorAgeMs is the events function's IteratorAge alarm (no events function in defaults).
@@ -40,13 +42,13 @@ type computeCase struct {
 }
 
 var computeCases = []computeCase{
-	{"dev", 50, 100, 7, "Delete", false, 5, 3000, 25, 50, 300000},
-	{"staging", 100, 200, 30, "RetainExceptOnCreate", false, 5, 3000, 50, 100, 120000},
+	{"dev", 50, 100, 7, "Delete", false, 2, 3000, 25, 50, 300000},
+	{"staging", 100, 200, 30, "RetainExceptOnCreate", false, 2, 3000, 50, 100, 120000},
 	{"prod", 500, 1000, 365, "RetainExceptOnCreate", true, 1, 1500, 200, 400, 60000},
-	{"defaults", 100, 200, 30, "RetainExceptOnCreate", false, 5, 3000, 50, 100, 0},
+	{"defaults", 100, 200, 30, "RetainExceptOnCreate", false, 2, 3000, 50, 100, 0},
 	// dev at the other order index stages (byStage).
-	{"dev@both", 50, 100, 7, "Delete", false, 5, 3000, 25, 50, 300000},
-	{"dev@v2", 50, 100, 7, "Delete", false, 5, 3000, 25, 50, 300000},
+	{"dev@both", 50, 100, 7, "Delete", false, 2, 3000, 25, 50, 300000},
+	{"dev@v2", 50, 100, 7, "Delete", false, 2, 3000, 25, 50, 300000},
 }
 
 // stackOf is the stack of a computeCase: an environment, "defaults", or
@@ -342,63 +344,75 @@ func actionList(actions []string) any {
 	return out
 }
 
-// TestComputeAlarms: API 5xx and p99 latency, and per function Errors,
-// Throttles and p99 Duration, all paging the operations topic, with widgets
-// on the operations dashboard.
+// TestComputeAlarms: the API's 5xx, 4xx and 429 rates, each money route's
+// 5xx rate and p99 latency, and per function its error rate (a count for
+// the rotation), throttle rate, p99 duration and, with reserved
+// concurrency, its concurrency; the events function's lag, stuck mapping
+// and dead letters; prod's settle heartbeat. Rates are guarded metric math
+// over 2 of 3 periods; the dashboard has their widgets.
 func TestComputeAlarms(t *testing.T) {
 	for _, tc := range computeCases {
 		t.Run(tc.env, func(t *testing.T) {
 			s := stackOf(tc.env)
-			topic := []any{ref(logicalID(s, s.ops.Topic))}
-			type metric struct{ namespace, name, stat string }
-			got := map[metric][]float64{}
-			for id, r := range resources(s, "AWS::CloudWatch::Alarm") {
-				p := props(r)
-				ns := p["Namespace"]
-				if ns != "AWS/Lambda" && ns != "AWS/ApiGateway" {
-					continue
-				}
-				stat, _ := p["Statistic"].(string)
-				if ext, ok := p["ExtendedStatistic"].(string); ok {
-					stat = ext
-				}
-				m := metric{ns.(string), p["MetricName"].(string), stat}
-				got[m] = append(got[m], p["Threshold"].(float64))
-				if !reflect.DeepEqual(p["AlarmActions"], topic) || !reflect.DeepEqual(p["OKActions"], topic) {
-					t.Errorf("alarm %s (%v) does not page the operations topic: %v", id, m, p["AlarmActions"])
-				}
-				if p["TreatMissingData"] != "notBreaching" || p["ComparisonOperator"] != "GreaterThanOrEqualToThreshold" {
-					t.Errorf("alarm %s (%v): missing data %v, operator %v", id, m, p["TreatMissingData"], p["ComparisonOperator"])
-				}
-			}
-			n := len(paymentsapi.Functions()) + 1 // and the rotation function
+			stackPath := *s.stack.Node().Path() + "/"
+			path := func(c constructs.IConstruct) string { return strings.TrimPrefix(*c.Node().Path(), stackPath) }
+			got := map[string][3]float64{}
+			var all []awscloudwatch.Alarm
+			all = append(all, s.payments.Alarms...)
 			if s.events != nil {
-				n++ // and the events function
+				all = append(all, s.events.Alarms...)
 			}
-			repeat := func(v float64) []float64 {
-				out := make([]float64, n)
-				for i := range out {
-					out[i] = v
+			for _, a := range all {
+				p := alarmResource(t, s, a)
+				got[path(a)] = [3]float64{p["Threshold"].(float64), p["EvaluationPeriods"].(float64), datapoints(p)}
+				if expr := compact(p["Metrics"]); strings.Contains(expr, "100 *") && !strings.Contains(expr, "IF(") {
+					t.Errorf("%s: a rate without a traffic guard: %s", path(a), expr)
 				}
-				return out
 			}
-			want := map[metric][]float64{
-				{"AWS/ApiGateway", "5xx", "Sum"}:     {tc.serverErrors},
-				{"AWS/ApiGateway", "Latency", "p99"}: {tc.latencyMs},
-				{"AWS/Lambda", "Errors", "Sum"}:      repeat(1),
-				{"AWS/Lambda", "Throttles", "Sum"}:   repeat(1),
-				{"AWS/Lambda", "Duration", "p99"}:    repeat(8000), // 80% of the 10 s timeout
+			pct, rate := float64(tc.serverErrorPercent), func(v float64) [3]float64 { return [3]float64{v, 3, 2} }
+			api := path(s.payments.Construct) + "/"
+			want := map[string][3]float64{
+				api + "ServerErrorsAlarm": rate(pct), api + "ClientErrorsAlarm": rate(25), api + "ThrottledAlarm": rate(5),
+				api + "LatencyAlarm": rate(tc.latencyMs),
 			}
+			for _, r := range paymentsapi.MoneyRoutes() {
+				want[api+strings.ToUpper(r.Name[:1])+r.Name[1:]+"ServerErrorsAlarm"] = rate(pct)
+			}
+			fns := map[string]*gofunction.Function{paymentsapi.RotationFunctionName: s.payments.RotationFunction}
+			maps.Copy(fns, s.payments.Functions)
 			if s.events != nil {
-				want[metric{"AWS/Lambda", "IteratorAge", "Maximum"}] = []float64{tc.iteratorAgeMs}
+				fns["events"] = s.events.Function
+				ev := path(s.events.Construct) + "/"
+				want[ev+"IteratorAgeAlarm"] = rate(tc.iteratorAgeMs)
+				want[ev+"StuckAlarm"] = [3]float64{1, 3, 3}
+				want[ev+"FailureQueueAlarm"] = [3]float64{0, 1, 1}
+			}
+			for name, fn := range fns {
+				f := path(fn.Construct) + "/"
+				switch name {
+				case paymentsapi.RotationFunctionName:
+					want[f+"ErrorsAlarm"] = [3]float64{1, 1, 1}
+				case "events":
+					want[f+"ErrorsAlarm"] = rate(5)
+				default:
+					want[f+"ErrorsAlarm"] = rate(pct)
+				}
+				want[f+"ThrottlesAlarm"] = rate(1)
+				want[f+"DurationAlarm"] = rate(8000) // 80% of the 10 s timeout
+				if fn.ReservedConcurrency > 0 {
+					want[f+"ConcurrencyAlarm"] = rate(float64(fn.ReservedConcurrency) * 0.8)
+				}
+			}
+			if tc.env == "prod" {
+				want[api+"NoSettledPaymentAlarm"] = [3]float64{1, 1, 1}
 			}
 			if !reflect.DeepEqual(got, want) {
-				t.Errorf("compute alarms (metric: thresholds) = %v, want %v", got, want)
+				t.Errorf("compute alarms (path: threshold, periods, datapoints)\n got  %v\n want %v", got, want)
 			}
 			_, dash := only(t, s, "AWS::CloudWatch::Dashboard")
 			body, _ := json.Marshal(props(dash)["DashboardBody"])
-			for _, title := range []string{"Payments API: requests, 4xx, 5xx", "Payments API: latency p99",
-				"charge Lambda: invocations, errors, throttles", "api Lambda: duration p50 / p99"} {
+			for _, title := range []string{"Payments API: requests, 4xx, 5xx, 429", "Payments API: latency p99", "Money routes: 5xx rate by route",
+				"charge Lambda: invocations, errors, throttles", "api Lambda: duration p50 / p99", "concurrent executions"} {
 				if !strings.Contains(string(body), title) {
 					t.Errorf("dashboard has no widget %q", title)
 				}
@@ -433,12 +447,21 @@ func TestComputeStage(t *testing.T) {
 					t.Errorf("access log field %s = %q, want %q", field, line[field], variable)
 				}
 			}
-			// THEN each money route has its own limits below the stage's
+			// THEN each money route has its own limits below the stage's, and
+			// every money-flow route its own (detailed) metrics for its alarm
 			wantRoutes := map[string]any{}
 			for _, r := range httpapi.Routes() {
 				if r.Function != httpapi.FunctionAPI {
 					wantRoutes[r.Method+" "+r.Path] = map[string]any{"ThrottlingRateLimit": tc.moneyRate, "ThrottlingBurstLimit": tc.moneyBurst}
 				}
+			}
+			for _, r := range paymentsapi.MoneyRoutes() {
+				s, ok := wantRoutes[r.Method+" "+r.Path].(map[string]any)
+				if !ok {
+					s = map[string]any{}
+					wantRoutes[r.Method+" "+r.Path] = s
+				}
+				s["DetailedMetricsEnabled"] = true
 			}
 			if !reflect.DeepEqual(p["RouteSettings"], wantRoutes) {
 				t.Errorf("RouteSettings %v, want %v", p["RouteSettings"], wantRoutes)

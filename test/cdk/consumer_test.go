@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -36,27 +37,33 @@ func TestConsumerApp(t *testing.T) {
 	}
 	count := map[string]int{}
 	var tableKeys string
-	for _, r := range template.Resources {
+	for id, r := range template.Resources {
 		count[r.Type]++
+		// Every alarm links to its section of the consumer's own runbook.
+		if d, _ := r.Properties["AlarmDescription"].(string); r.Type == "AWS::CloudWatch::Alarm" &&
+			!regexp.MustCompile(`Runbook: https://wiki\.example\.com/payments/runbook#[a-z-]+$`).MatchString(d) {
+			t.Errorf("alarm %s: description %q has no link to the consumer's runbook", id, d)
+		}
 		if r.Type == "AWS::DynamoDB::GlobalTable" {
 			keys, _ := json.Marshal(r.Properties["KeySchema"])
 			tableKeys = string(keys)
 		}
 	}
 	// 2 throttle and 2 key-range throttle alarms for the table and each
-	// index, system errors, conflicts, 2 capacity alarms, the backup
-	// dead-letter queue's alarm, no completed backup, plus the consumer's
-	// latency alarm.
-	wantAlarms := 4*(1+len(schema.Indexes())) + 4 + 1 + 1 + 1
+	// index, system errors, conflicts, 2 capacity alarms, a failed backup
+	// job, the backup dead-letter queue's alarm, no completed backup, the
+	// subscriptions' dead-letter queue, plus the consumer's latency alarm.
+	wantAlarms := 4*(1+len(schema.Indexes())) + 4 + 3 + 1 + 1
 	for typ, n := range map[string]int{
 		"AWS::DynamoDB::GlobalTable":   1,
 		"AWS::CloudWatch::Alarm":       wantAlarms,
 		"AWS::CloudWatch::Dashboard":   1,
-		"AWS::SNS::Topic":              1,
+		"AWS::SNS::Topic":              2,
+		"AWS::SNS::Subscription":       2,
 		"AWS::Backup::BackupVault":     1,
 		"AWS::Backup::BackupSelection": 1,
 		"AWS::Events::Rule":            2,
-		"AWS::SQS::Queue":              1,
+		"AWS::SQS::Queue":              2,
 	} {
 		if count[typ] != n {
 			t.Errorf("got %d %s, want %d", count[typ], typ, n)

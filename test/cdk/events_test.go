@@ -2,6 +2,7 @@ package cdk
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/aws/jsii-runtime-go"
@@ -100,21 +101,23 @@ func TestPaymentEvents(t *testing.T) {
 			if !reflect.DeepEqual(canonical(stmts), canonical(want)) {
 				t.Errorf("events role statements\n got  %v\n want %v", canonical(stmts), canonical(want))
 			}
-			topic := []any{ref(logicalID(s, s.ops.Topic))}
-			check(t, "failure queue depth pages the topic", func() {
+			topic := []any{ref(logicalID(s, s.ops.Page.Topic))}
+			check(t, "failure queue depth pages", func() {
 				s.template.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), map[string]any{
 					"Namespace": "AWS/SQS", "MetricName": "ApproximateNumberOfMessagesVisible",
 					"Dimensions":   []any{map[string]any{"Name": "QueueName", "Value": map[string]any{"Fn::GetAtt": []any{queueID, "QueueName"}}}},
 					"AlarmActions": topic, "OKActions": topic,
 				})
 			})
-			check(t, "the events function's errors page the topic", func() {
-				s.template.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), map[string]any{
-					"Namespace": "AWS/Lambda", "MetricName": "Errors",
-					"Dimensions":   []any{map[string]any{"Name": "FunctionName", "Value": ref(fnID)}},
-					"AlarmActions": topic,
-				})
-			})
+			// THEN the function's error rate is a ticket (the mapping retries;
+			// lag and dead letters page), over its own Errors and Invocations
+			errorsAlarm := alarmResource(t, s, s.events.Function.Construct.Node().FindChild(jsii.String("ErrorsAlarm")))
+			if got := compact(errorsAlarm["Metrics"]); !strings.Contains(got, `"Value":{"Ref":"`+fnID+`"}`) || !strings.Contains(got, `"MetricName":"Errors"`) {
+				t.Errorf("events ErrorsAlarm metrics %s, want the events function's Errors", got)
+			}
+			if ticket := []any{ref(logicalID(s, s.ops.Ticket.Topic))}; !reflect.DeepEqual(errorsAlarm["AlarmActions"], ticket) {
+				t.Errorf("events ErrorsAlarm actions %v, want the ticket topic %v", errorsAlarm["AlarmActions"], ticket)
+			}
 		})
 	}
 }

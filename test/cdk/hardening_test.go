@@ -116,7 +116,10 @@ func TestAlarmTopicPublishersAreConditioned(t *testing.T) {
 	for _, env := range envs {
 		t.Run(env, func(t *testing.T) {
 			s := byEnv[env]
-			topicID := logicalID(s, s.ops.Topic)
+			topicID := logicalID(s, s.ops.Ticket.Topic) // the failed-jobs events
+			if n := len(resources(s, "AWS::SNS::TopicPolicy")); n != 2 {
+				t.Errorf("got %d topic policies, want the page and the ticket topic's", n)
+			}
 			for id, r := range resources(s, "AWS::SNS::TopicPolicy") {
 				conditioned(t, id, statements(props(r)["PolicyDocument"]))
 				if strings.Contains(compact(r), "events.amazonaws.com") {
@@ -177,7 +180,7 @@ func TestBackupSilenceAndRestoreTesting(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.env, func(t *testing.T) {
 			s := byEnv[tt.env]
-			topicID := logicalID(s, s.ops.Topic)
+			topicID := logicalID(s, s.ops.Page.Topic) // backup-missing pages in every environment
 			vaultID, _ := only(t, s, "AWS::Backup::BackupVault")
 			check(t, "no completed backup for 26 hours alarms", func() {
 				s.template.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), map[string]any{
@@ -262,22 +265,28 @@ func asList(v any) []any {
 	return l
 }
 
-// TestOperationsSubscribers: an environment with no subscriber synthesizes
-// with a warning (cdk.json commits none: prod's pager comes at deploy
-// time); prod deployed with its Slack IDs has one, and its stacks are
-// pinned to the account given at deploy time.
+// TestOperationsSubscribers: a severity with no subscriber synthesizes
+// with a warning naming it (cdk.json commits none: prod's pager comes at
+// deploy time); prod deployed with its Slack IDs has both, and its stacks
+// are pinned to the account given at deploy time.
 func TestOperationsSubscribers(t *testing.T) {
-	for env, wantWarning := range map[string]bool{"dev": true, "staging": true, "prod": true} {
+	for env, want := range map[string][]string{"dev": {"page", "ticket"}, "staging": {"page", "ticket"}, "prod": {"page", "ticket"}} {
 		t.Run(env, func(t *testing.T) {
-			if got := hasNoSubscriberWarning(byEnv[env]); got != wantWarning {
-				t.Errorf("no-subscriber warning: %v, want %v (id %s)", got, wantWarning, alarms.NoSubscriberWarning)
+			if got := noSubscriber(byEnv[env]); !reflect.DeepEqual(got, want) {
+				t.Errorf("no-subscriber warnings for %v, want %v (id %s)", got, want, alarms.NoSubscriberWarning)
 			}
 		})
 	}
 	t.Run("prod deployed", func(t *testing.T) {
-		if hasNoSubscriberWarning(deployed) {
-			t.Error("prod deployed with Slack IDs warns of no subscriber")
+		if got := noSubscriber(deployed); len(got) > 0 {
+			t.Errorf("prod deployed with Slack IDs warns of no subscriber for %v", got)
 		}
+		check(t, "the pager's HTTPS endpoint subscribes to the page topic", func() {
+			deployed.template.HasResourceProperties(jsii.String("AWS::SNS::Subscription"), map[string]any{
+				"Protocol": "https", "Endpoint": deployedPager, "TopicArn": ref(logicalID(deployed, deployed.ops.Page.Topic)),
+				"RedrivePolicy": map[string]any{"deadLetterTargetArn": getAtt(logicalID(deployed, deployed.ops.SubscriptionsDLQ))},
+			})
+		})
 		for _, s := range []*synthesized{deployed, deployedDR} {
 			if got, want := *s.stack.Account(), deployTimeContext[envconfig.AccountKey]; got != want {
 				t.Errorf("%s: account %q, want the one given at deploy time, %q", *s.stack.StackName(), got, want)
@@ -286,9 +295,17 @@ func TestOperationsSubscribers(t *testing.T) {
 	})
 }
 
-func hasNoSubscriberWarning(s *synthesized) bool {
-	return len(messages(assertions.Annotations_FromStack(s.stack).FindWarning(jsii.String("*"),
-		assertions.Match_StringLikeRegexp(jsii.String(".*no subscriber.*"))))) > 0
+// noSubscriber lists the severities whose topic warns of no subscriber.
+func noSubscriber(s *synthesized) []string {
+	found := strings.Join(messages(assertions.Annotations_FromStack(s.stack).FindWarning(jsii.String("*"),
+		assertions.Match_StringLikeRegexp(jsii.String(".*no subscriber.*")))), " ")
+	var out []string
+	for _, sev := range []string{"page", "ticket"} {
+		if strings.Contains(found, "The "+sev+" topic has no subscriber") {
+			out = append(out, sev)
+		}
+	}
+	return out
 }
 
 // TestOnDemandMaximumThroughput: the on-demand environments cap reads and

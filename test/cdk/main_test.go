@@ -65,7 +65,12 @@ var deployTimeContext = map[string]any{
 	envconfig.AccountKey:          "111122223333",
 	envconfig.SlackWorkspaceIDKey: "T07ABCDEF12",
 	envconfig.SlackChannelIDKey:   "C07ABCDEF12",
+	// The ticket channel, only as a cdk -c key (make has no variable for it).
+	envconfig.SlackTicketChannelIDKey: "C07TICKETS1",
 }
+
+// deployedPager is the page topic's HTTPS subscriber of deployed.
+const deployedPager = "https://events.pagerduty.com/integration/0123456789abcdef0123456789abcdef/enqueue"
 
 // stageEnv is the environment synthesized at every order index stage.
 const stageEnv = "dev"
@@ -232,14 +237,18 @@ func newStageStack(stage schema.OrderIndexes) (*synthesized, error) {
 	return s, nil
 }
 
-// newDeployedStacks builds prod with deployTimeContext through the app's
-// own path, with the nag packs.
+// newDeployedStacks builds prod with deployTimeContext and deployedPager
+// through the app's own path, with the nag packs.
 func newDeployedStacks() (*synthesized, *synthesized, error) {
 	ctx, err := cdkContext()
 	if err != nil {
 		return nil, nil, err
 	}
 	maps.Copy(ctx, deployTimeContext)
+	// and a pager's events URL for the pages, as docs/deploy.md asks of prod
+	// (a URL, not a deploy-time setting: it is no secret of the organization).
+	prod := ctx[envconfig.ContextKey].(map[string]any)["prod"].(map[string]any)
+	prod["notifications"] = map[string]any{"page": map[string]any{"httpsEndpoints": []any{deployedPager}}}
 	built, err := stacks.AddEnvironments(newNagApp(ctx))
 	if err != nil {
 		return nil, nil, err
@@ -279,7 +288,7 @@ func newDefaultsStack(app awscdk.App) *synthesized {
 	table := singletable.NewTable(stack, "Data", nil)
 	ops := alarms.NewOperations(stack, "Operations", nil)
 	ops.MonitorTable("Table", table.Table, nil)
-	backup.NewTableBackup(stack, "Backup", table.Table, &backup.TableBackupProps{AlarmTopic: ops.Topic})
+	backup.NewTableBackup(stack, "Backup", table.Table, &backup.TableBackupProps{AlarmTopic: ops.Ticket.Topic, Monitor: ops})
 	// The API needs its table; everything else is left to the defaults.
 	payments := paymentsapi.New(stack, "Payments", &paymentsapi.Props{Table: table.Table, Monitor: ops})
 	return &synthesized{stack: stack, table: table, ops: ops, payments: payments}

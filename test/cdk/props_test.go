@@ -10,6 +10,7 @@ import (
 
 	"github.com/oncetable/oncetable/constructs/alarms"
 	"github.com/oncetable/oncetable/constructs/backup"
+	"github.com/oncetable/oncetable/constructs/oncall"
 	"github.com/oncetable/oncetable/constructs/singletable"
 )
 
@@ -43,7 +44,9 @@ func TestConstructsRejectInvalidProps(t *testing.T) {
 		{name: "two daily rules", backup: &backup.TableBackupProps{Rules: []backup.Rule{{Schedule: backup.Daily, RetentionDays: 7}, {Schedule: backup.Daily, RetentionDays: 8}}}, want: "two Daily rules"},
 		{name: "no rule", backup: &backup.TableBackupProps{Rules: []backup.Rule{}}, want: "no backup rule"},
 		{name: "copy without retention", backup: &backup.TableBackupProps{CopyVaultARN: "arn:aws:backup:eu-central-1:111122223333:backup-vault:copy"}, want: "set CopyVaultARN and CopyRetentionDays (or a rule's) together"},
-		{name: "Slack workspace without channel", ops: &alarms.OperationsProps{SlackWorkspaceID: "T1"}, want: "set both SlackWorkspaceID and SlackChannelID"},
+		{name: "Slack workspace without channel", ops: &alarms.OperationsProps{SlackWorkspaceID: "T1"}, want: "set SlackWorkspaceID together with a Page or Ticket SlackChannelID"},
+		{name: "Slack channel without workspace", ops: &alarms.OperationsProps{Ticket: alarms.Subscribers{SlackChannelID: "C1"}}, want: "set SlackWorkspaceID together"},
+		{name: "routing of an unknown kind", ops: &alarms.OperationsProps{Routing: oncall.Routing{"no-such-alarm": oncall.Page}}, want: `"no-such-alarm" is not an alarm kind`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

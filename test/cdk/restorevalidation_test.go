@@ -45,8 +45,8 @@ func TestRestoreValidation(t *testing.T) {
 			}
 			checkValidationPolicy(t, s, fn, tableID)
 			checkValidationRule(t, s, fnID, planArn)
-			topicID := logicalID(s, s.ops.Topic)
-			check(t, "a failed validation alarms on the topic", func() {
+			topicID := logicalID(s, s.ops.Page.Topic)
+			check(t, "a failed validation pages", func() {
 				s.template.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), map[string]any{
 					"Namespace": restorevalidation.Namespace, "MetricName": restorevalidation.MetricValidationFailed,
 					"Dimensions": []any{map[string]any{"Name": restorevalidation.DimensionTableName, "Value": ref(tableID)}},
