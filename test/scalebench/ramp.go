@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
+	"github.com/oncetable/oncetable/test/machine"
 )
 
 // Step is one offered rate held for a window.
@@ -118,14 +118,6 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func loadAvg() string {
-	raw, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	return strings.Fields(string(raw))[0]
-}
-
 // step offers rate calls per second of p for cfg.Warm, then measures
 // cfg.Window.
 func (b *bench) step(ctx context.Context, p pattern, rate float64, r *rand.Rand) Step {
@@ -214,7 +206,7 @@ func (b *bench) step(ctx context.Context, p pattern, rate float64, r *rand.Rand)
 	req1, units1 := b.meter.snapshot()
 	s.Requests, s.Units = req1-req0, units1-units0
 	s.CPU = float64(cpuTime()-cpu0) / float64(wall)
-	s.Load = loadAvg()
+	s.Load = machine.Load()
 	s.Keys = keyDelta(keys0, b.eng.ThrottledKeys())
 	if s.Offered > 0 {
 		s.Late = late / time.Duration(s.Offered)

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/oncetable/oncetable/test/machine"
 )
 
 // dynamo is a bench-scale rate at DynamoDB scale.
@@ -224,8 +226,9 @@ func (r *Report) WriteMarkdown(w io.Writer, svg string) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format+"\n", a...) }
 	p("# Scale: the ceiling of every access pattern")
 	p("")
-	p("`make bench-scale` at %s (%s; took %s, %d cores, load average %s at the start and %s at the end: the machine is shared by up to 8 engineers).",
-		r.Started.Format("2006-01-02 15:04 UTC"), "test/scalebench", r.Took.Round(time.Second), r.Procs, r.LoadStart, loadAvg())
+	p("Use this page to see at which load each access pattern and money flow of the single table stops scaling, which partition key sets the ceiling, and what to do before it matters.")
+	p("")
+	p("%s The run (test/scalebench) took %s, from load average %s.", machine.Measured("make bench-scale", r.Started), r.Took.Round(time.Second), r.LoadStart)
 	p("Every rate on this page is in calls per second **at DynamoDB scale**: the engine's per-partition limits were DynamoDB's divided by %.0f (%.0f RCU and %.0f WCU per partition-key value per second, burst %s), the bench offered rates %.0f times smaller, and the page multiplies them back.", c.Scale, c.ReadUnits(), c.WriteUnits(), c.Burst, c.Scale)
 	s := r.Stats
 	p("Data: `test/population` seed %d, %d users (3 hot users with %.1f%% of the activity each; the most active ordinary user has %.1f%%), %d products of %d merchants (the most popular product %.1f%% of the lines), %d orders (%d open, %d charged and unprocessed, %d paid; the most active user has %d, the median %d, %d users none), loaded through the real flows (%s for v1).",

@@ -9,6 +9,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/store"
 	"github.com/oncetable/oncetable/test/population"
+	"github.com/oncetable/oncetable/test/machine"
 )
 
 // Report is a whole run.
@@ -44,7 +45,7 @@ var Variants = []struct {
 // Run measures every variant.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg = cfg.WithDefaults()
-	rep := &Report{Config: cfg, Started: time.Now().UTC(), LoadStart: loadAvg(), Procs: runtime.GOMAXPROCS(0), Loaded: map[string]time.Duration{}}
+	rep := &Report{Config: cfg, Started: time.Now().UTC(), LoadStart: machine.Load(), Procs: runtime.GOMAXPROCS(0), Loaded: map[string]time.Duration{}}
 	for _, vp := range Variants {
 		v := vp.Variant
 		if v.Name == "v2+queue" {
