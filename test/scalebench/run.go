@@ -8,8 +8,8 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/store"
-	"github.com/oncetable/oncetable/test/population"
 	"github.com/oncetable/oncetable/test/machine"
+	"github.com/oncetable/oncetable/test/population"
 )
 
 // Report is a whole run.
