@@ -22,6 +22,15 @@ func settle(t *testing.T, f *durableFixture, v string) {
 	}
 }
 
+// enablePITR turns point-in-time recovery on for tab-a.
+func enablePITR(t *testing.T, f *durableFixture) {
+	t.Helper()
+	if _, err := f.db.UpdateContinuousBackups(context.Background(), &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String("tab-a"),
+		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true)}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // values returns n of the transaction's four items in table.
 func values(t *testing.T, f *durableFixture, table string) map[string]string {
 	t.Helper()
@@ -50,10 +59,7 @@ func count(m map[string]string, v string) int {
 func TestBackupsSurviveRestart(t *testing.T) {
 	f := newDurableFixture(t)
 	ctx := context.Background()
-	if _, err := f.db.UpdateContinuousBackups(ctx, &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String("tab-a"),
-		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true)}}); err != nil {
-		t.Fatal(err)
-	}
+	enablePITR(t, f)
 	settle(t, f, "1")
 	f.now.Add(int64(time.Minute))
 	mid := time.Unix(0, f.now.Load())
@@ -94,10 +100,7 @@ func TestBackupsSurviveRestart(t *testing.T) {
 func TestTornBackupsFault(t *testing.T) {
 	f := newDurableFixture(t)
 	ctx := context.Background()
-	if _, err := f.db.UpdateContinuousBackups(ctx, &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String("tab-a"),
-		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true)}}); err != nil {
-		t.Fatal(err)
-	}
+	enablePITR(t, f)
 	settle(t, f, "1")
 	f.now.Add(int64(time.Minute))
 	settle(t, f, "2")
