@@ -342,6 +342,10 @@ func (e *Engine) createTable(ctx context.Context, in *createTableInput) (any, er
 		e.mu.Unlock()
 		return nil, newError(CodeResourceInUse, "Table already exists: %s", in.TableName)
 	}
+	if _, deleting := e.stillDeleting(in.TableName); deleting {
+		e.mu.Unlock()
+		return nil, inUse("deleted", in.TableName)
+	}
 	if spec := in.StreamSpecification; spec != nil && *spec.StreamEnabled {
 		t.stream = e.newStream(t, spec.StreamViewType, t.created)
 		t.latestStream = t.stream
@@ -495,10 +499,7 @@ func (e *Engine) describeTable(_ context.Context, in *tableNameInput) (any, erro
 	if err := checkTableName(in.TableName); err != nil {
 		return nil, err
 	}
-	var t *table
-	if m := e.byName.Load(); m != nil {
-		t = (*m)[in.TableName] // a CREATING table is described too
-	}
+	t := e.anyStatus(in.TableName) // a CREATING table is described too
 	if t == nil {
 		if desc, ok := e.stillDeleting(in.TableName); ok {
 			return map[string]any{"Table": desc}, nil
@@ -521,6 +522,10 @@ func (e *Engine) deleteTable(_ context.Context, in *tableNameInput) (any, error)
 	if t.deletionProtection {
 		e.mu.Unlock()
 		return nil, validationf("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
+	}
+	if e.creating(t) {
+		e.mu.Unlock()
+		return nil, inUse("created", in.TableName)
 	}
 	delete(e.tables, in.TableName)
 	e.publishTables()
@@ -619,12 +624,15 @@ func (e *Engine) updateTable(_ context.Context, in *updateTableInput) (any, erro
 		}
 	}
 	// The request is checked on its own before the table is looked up.
-	t, err := e.table(in.TableName)
-	if err != nil {
+	t := e.anyStatus(in.TableName)
+	if t == nil {
 		return nil, newError(CodeResourceNotFound, "Requested resource not found: Table: %s not found", in.TableName)
 	}
+	if e.creating(t) {
+		return nil, inUse("created", in.TableName)
+	}
 	var before *stream
-	err = t.locked(func() error {
+	err := t.locked(func() error {
 		before = t.stream
 		if err := e.updateTableLocked(t, in); err != nil {
 			return err

@@ -48,6 +48,21 @@ func (e *Engine) markUpdating(t *table) {
 	}
 }
 
+// anyStatus returns the named table, CREATING or not, or nil.
+func (e *Engine) anyStatus(name string) *table {
+	if m := e.byName.Load(); m != nil {
+		return (*m)[name]
+	}
+	return nil
+}
+
+// inUse is the ResourceInUseException of a table operation on a table that
+// is still being created or deleted (API Reference, ResourceInUseException:
+// "tried to delete a table currently in the CREATING state").
+func inUse(being, name string) error {
+	return newError(CodeResourceInUse, "Attempt to change a resource which is still in use: Table is being %s: %s", being, name)
+}
+
 // creating reports whether a table is still CREATING.
 func (e *Engine) creating(t *table) bool {
 	return e.delay() > 0 && e.now().Before(t.transient.creatingUntil)

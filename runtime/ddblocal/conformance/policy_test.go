@@ -175,10 +175,11 @@ func TestResourcePolicyPersists(t *testing.T) {
 const pageTableStatus = "TableDescription TableStatus (DynamoDB API Reference); DynamoDB local usage notes, -delayTransientStatuses (Developer Guide)"
 
 // TestTransientStatuses: with Options.TransientStatusDelay a new table is
-// CREATING (and not found by data operations) until the delay has passed,
-// an updated table UPDATING, a deleted one DELETING; then ACTIVE, or gone.
+// CREATING (not found by data operations, not deleted or updated) until the
+// delay has passed, an updated table UPDATING, a deleted one DELETING (its
+// name not yet free); then ACTIVE, or gone.
 func TestTransientStatuses(t *testing.T) {
-	doc(t, pageTableStatus, `TableStatus: CREATING - The table is being created. UPDATING - The table/index configuration is being updated. DELETING - The table is being deleted. ACTIVE - The table is ready for use. ResourceNotFoundException: "its status might not be ACTIVE"`)
+	doc(t, pageTableStatus, `TableStatus: CREATING - The table is being created. UPDATING - The table/index configuration is being updated. DELETING - The table is being deleted. ACTIVE - The table is ready for use. ResourceNotFoundException: "its status might not be ACTIVE"; ResourceInUseException: "you attempted to recreate an existing table, or tried to delete a table currently in the CREATING state"`)
 	clock := newFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	eachEngine(t, []func(*ddblocal.Options){clock.option(), func(o *ddblocal.Options) { o.TransientStatusDelay = 5 * time.Second }}, func(t *testing.T, tg *target) {
 		in := tableInput(keyDef{"pk", types.ScalarAttributeTypeS}, nil)
@@ -195,6 +196,11 @@ func TestTransientStatuses(t *testing.T) {
 		}
 		_, err = tg.client.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: in.TableName, Item: item{"pk": s("a")}})
 		wantErr(t, err, "ResourceNotFoundException")
+		// "tried to delete a table currently in the CREATING state"
+		_, err = tg.client.DeleteTable(ctx(t), &dynamodb.DeleteTableInput{TableName: in.TableName})
+		wantErr(t, err, "ResourceInUseException", "being created")
+		_, err = tg.client.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: in.TableName, DeletionProtectionEnabled: aws.Bool(false)})
+		wantErr(t, err, "ResourceInUseException", "being created")
 		clock.Advance(5 * time.Second)
 		if st := status(); st != types.TableStatusActive {
 			t.Errorf("after the delay the table is %s, want ACTIVE", st)
@@ -215,6 +221,8 @@ func TestTransientStatuses(t *testing.T) {
 		if st := status(); st != types.TableStatusDeleting {
 			t.Errorf("a deleted table is described as %s, want DELETING", st)
 		}
+		_, err = tg.client.CreateTable(ctx(t), in)
+		wantErr(t, err, "ResourceInUseException", "being deleted")
 		clock.Advance(5 * time.Second)
 		_, err = tg.client.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: in.TableName})
 		wantErr(t, err, "ResourceNotFoundException")
