@@ -2,6 +2,7 @@ package eventrules
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,6 +24,48 @@ var expected = map[string][]string{
 	// Restore jobs carry it in detail.status: the failed restore is
 	// matched, the completed one is not.
 	"BackupFailedRestores": {"restore-job-failed"},
+	// The restore validation starts on a completed restore test of the
+	// table's own plan, never on another restore.
+	"BackupRestoreValidationRule": {"restore-test-job-completed"},
+}
+
+// standIns are the deploy-time values a template names with intrinsic
+// functions, by attribute: the sample events carry the same values.
+var standIns = map[string]string{
+	"RestoreTestingPlanArn": "arn:aws:backup:us-west-2:1112233445566:restore-testing-plan:oncetable_restore_test-1a2b3c4d",
+}
+
+// resolve replaces each {"Fn::GetAtt": [id, attribute]} in a pattern with
+// the attribute's stand-in; any other intrinsic is an error.
+func resolve(v any) (any, error) {
+	switch v := v.(type) {
+	case map[string]any:
+		if att, ok := v["Fn::GetAtt"].([]any); ok && len(v) == 1 && len(att) == 2 {
+			if s, ok := standIns[fmt.Sprint(att[1])]; ok {
+				return s, nil
+			}
+			return nil, fmt.Errorf("no stand-in for %v: add one to standIns", att)
+		}
+		for k, e := range v {
+			if strings.HasPrefix(k, "Fn::") || k == "Ref" {
+				return nil, fmt.Errorf("intrinsic %s in a pattern: add its stand-in", k)
+			}
+			r, err := resolve(e)
+			if err != nil {
+				return nil, err
+			}
+			v[k] = r
+		}
+	case []any:
+		for i, e := range v {
+			r, err := resolve(e)
+			if err != nil {
+				return nil, err
+			}
+			v[i] = r
+		}
+	}
+	return v, nil
 }
 
 type rule struct {
@@ -52,9 +95,19 @@ func rules(t *testing.T) []rule {
 			t.Fatalf("%s: %v", f, err)
 		}
 		for id, r := range tpl.Resources {
-			if r.Type == "AWS::Events::Rule" {
-				out = append(out, rule{template: filepath.Base(f), id: id, pattern: string(r.Properties.EventPattern)})
+			if r.Type != "AWS::Events::Rule" {
+				continue
 			}
+			var p any
+			if err := json.Unmarshal(r.Properties.EventPattern, &p); err != nil {
+				t.Fatalf("%s %s: %v", f, id, err)
+			}
+			p, err := resolve(p)
+			if err != nil {
+				t.Fatalf("%s %s: %v", f, id, err)
+			}
+			resolved, _ := json.Marshal(p)
+			out = append(out, rule{template: filepath.Base(f), id: id, pattern: string(resolved)})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].template+out[i].id < out[j].template+out[j].id })
