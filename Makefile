@@ -21,7 +21,9 @@ CDK_OUT := cdk.out
 GO_FILES = $(shell find . -path ./node_modules -prune -o -path './.*' -prune -o -name testdata -prune -o -name '*.go' -print)
 # Go modules of their own inside the repository (a go.mod of their own),
 # which `go test ./...` at the top does not enter.
-NESTED_MODULES :=
+# test/consumer is another team's CDK app, requiring oncetable through a
+# replace directive.
+NESTED_MODULES := test/consumer
 STATICCHECK_VERSION := v0.8.2
 TOOLS := $(CURDIR)/.tools
 STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)
@@ -147,6 +149,15 @@ lint: deps $(STATICCHECK)
 	go vet ./...
 	$(STATICCHECK) ./...
 	@for m in $(NESTED_MODULES); do echo "lint $$m"; (cd $$m && go vet ./... && $(STATICCHECK) ./...) || exit 1; done
+
+## cfn-lint: cfn-lint over the snapshot templates (test/cdk/testdata); fails on any error, shows warnings; needs
+##           cfn-lint on PATH (pip install cfn-lint; it is not installed by make deps)
+.PHONY: cfn-lint
+cfn-lint:
+	@command -v cfn-lint >/dev/null || { echo "cfn-lint is not on PATH (pip install cfn-lint)" >&2; exit 2; }
+	@cfn-lint --version
+	@status=0; cfn-lint test/cdk/testdata/*.template.json || status=$$?; \
+	if [ $$((status & 2)) -ne 0 ]; then echo "cfn-lint: errors" >&2; exit 1; fi
 
 ## fmt: format every Go file, listing the files it changed
 fmt:

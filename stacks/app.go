@@ -13,7 +13,9 @@ import (
 // adds one OnceTable-<env> stack for each, or only for the one selected with
 // -c env=<name>. The account and Slack IDs come at deploy time, from the
 // context (-c account=...) or the environment (envconfig.ApplyDeployTime).
-// Configuration mistakes come back as errors, never panics.
+// An environment whose API throttles admit more writes than its table takes
+// (CheckCapacity) is refused. Configuration mistakes come back as errors,
+// never panics.
 func AddEnvironments(app awscdk.App) ([]*OnceTableStack, error) {
 	all, err := envconfig.FromContext(app.Node().TryGetContext(jsii.String(envconfig.ContextKey)))
 	if err != nil {
@@ -30,6 +32,11 @@ func AddEnvironments(app awscdk.App) ([]*OnceTableStack, error) {
 	envs, err := envconfig.Select(all, selected)
 	if err != nil {
 		return nil, err
+	}
+	for _, cfg := range envs {
+		if err := CheckCapacity(cfg); err != nil {
+			return nil, err
+		}
 	}
 	var out []*OnceTableStack
 	for _, cfg := range envs {

@@ -52,6 +52,10 @@ func DRStackName(env string) string { return StackName(env) + "-dr" }
 // DRVaultName is the name of an environment's disaster-recovery vault.
 func DRVaultName(env string) string { return "oncetable-" + env + "-dr" }
 
+// BusName is the name of an environment's payment events bus:
+// OnceTable-<env>-payments.
+func BusName(env string) string { return StackName(env) + "-payments" }
+
 // StackName is the stack name of an environment: OnceTable-<env>.
 func StackName(env string) string { return "OnceTable-" + env }
 
@@ -206,7 +210,9 @@ func backupProps(cfg envconfig.Config, ops *alarms.Operations, scope constructs.
 		{Schedule: backup.Monthly, RetentionDays: b.MonthlyRetentionDays},
 	} {
 		if r.RetentionDays > 0 {
-			r.CopyRetentionDays = drDays[r.Schedule]
+			if days, ok := drDays[r.Schedule]; ok {
+				r.CopyRetentionDays = &days
+			}
 			rules = append(rules, r)
 		}
 	}
@@ -248,13 +254,22 @@ func vaultLock(cfg envconfig.Config) *backup.VaultLock {
 	return &lock
 }
 
+// seconds is *s seconds as a duration; nil stays nil (the default).
+func seconds(s *int) *time.Duration {
+	if s == nil {
+		return nil
+	}
+	d := time.Duration(*s) * time.Second
+	return &d
+}
+
 func eventsProps(cfg envconfig.Config, s *OnceTableStack) *paymentevents.Props {
 	e := cfg.Events
-	return &paymentevents.Props{
+	p := &paymentevents.Props{
 		Table:                s.Table.Table,
 		TableKey:             s.Table.Key,
 		BatchSize:            e.BatchSize,
-		BatchingWindow:       time.Duration(e.BatchingWindowSeconds) * time.Second,
+		BatchingWindow:       seconds(e.BatchingWindowSeconds),
 		RetryAttempts:        e.RetryAttempts,
 		MaxRecordAge:         time.Duration(e.MaxRecordAgeSeconds) * time.Second,
 		ArchiveRetentionDays: e.ArchiveRetentionDays,
@@ -265,6 +280,10 @@ func eventsProps(cfg envconfig.Config, s *OnceTableStack) *paymentevents.Props {
 		RemovalPolicy:        removalPolicy(cfg),
 		Monitor:              s.Operations,
 	}
+	if cfg.Name != "" {
+		p.BusName = BusName(cfg.Name)
+	}
+	return p
 }
 
 // outputID names a function's stack output: ChargeFunctionName, ...

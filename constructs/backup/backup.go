@@ -46,9 +46,9 @@ type Rule struct {
 	Schedule      Schedule
 	RetentionDays int
 	// CopyRetentionDays keeps this rule's copy in TableBackupProps'
-	// CopyVaultARN that long; 0 means TableBackupProps.CopyRetentionDays,
-	// and no copy when that is 0 too.
-	CopyRetentionDays int
+	// CopyVaultARN that long; new(0) copies nothing of this rule. Default:
+	// nil, TableBackupProps.CopyRetentionDays (no copy when that is 0).
+	CopyRetentionDays *int
 }
 
 // LockMode is the Vault Lock mode.
@@ -216,9 +216,9 @@ func NewTableBackup(scope constructs.Construct, id string, table awsdynamodb.ITa
 	planRules := make([]awsbackup.BackupPlanRule, 0, len(rules))
 	for _, r := range rules {
 		var copyActions *[]*awsbackup.BackupPlanCopyActionProps
-		days := r.CopyRetentionDays
-		if days == 0 {
-			days = props.CopyRetentionDays
+		days := props.CopyRetentionDays
+		if r.CopyRetentionDays != nil {
+			days = *r.CopyRetentionDays
 		}
 		if dest != nil && days > 0 {
 			copyActions = &[]*awsbackup.BackupPlanCopyActionProps{{
@@ -535,7 +535,10 @@ func validate(rules []Rule, lock VaultLock, props *TableBackupProps) error {
 	}
 	copies := props.CopyRetentionDays > 0
 	for _, r := range rules {
-		copies = copies || r.CopyRetentionDays > 0
+		copies = copies || r.CopyRetentionDays != nil && *r.CopyRetentionDays > 0
+		if r.CopyRetentionDays != nil && *r.CopyRetentionDays < 0 {
+			return fmt.Errorf("%s copy retention of %d days is negative", r.Schedule, *r.CopyRetentionDays)
+		}
 	}
 	if (props.CopyVaultARN == "") == copies {
 		return fmt.Errorf("set CopyVaultARN and CopyRetentionDays (or a rule's) together")

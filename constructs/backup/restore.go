@@ -1,8 +1,6 @@
 package backup
 
 import (
-	"regexp"
-
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsbackup"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
@@ -22,8 +20,8 @@ type RestoreTest struct {
 	// UTC, the day after the monthly backup).
 	Schedule Schedule
 	// ValidationWindowHours keeps the restored table before deletion, for
-	// checks of its own. Default: 1.
-	ValidationWindowHours int
+	// checks of its own; new(0) deletes it once restored. Default: nil, 1.
+	ValidationWindowHours *int
 	// Validation checks the money invariants of each restored table and
 	// reports the verdict to AWS Backup. Default: on.
 	Validation RestoreValidation
@@ -40,20 +38,22 @@ type RestoreTesting struct {
 	Validation *Validation
 }
 
-var notPlanName = regexp.MustCompile(`[^A-Za-z0-9_]`)
-
 func newRestoreTesting(c constructs.Construct, vault awsbackup.BackupVault, table awsdynamodb.ITableV2, rt RestoreTest) *RestoreTesting {
-	window := rt.ValidationWindowHours
-	if window == 0 {
-		window = 1
+	window := 1
+	if rt.ValidationWindowHours != nil {
+		window = *rt.ValidationWindowHours
 	}
 	cron := "cron(0 6 ? * SUN *)"
 	if rt.Schedule == Monthly {
 		cron = "cron(0 6 2 * ? *)"
 	}
 	stack := awscdk.Stack_Of(c)
-	// Plan names allow letters, digits and underscores only.
-	name := notPlanName.ReplaceAllString(*stack.StackName(), "_") + "_restore_test"
+	// Plan names allow letters, digits and underscores only, 50 at most,
+	// unique per account and region: the construct's path with a hash, so
+	// two backups in one stack never collide.
+	name := *awscdk.Names_UniqueResourceName(c, &awscdk.UniqueResourceNameOptions{
+		MaxLength: jsii.Number(50 - len("_restore_test")), Separator: jsii.String("_"), AllowedSpecialCharacters: jsii.String("_"),
+	}) + "_restore_test"
 	r := &RestoreTesting{}
 	r.Plan = awsbackup.NewCfnRestoreTestingPlan(c, jsii.String("RestoreTestingPlan"), &awsbackup.CfnRestoreTestingPlanProps{
 		RestoreTestingPlanName: jsii.String(name),

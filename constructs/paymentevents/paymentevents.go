@@ -75,18 +75,31 @@ type Props struct {
 	// TableKey is the environment's customer-managed key; it encrypts the
 	// function's logs. Default: nil.
 	TableKey awskms.IKey
-	// ModuleDir is the Go module holding lambdas/events. Default: nearest go.mod.
+	// ModuleDir is the directory of the Go module holding lambdas/events.
+	// Default: oncetable's own module as the app's build resolves it
+	// (gofunction.ModuleDir), wherever the app's module is.
 	ModuleDir string
-	// BatchSize and BatchingWindow shape the mapping's batches.
-	// Defaults: 100 records, 1 second.
+	// BatchSize and BatchingWindow shape the mapping's batches; a window of
+	// new(time.Duration(0)) invokes as soon as records arrive.
+	// Defaults: 100 records, nil: 1 second.
 	BatchSize      int
-	BatchingWindow time.Duration
+	BatchingWindow *time.Duration
 	// RetryAttempts and MaxRecordAge bound retries of a failing record
-	// before it goes to the failure queue. Defaults: 10, 24 hours.
-	RetryAttempts int
+	// before it goes to the failure queue; RetryAttempts new(0) sends a
+	// failing record there at once. Defaults: nil: 10, 24 hours.
+	RetryAttempts *int
 	MaxRecordAge  time.Duration
-	// ArchiveRetentionDays keeps the bus's events for replay. Default: 30.
-	ArchiveRetentionDays int
+	// ArchiveRetentionDays keeps the bus's events for replay; new(0) keeps
+	// them indefinitely. Default: nil: 30 days.
+	ArchiveRetentionDays *int
+	// Bus is an event bus of the app's own to publish to instead of a new
+	// one; the app archives it as it sees fit (no Archive is made).
+	// Default: nil, a new bus named BusName, archived.
+	Bus awsevents.IEventBus
+	// BusName names the new bus. Default: a name CloudFormation derives
+	// from the construct's path, unique per stack, so two instances never
+	// collide.
+	BusName string
 	// IteratorAge alarms when the oldest unprocessed record is older (the
 	// outbox is stuck or behind). Default: 1 minute.
 	IteratorAge time.Duration
@@ -109,8 +122,10 @@ type Props struct {
 
 // PaymentEvents is the bus, the function, its mapping and its alarms.
 type PaymentEvents struct {
-	Construct    constructs.Construct
-	Bus          awsevents.EventBus
+	Construct constructs.Construct
+	// Bus is Props.Bus or the new bus; Archive archives a new bus (nil
+	// with Props.Bus).
+	Bus          awsevents.IEventBus
 	Archive      awsevents.Archive
 	Function     *gofunction.Function
 	Mapping      awslambda.EventSourceMapping
@@ -131,19 +146,29 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentEvents {
 	e := &PaymentEvents{Construct: c}
 	stack := awscdk.Stack_Of(c)
 
-	e.Bus = awsevents.NewEventBus(c, jsii.String("Bus"), &awsevents.EventBusProps{
-		EventBusName: jsii.String(*stack.StackName() + "-payments"),
-		Description:  jsii.String("oncetable payment events (runtime/outbox), one per committed ledger entry and payment"),
-	})
-	e.Archive = e.Bus.Archive(jsii.String("Archive"), &awsevents.BaseArchiveProps{
-		Description:  jsii.String("Every payment event, for replays"),
-		EventPattern: &awsevents.EventPattern{Account: &[]*string{stack.Account()}},
-		Retention:    awscdk.Duration_Days(jsii.Number(float64(p.ArchiveRetentionDays))),
-	})
+	e.Bus = p.Bus
+	if e.Bus == nil {
+		var name *string
+		if p.BusName != "" {
+			name = jsii.String(p.BusName)
+		}
+		bus := awsevents.NewEventBus(c, jsii.String("Bus"), &awsevents.EventBusProps{
+			EventBusName: name,
+			Description:  jsii.String("oncetable payment events (runtime/outbox), one per committed ledger entry and payment"),
+		})
+		// Retention 0 keeps the events indefinitely.
+		e.Archive = bus.Archive(jsii.String("Archive"), &awsevents.BaseArchiveProps{
+			Description:  jsii.String("Every payment event, for replays"),
+			EventPattern: &awsevents.EventPattern{Account: &[]*string{stack.Account()}},
+			Retention:    awscdk.Duration_Days(jsii.Number(float64(p.archiveDays))),
+		})
+		e.Bus = bus
+	}
 
 	e.Function = gofunction.New(c, "Function", &gofunction.Props{
 		Entry:            "./lambdas/events",
 		ModuleDir:        p.ModuleDir,
+		ModulePath:       gofunction.OwnModulePath,
 		Description:      "oncetable events function: the table's stream to the payment events bus",
 		LogRetentionDays: p.LogRetentionDays,
 		DestroyLogs:      p.DestroyLogs,
@@ -178,7 +203,11 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentEvents {
 		}))
 	}
 	e.mapping(c, p)
-	for _, r := range []awscdk.IResource{e.Bus, e.Archive, e.FailureQueue} {
+	retained := []awscdk.IResource{e.FailureQueue}
+	if p.Bus == nil {
+		retained = append(retained, e.Bus, e.Archive)
+	}
+	for _, r := range retained {
 		r.ApplyRemovalPolicy(p.RemovalPolicy)
 	}
 	e.suppress(p.TableKey == nil)
@@ -186,35 +215,53 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentEvents {
 	return e
 }
 
-func withDefaults(p Props) Props {
+// settings are Props with every default filled in.
+type settings struct {
+	Props
+	batchingWindow time.Duration
+	retryAttempts  int
+	archiveDays    int
+}
+
+func withDefaults(p Props) settings {
 	p.BatchSize = cmp.Or(p.BatchSize, DefaultBatchSize)
-	p.BatchingWindow = cmp.Or(p.BatchingWindow, DefaultBatchingWindow)
-	p.RetryAttempts = cmp.Or(p.RetryAttempts, DefaultRetryAttempts)
 	p.MaxRecordAge = cmp.Or(p.MaxRecordAge, DefaultMaxRecordAge)
-	p.ArchiveRetentionDays = cmp.Or(p.ArchiveRetentionDays, DefaultArchiveRetentionDays)
 	p.IteratorAge = cmp.Or(p.IteratorAge, DefaultIteratorAge)
 	p.RemovalPolicy = cmp.Or(p.RemovalPolicy, awscdk.RemovalPolicy_RETAIN_ON_UPDATE_OR_DELETE)
-	if p.BatchSize < 1 || p.BatchSize > 10000 || p.BatchingWindow > 300*time.Second || p.RetryAttempts < 0 || p.RetryAttempts > 10000 ||
-		p.MaxRecordAge < time.Minute || p.MaxRecordAge > 7*24*time.Hour {
-		panic(fmt.Sprintf("paymentevents: batch size %d (1..10000), window %s (<= 5m), retries %d (0..10000), record age %s (1m..7d) out of range",
-			p.BatchSize, p.BatchingWindow, p.RetryAttempts, p.MaxRecordAge))
+	s := settings{Props: p, batchingWindow: orDefault(p.BatchingWindow, DefaultBatchingWindow),
+		retryAttempts: orDefault(p.RetryAttempts, DefaultRetryAttempts), archiveDays: orDefault(p.ArchiveRetentionDays, DefaultArchiveRetentionDays)}
+	if p.BatchSize < 1 || p.BatchSize > 10000 || s.batchingWindow < 0 || s.batchingWindow > 300*time.Second || s.retryAttempts < 0 ||
+		s.retryAttempts > 10000 || p.MaxRecordAge < time.Minute || p.MaxRecordAge > 7*24*time.Hour || s.archiveDays < 0 {
+		panic(fmt.Sprintf("paymentevents: batch size %d (1..10000), window %s (0..5m), retries %d (0..10000), record age %s (1m..7d), "+
+			"archive %d days (0: indefinitely) out of range", p.BatchSize, s.batchingWindow, s.retryAttempts, p.MaxRecordAge, s.archiveDays))
 	}
-	return p
+	if p.Bus != nil && p.BusName != "" {
+		panic("paymentevents: set Bus or BusName, not both")
+	}
+	return s
+}
+
+// orDefault is *v, or def when v is nil.
+func orDefault[T any](v *T, def T) T {
+	if v == nil {
+		return def
+	}
+	return *v
 }
 
 // mapping connects the stream to the function. A batch fails record by
 // record: the function reports the first record it could not publish, the
 // mapping bisects and retries, then sends what still fails to the queue.
-func (e *PaymentEvents) mapping(c constructs.Construct, p Props) {
+func (e *PaymentEvents) mapping(c constructs.Construct, p settings) {
 	e.FailureQueue = alarms.DeadLetterQueue(c, "FailureQueue",
 		"This queue is itself the on-failure destination of the events function's stream mapping, read by people after its alarm.")
 	e.Mapping = e.Function.Function.AddEventSourceMapping(jsii.String("TableStream"), &awslambda.EventSourceMappingOptions{
 		EventSourceArn:          p.Table.TableStreamArn(),
 		StartingPosition:        awslambda.StartingPosition_TRIM_HORIZON,
 		BatchSize:               jsii.Number(float64(p.BatchSize)),
-		MaxBatchingWindow:       awscdk.Duration_Seconds(jsii.Number(p.BatchingWindow.Seconds())),
+		MaxBatchingWindow:       awscdk.Duration_Seconds(jsii.Number(p.batchingWindow.Seconds())),
 		BisectBatchOnError:      jsii.Bool(true),
-		RetryAttempts:           jsii.Number(float64(p.RetryAttempts)),
+		RetryAttempts:           jsii.Number(float64(p.retryAttempts)),
 		MaxRecordAge:            awscdk.Duration_Seconds(jsii.Number(p.MaxRecordAge.Seconds())),
 		ReportBatchItemFailures: jsii.Bool(true),
 		OnFailure:               awslambdaeventsources.NewSqsDlq(e.FailureQueue),
@@ -246,7 +293,7 @@ func (e *PaymentEvents) suppress(noKey bool) {
 	cdknag.NagSuppressions_AddResourceSuppressions(e.Function.Construct, &s, jsii.Bool(true))
 }
 
-func (e *PaymentEvents) monitor(c constructs.Construct, p Props) {
+func (e *PaymentEvents) monitor(c constructs.Construct, p settings) {
 	period := awscdk.Duration_Minutes(jsii.Number(5))
 	iteratorAge := e.Function.Function.Metric(jsii.String("IteratorAge"), &awscloudwatch.MetricOptions{
 		Period: period, Statistic: jsii.String("Maximum"),

@@ -85,11 +85,15 @@ type Props struct {
 	// SecretRotation is how often the cursor secret rotates, in whole
 	// days; a cursor stays valid for at least one interval. Default: 30 days.
 	SecretRotation time.Duration
-	// ModuleDir is the Go module holding lambdas/. Default: the nearest
-	// go.mod at or above the working directory.
+	// ModuleDir is the directory of the Go module holding lambdas/.
+	// Default: oncetable's own module (gofunction.OwnModulePath) as the
+	// app's build resolves it (gofunction.ModuleDir: go list -m, then the
+	// binary's build information), so an app in another module that
+	// requires oncetable bundles oncetable's functions.
 	ModuleDir string
-	// Entries overrides the main package of a function (httpapi.Function*).
-	// Default: "./lambdas/<function>".
+	// Entries overrides the main package of a function (httpapi.Function*),
+	// relative to ModuleDir; an entry of the app's own module needs
+	// ModuleDir set to it. Default: "./lambdas/<function>".
 	Entries map[string]string
 
 	// MemoryMB and Timeout apply to every function. Default: see gofunction.
@@ -252,6 +256,7 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
 		fn := gofunction.New(c, functionID(name), &gofunction.Props{
 			Entry:               entry,
 			ModuleDir:           p.ModuleDir,
+			ModulePath:          modulePath(p, name),
 			Description:         "oncetable " + name + " function",
 			MemoryMB:            p.MemoryMB,
 			Timeout:             p.Timeout,
@@ -383,6 +388,16 @@ func (a *PaymentsAPI) throttleMoneyRoutes(p Props) {
 	for _, r := range a.Routes {
 		stage.Node().AddDependency(r)
 	}
+}
+
+// modulePath is the module whose directory a function is bundled from
+// when ModuleDir is not set: oncetable's, unless Entries names another
+// main package (which then lives in the app's own module).
+func modulePath(p Props, name string) string {
+	if p.Entries[name] != "" {
+		return ""
+	}
+	return gofunction.OwnModulePath
 }
 
 func functionID(name string) string {

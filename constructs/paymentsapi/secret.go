@@ -41,6 +41,7 @@ func (a *PaymentsAPI) cursorSecret(c constructs.Construct, p Props) {
 	fn := gofunction.New(c, "CursorRotationFunction", &gofunction.Props{
 		Entry:            "./lambdas/rotatecursor",
 		ModuleDir:        p.ModuleDir,
+		ModulePath:       gofunction.OwnModulePath,
 		Description:      "oncetable rotation of the cursor-signing secret",
 		LogRetentionDays: p.LogRetentionDays,
 		DestroyLogs:      p.DestroyLogs,

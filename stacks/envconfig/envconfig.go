@@ -130,18 +130,20 @@ type Config struct {
 }
 
 // Events configures the outbox: the table's stream mapping to the events
-// function and the payment events bus. Zero values are the defaults of
-// constructs/paymentevents.
+// function and the payment events bus. Absent values are the defaults of
+// constructs/paymentevents; batchingWindowSeconds, retryAttempts and
+// archiveRetentionDays may be an explicit 0 (no window, no retry, keep
+// indefinitely).
 type Events struct {
 	// BatchSize (1..10000) and BatchingWindowSeconds (0..300) shape the
 	// stream mapping's batches.
-	BatchSize             int `json:"batchSize"`
-	BatchingWindowSeconds int `json:"batchingWindowSeconds"`
+	BatchSize             int  `json:"batchSize"`
+	BatchingWindowSeconds *int `json:"batchingWindowSeconds"`
 	// RetryAttempts and MaxRecordAgeSeconds bound retries of a failing record.
-	RetryAttempts       int `json:"retryAttempts"`
-	MaxRecordAgeSeconds int `json:"maxRecordAgeSeconds"`
+	RetryAttempts       *int `json:"retryAttempts"`
+	MaxRecordAgeSeconds int  `json:"maxRecordAgeSeconds"`
 	// ArchiveRetentionDays keeps the bus's events for replay.
-	ArchiveRetentionDays int `json:"archiveRetentionDays"`
+	ArchiveRetentionDays *int `json:"archiveRetentionDays"`
 	// IteratorAgeAlarmSeconds alarms when the oldest unprocessed stream
 	// record is older: the outbox is stuck or behind.
 	IteratorAgeAlarmSeconds int `json:"iteratorAgeAlarmSeconds"`
@@ -213,8 +215,9 @@ type RestoreTest struct {
 	// Schedule is "weekly" (Sundays) or "monthly" (the 2nd).
 	Schedule string `json:"schedule"`
 	// ValidationWindowHours keeps the restored table this long before
-	// AWS Backup deletes it. Default: 1.
-	ValidationWindowHours int `json:"validationWindowHours"`
+	// AWS Backup deletes it; 0 deletes it as soon as it is restored.
+	// Default (absent): 1.
+	ValidationWindowHours *int `json:"validationWindowHours"`
 }
 
 // VaultLock is the Vault Lock configuration of the backup vault.
@@ -622,10 +625,10 @@ func (c Config) validateEvents(bad func(field, format string, args ...any) error
 		v, max int
 	}{
 		{"events.batchSize", e.BatchSize, 10000},
-		{"events.batchingWindowSeconds", e.BatchingWindowSeconds, 300},
-		{"events.retryAttempts", e.RetryAttempts, 10000},
+		{"events.batchingWindowSeconds", deref(e.BatchingWindowSeconds), 300},
+		{"events.retryAttempts", deref(e.RetryAttempts), 10000},
 		{"events.maxRecordAgeSeconds", e.MaxRecordAgeSeconds, 7 * 24 * 3600},
-		{"events.archiveRetentionDays", e.ArchiveRetentionDays, 3650},
+		{"events.archiveRetentionDays", deref(e.ArchiveRetentionDays), 3650},
 		{"events.iteratorAgeAlarmSeconds", e.IteratorAgeAlarmSeconds, 7 * 24 * 3600},
 	} {
 		if r.v < 0 || r.v > r.max {
@@ -744,8 +747,8 @@ func (c Config) validateBackup(bad func(field, format string, args ...any) error
 		if rt.Schedule != "weekly" && rt.Schedule != "monthly" {
 			return bad("backup.restoreTest.schedule", "%q is not \"weekly\" or \"monthly\"", rt.Schedule)
 		}
-		if rt.ValidationWindowHours < 0 || rt.ValidationWindowHours > 168 {
-			return bad("backup.restoreTest.validationWindowHours", "%d is outside 0..168", rt.ValidationWindowHours)
+		if h := deref(rt.ValidationWindowHours); h < 0 || h > 168 {
+			return bad("backup.restoreTest.validationWindowHours", "%d is outside 0..168", h)
 		}
 	}
 	return nil
@@ -788,6 +791,14 @@ func (c Config) validateDR(bad func(field, format string, args ...any) error) er
 		return bad("backup.dr", "set dr or copyVaultArn, not both")
 	}
 	return nil
+}
+
+// deref is *p, or 0 for nil.
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 func isDigits(s string, n int) bool {

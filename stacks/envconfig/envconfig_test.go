@@ -209,7 +209,7 @@ func TestParseAcceptsValidEnvironments(t *testing.T) {
 		), func(c envconfig.Config) error {
 			b := c.Backup
 			if b.DR == nil || *b.DR != (envconfig.DR{Region: "eu-central-1", DailyRetentionDays: 35, WeeklyRetentionDays: 91}) ||
-				b.RestoreTest == nil || *b.RestoreTest != (envconfig.RestoreTest{Schedule: "monthly", ValidationWindowHours: 2}) ||
+				b.RestoreTest == nil || b.RestoreTest.Schedule != "monthly" || b.RestoreTest.ValidationWindowHours == nil || *b.RestoreTest.ValidationWindowHours != 2 ||
 				c.Capacity.MaxReadRequestUnits != 4000 || c.Capacity.MaxWriteRequestUnits != 1000 ||
 				len(c.Notifications.Ticket.Emails) != 1 || len(c.Notifications.Page.HTTPSEndpoints) != 1 {
 				return fmt.Errorf("got %+v", c)

@@ -157,12 +157,12 @@ func expectedIndexes() []any {
 }
 
 func TestStagingAutoScaling(t *testing.T) {
-	// GIVEN staging, configured with provisioned capacity 5..100 reads, 5..50 writes at 70%
+	// GIVEN staging, configured with provisioned capacity 5..100 reads, 5..200 writes at 70%
 	_, table := only(t, byEnv["staging"], "AWS::DynamoDB::GlobalTable")
 	p := props(table)
 	// THEN writes auto scale on the table and reads on the replica
 	wantWrite := map[string]any{"WriteCapacityAutoScalingSettings": map[string]any{
-		"MinCapacity": 5.0, "MaxCapacity": 50.0,
+		"MinCapacity": 5.0, "MaxCapacity": 200.0,
 		"TargetTrackingScalingPolicyConfiguration": map[string]any{"TargetValue": 70.0},
 	}}
 	if got := p["WriteProvisionedThroughputSettings"]; !reflect.DeepEqual(got, wantWrite) {

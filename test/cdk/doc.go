@@ -1,7 +1,8 @@
 // Package cdk holds the tests that pin oncetable's synthesized CloudFormation:
 // golden snapshots of every environment's stack, fine-grained assertions on
 // the properties that protect data and wake people up, cdk-nag AwsSolutions
-// checks, and a consumer app that imports the constructs from outside.
+// checks. (Another team's app importing the constructs is test/consumer, a
+// module of its own with its own test.)
 //
 // They live in one package on purpose: jsii starts one Node.js process per
 // test binary. Run them through make (make test) so the project's Node.js 22

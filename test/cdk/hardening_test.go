@@ -315,7 +315,7 @@ func TestOnDemandMaximumThroughput(t *testing.T) {
 	tests := []struct {
 		env         string
 		read, write float64 // 0: no cap
-	}{{"dev", 200, 100}, {"staging", 0, 0}, {"prod", 4000, 2000}}
+	}{{"dev", 200, 100}, {"staging", 0, 0}, {"prod", 4000, 4000}}
 	for _, tt := range tests {
 		t.Run(tt.env, func(t *testing.T) {
 			_, table := only(t, byEnv[tt.env], "AWS::DynamoDB::GlobalTable")

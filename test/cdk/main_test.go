@@ -107,12 +107,13 @@ var (
 	buildErr  error
 )
 
-// appBinary returns the path of a CDK app built from this module: "oncetable"
-// (app.go) or "consumer" (test/consumer). Both are built by one go build.
+// appBinary returns the path of the CDK app built from this module:
+// "oncetable" (app.go). (test/consumer is a module of its own with its own
+// test.)
 func appBinary(t *testing.T, name string) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		out, err := exec.Command("go", "build", "-o", binDir+string(os.PathSeparator), "../..", "../consumer").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", binDir+string(os.PathSeparator), "../..").CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
