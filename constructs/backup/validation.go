@@ -34,7 +34,8 @@ type RestoreValidation struct {
 	// passes). Default: false, checked.
 	Disable bool
 	// ModuleDir is the Go module holding lambdas/restorevalidation.
-	// Default: the nearest go.mod at or above the working directory.
+	// Default: oncetable's own module as the app's build resolves it
+	// (gofunction.ModuleDir), wherever the app's module is.
 	ModuleDir string
 	// Segments is the number of parallel Scan segments. Default: 8.
 	Segments int
@@ -78,6 +79,7 @@ func (r *RestoreTesting) validation(c constructs.Construct, table awsdynamodb.IT
 	val.Function = gofunction.New(c, "RestoreValidation", &gofunction.Props{
 		Entry:       "./lambdas/restorevalidation",
 		ModuleDir:   v.ModuleDir,
+		ModulePath:  gofunction.OwnModulePath,
 		Description: "oncetable restore testing: verifies the money invariants of each restored table",
 		MemoryMB:    cmp.Or(v.MemoryMB, 1024),
 		Timeout:     cmp.Or(v.Timeout, 15*time.Minute),
