@@ -25,6 +25,7 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/test/enginebench"
+	"github.com/oncetable/oncetable/test/machine"
 )
 
 var (
@@ -400,7 +401,7 @@ func writeReport(path string) error {
 	env := enginebench.Environment{
 		When:       time.Now(),
 		GoVersion:  runtime.Version(),
-		CPU:        cpuModel(),
+		CPU:        machine.CPU(),
 		CPUs:       runtime.NumCPU(),
 		Load:       startLoad,
 		BenchTime:  benchTime(),
@@ -437,32 +438,7 @@ func measureRSS() enginebench.Memory {
 	return m
 }
 
-func cpuModel() string {
-	data, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return runtime.GOARCH
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return runtime.GOARCH
-}
-
-var startLoad = loadAverage()
-
-func loadAverage() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(data))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
-}
+var startLoad = machine.Load()
 
 func benchTime() string {
 	if f := flag.Lookup("test.benchtime"); f != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/oncetable/oncetable/test/enginebench"
+	"github.com/oncetable/oncetable/test/machine"
 )
 
 var durableReport = flag.String("durable-report", "", "write BenchmarkDurable's report (markdown) to this file")
@@ -76,7 +77,7 @@ func writeDurableReport(path string, rows []durableRow) error {
 	p("# Engine durability cost\n\n")
 	p("Use this page to see what the durable mode (an fsync per commit) costs against the default mode of a data directory.\n\n")
 	p("Measured by `make bench-durable` (test/enginebench BenchmarkDurable) on %s on %s, %d CPUs, %s, GOMAXPROCS %d, GOGC %s, load average %s at the start; slices of about %v, ABBA order, as in the paired ratios of engine-benchmark.md. Absolute figures move with the load; the paired ratios are the point, and the load at the start of each row stands beside it.\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04 UTC"), cpuModel(), runtime.NumCPU(), runtime.Version(), pairedGOMAXPROCS(), gogc(), startLoad, *pairedSlice)
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), machine.CPU(), runtime.NumCPU(), runtime.Version(), pairedGOMAXPROCS(), gogc(), startLoad, *pairedSlice)
 	p("- **%s**: the engine with `Options.Dir` (a bbolt file) in its default mode: each commit reaches the operating system, not the disk. A killed process loses nothing acknowledged; a machine crash may lose the last seconds (and Open then checks the file).\n", enginebench.PeerEngineDisk)
 	p("- **%s**: `Options.Durable` (`lambdas/local -durable`): each commit is fsynced before it is acknowledged, so nothing acknowledged is lost in a machine crash either.\n\n", enginebench.PeerEngineDurable)
 	p("| Operation | ratio | paired median | interquartile range | min–max | rounds | operations (first / second) | ops/s (first / second, all rounds) | load average at start |\n")

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/oncetable/oncetable/test/enginebench"
+	"github.com/oncetable/oncetable/test/machine"
 )
 
 var (
@@ -136,7 +137,7 @@ func measurePaired(w workload, engine, ceiling *enginebench.Peer) (enginebench.P
 	if err != nil {
 		return enginebench.Paired{}, err
 	}
-	load := loadAverage()
+	load := machine.Load()
 	pr, err := enginebench.MeasurePaired(w.op, *pairedRounds, func(isEngine bool) (enginebench.Slice, error) {
 		if isEngine {
 			return slice(w, engine, nEngine)
