@@ -1,9 +1,9 @@
 package ddblocal
 
 import (
-	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"syscall"
@@ -63,18 +63,23 @@ func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		ProtoMajor:    1,
 		ProtoMinor:    1,
 		Header:        rec.header,
-		ContentLength: int64(rec.body.Len()),
+		ContentLength: int64(len(rec.body)),
 		Body:          (*recordedBody)(rec), // reads what the handler wrote
 		Request:       req,
 	}, nil
 }
 
-// recorder is a minimal http.ResponseWriter for in-process calls.
+// recorder is a minimal http.ResponseWriter for in-process calls. The
+// engine's JSON responses are handed over without a copy (adopt): the
+// response body reads the encoder's pooled buffer, and closing the body
+// gives the buffer back to the pool.
 type recorder struct {
 	header  http.Header
 	status  int
 	wrote   bool
-	body    bytes.Buffer
+	body    []byte
+	read    int
+	pooled  *[]byte // the pool's buffer body is, until the body is closed
 	dropped bool
 }
 
@@ -88,7 +93,20 @@ func (r *recorder) WriteHeader(status int) {
 
 func (r *recorder) Write(p []byte) (int, error) {
 	r.wrote = true
-	return r.body.Write(p)
+	r.body = append(r.body, p...)
+	return len(p), nil
+}
+
+// adopt takes body, held in the pool's buffer bp, as the whole response
+// body instead of copying it. It reports false, taking nothing, once
+// anything was written.
+func (r *recorder) adopt(status int, body []byte, bp *[]byte) bool {
+	if r.wrote || r.body != nil {
+		return false
+	}
+	r.status, r.wrote = status, true
+	r.body, r.pooled = body, bp
+	return true
 }
 
 func (r *recorder) drop() { r.dropped = true }
@@ -97,9 +115,28 @@ func (r *recorder) drop() { r.dropped = true }
 // call.
 type recordedBody recorder
 
-func (b *recordedBody) Read(p []byte) (int, error) { return b.body.Read(p) }
+func (b *recordedBody) Read(p []byte) (int, error) {
+	if b.read >= len(b.body) {
+		if len(p) == 0 {
+			return 0, nil
+		}
+		return 0, io.EOF
+	}
+	n := copy(p, b.body[b.read:])
+	b.read += n
+	return n, nil
+}
 
-func (b *recordedBody) Close() error { return nil }
+// Close ends the body: later reads see its end, and an adopted buffer goes
+// back to the pool.
+func (b *recordedBody) Close() error {
+	if bp := b.pooled; bp != nil && cap(b.body) <= maxPooled {
+		*bp = b.body[:0]
+		respPool.Put(bp)
+	}
+	b.body, b.read, b.pooled = nil, 0, nil
+	return nil
+}
 
 // IsConnectionReset reports whether err is the in-process connection reset
 // injected by a lost-response fault.

@@ -248,6 +248,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	body, err := encodeResponse((*bp)[:0], v)
 	if err != nil {
 		writeBody(w, http.StatusInternalServerError, errorBody(newError(CodeInternalServerError, "cannot encode response: %v", err)))
+	} else if rec, ok := w.(*recorder); ok {
+		// In process: the client reads the buffer itself, and gives it
+		// back when it closes the body.
+		setBodyHeaders(rec.header, body)
+		if rec.adopt(status, body, bp) {
+			return
+		}
+		rec.WriteHeader(status)
+		_, _ = rec.Write(body)
 	} else {
 		writeBody(w, status, body)
 	}
@@ -259,7 +268,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func writeBody(w http.ResponseWriter, status int, body []byte) {
-	h := w.Header()
+	setBodyHeaders(w.Header(), body)
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// setBodyHeaders sets the headers DynamoDB sends with a body: its type,
+// CRC32 and length.
+func setBodyHeaders(h http.Header, body []byte) {
 	// One allocation for the three value slices and one for both numbers.
 	var digits [32]byte
 	num := strconv.AppendUint(digits[:0], uint64(crc32.ChecksumIEEE(body)), 10)
@@ -270,8 +286,6 @@ func writeBody(w http.ResponseWriter, status int, body []byte) {
 	h["Content-Type"] = vals[0:1:1]
 	h["X-Amz-Crc32"] = vals[1:2:2]
 	h["Content-Length"] = vals[2:3:3]
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
 }
 
 // errorBody encodes ae as DynamoDB does: __type, the message under the key
