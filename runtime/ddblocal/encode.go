@@ -482,6 +482,46 @@ func (d *rawDecoder) str() string {
 	return unsafeString(s)
 }
 
+// jsonString appends the next string as a JSON string. Its bytes are
+// checked a word at a time where the stored row holds eight bytes from
+// there (the bytes past the string's end are masked off), so a string that
+// needs no escape, as nearly all do, is copied at once.
+func (d *rawDecoder) jsonString(buf []byte) []byte {
+	start := d.pos
+	s := d.str()
+	if !d.ok {
+		return buf
+	}
+	if start = d.pos - len(s); noEscapes(d.src, start, len(s)) {
+		buf = append(buf, '"')
+		buf = append(buf, s...)
+		return append(buf, '"')
+	}
+	return encodeString(buf, s)
+}
+
+// noEscapes reports whether src[at:at+n] holds no byte JSON escapes, read
+// eight bytes at a time while src has eight bytes from there; it reports
+// false, deciding nothing, when the last word would pass src's end.
+func noEscapes(src []byte, at, n int) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; n > 0; at, n = at+8, n-8 {
+		if at+8 > len(src) {
+			return false
+		}
+		w := binary.LittleEndian.Uint64(src[at:])
+		quote, slash := w^(ones*'"'), w^(ones*'\\')
+		found := ((quote - ones) &^ quote) | ((slash - ones) &^ slash) | ((w - ones*0x20) &^ w)
+		if n < 8 {
+			found &= 1<<(8*n) - 1 // the bytes past the string
+		}
+		if found&highs != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 func (d *rawDecoder) item(buf []byte) []byte {
 	d.ok = true
 	n := d.uvarint()
@@ -490,7 +530,7 @@ func (d *rawDecoder) item(buf []byte) []byte {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		buf = encodeString(buf, d.str())
+		buf = d.jsonString(buf)
 		buf = append(buf, ':')
 		buf = d.value(buf)
 	}
@@ -507,11 +547,11 @@ func (d *rawDecoder) value(buf []byte) []byte {
 	switch t {
 	case attr.S:
 		buf = append(buf, `{"S":`...)
-		buf = encodeString(buf, d.str())
+		buf = d.jsonString(buf)
 		buf = append(buf, '}')
 	case attr.N:
 		buf = append(buf, `{"N":`...)
-		buf = encodeString(buf, d.str())
+		buf = d.jsonString(buf)
 		buf = append(buf, '}')
 	case attr.B:
 		buf = encodeValue(buf, attr.Value{T: t, S: d.str()})
@@ -550,7 +590,7 @@ func (d *rawDecoder) value(buf []byte) []byte {
 			if t == attr.BS {
 				buf = encodeBase64(buf, d.str())
 			} else {
-				buf = encodeString(buf, d.str())
+				buf = d.jsonString(buf)
 			}
 		}
 		buf = append(buf, `]}`...)

@@ -2,6 +2,7 @@ package ddblocal
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -156,6 +157,35 @@ func TestEncodeStringRoundTrips(t *testing.T) {
 		}
 		if n := skipSafe(string(b)); n%8 != 0 || bytes.ContainsAny(b[:n], "\"\\\x00\x01\n\r\t\x1f") {
 			t.Fatalf("skipSafe(%q) = %d skips a byte to escape", b, n)
+		}
+	}
+}
+
+// TestStoredStringsEncodeAsEncodeString checks the transcoder's
+// word-at-a-time check (noEscapes) against encodeString for strings of
+// every length up to 40 at the end of a stored row and followed by other
+// bytes, escapes included there, so that the masked bytes past a string
+// never decide.
+func TestStoredStringsEncodeAsEncodeString(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	alphabet := []byte("abc09 :#\"\\\x00\x01\n\x1f\x7f\xc3\xa9")
+	for range 20000 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			if r.IntN(6) == 0 {
+				b[i] = alphabet[r.IntN(len(alphabet))]
+			} else {
+				b[i] = byte('a' + r.IntN(26))
+			}
+		}
+		for _, tail := range []string{"", "\"", "\\\x00\"\n\x01abc", "abcdefghij"} {
+			src := binary.AppendUvarint(nil, uint64(len(b)))
+			src = append(append(src, b...), tail...)
+			d := rawDecoder{src: src, ok: true}
+			got := d.jsonString(nil)
+			if want := encodeString(nil, string(b)); !bytes.Equal(got, want) || !d.ok {
+				t.Fatalf("jsonString(%q followed by %q) = %s, want %s", b, tail, got, want)
+			}
 		}
 	}
 }
