@@ -117,24 +117,31 @@ func (e *Engine) putItem(_ context.Context, in *putItemInput) (any, error) {
 		if err := t.checkIndexKeys(in.Item); err != nil {
 			return err
 		}
-		var err error
-		var size int
-		old, size, err = t.getSized(key)
-		if err == nil {
-			err = x.check(old)
-		}
-		if err != nil {
-			return withFailureItem(err, in.ReturnValuesOnConditionCheckFailure, old)
-		}
-		if err := e.checkItemCollection(t, t.collectionBytes(old), in.Item); err != nil {
-			return err
-		}
-		if e.parts != nil {
-			if err := e.chargeWrite(t, rowChange{old: old, oldSize: size, next: in.Item, nextSize: int(row.size)}); err != nil {
+		var res writeResult
+		if blindPut(t, x, in.ReturnValues, e.parts) {
+			// Nothing needs the item replaced before the write: the tree
+			// is searched once, and the replaced row describes itself.
+			res = t.writeEntry(key, prior{fromRow: true}, in.Item, &row, delay, now)
+		} else {
+			var err error
+			var size int
+			old, size, err = t.getSized(key)
+			if err == nil {
+				err = x.check(old)
+			}
+			if err != nil {
+				return withFailureItem(err, in.ReturnValuesOnConditionCheckFailure, old)
+			}
+			if err := e.checkItemCollection(t, t.collectionBytes(old), in.Item); err != nil {
 				return err
 			}
+			if e.parts != nil {
+				if err := e.chargeWrite(t, rowChange{old: old, oldSize: size, next: in.Item, nextSize: int(row.size)}); err != nil {
+					return err
+				}
+			}
+			res = t.writeEntry(key, t.priorOf(old, size), in.Item, &row, delay, now)
 		}
-		res := t.writeEntry(key, t.priorOf(old, size), in.Item, &row, delay, now)
 		icm = t.itemCollectionMetrics(in.ReturnItemCollectionMetrics, in.Item)
 		if reportsCapacity(in.ReturnConsumedCapacity) {
 			cc.addWrite(t, res, 1)
@@ -157,6 +164,14 @@ func (e *Engine) putItem(_ context.Context, in *putItemInput) (any, error) {
 	releaseItem(attr.Item(in.ExpressionAttributeValues))
 	in.Item, in.ExpressionAttributeValues = nil, nil
 	return out, nil
+}
+
+// blindPut reports whether a PutItem on t needs nothing of the item it
+// replaces, before or after writing: no condition, no old item returned,
+// no partition limits charged by size, and no index or TTL order to
+// update from the old item.
+func blindPut(t *table, x *compiled, returnValues string, parts *partitionLimiter) bool {
+	return x.c.Condition == nil && returnValues != "ALL_OLD" && parts == nil && len(t.indexes()) == 0 && t.ttlAttr == ""
 }
 
 // writeOutput is the response of PutItem, UpdateItem and DeleteItem; nil

@@ -493,6 +493,19 @@ type prior struct {
 	size   int
 	exp    int64
 	hasExp bool
+	// fromRow asks writeEntry to describe the row it replaces instead
+	// (priorOfRow), for a write to a table without indexes or TTL that
+	// needed nothing of it before.
+	fromRow bool
+}
+
+// priorOfRow describes the replaced row en (en.kv nil when there was
+// none) for a table that needs no more of it: one without indexes or TTL.
+func priorOfRow(en entry) prior {
+	if en.kv == nil {
+		return prior{}
+	}
+	return prior{exists: true, size: int(en.size)}
 }
 
 // priorOf describes old (nil when absent) of size bytes; a negative size
@@ -561,6 +574,10 @@ func (t *table) writeEntry(key []byte, p prior, next attr.Item, row *entry, gsiD
 		nextSize = int(en.size)
 		if prev, had := t.items.ReplaceOrInsert(en); had {
 			oldRaw, replaced = prev.val(), prev
+		}
+		if p.fromRow {
+			p = priorOfRow(replaced)
+			old, oldSize = p.item, p.size
 		}
 	} else if p.exists {
 		if prev, had := t.items.Delete(probe(key)); had {
