@@ -294,3 +294,45 @@ func (rs *Results) AllPaired() []Paired {
 	}
 	return out
 }
+
+// PutDurable records the durability row d, replacing an earlier one of
+// the same operation and pair.
+func (rs *Results) PutDurable(d DurablePaired) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.durable == nil {
+		rs.durable = map[[3]string]DurablePaired{}
+	}
+	rs.durable[[3]string{d.Op, d.A, d.B}] = d
+}
+
+// AllDurable returns every durability row recorded, by operation
+// (DurableOps) and pair (DurablePairs).
+func (rs *Results) AllDurable() []DurablePaired {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	var out []DurablePaired
+	for _, op := range DurableOps {
+		for _, pair := range DurablePairs {
+			if d, ok := rs.durable[[3]string{op, pair[0], pair[1]}]; ok {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// SetPairedRuns sets the paired runs the report shows and judges the
+// engine goals on.
+func (rs *Results) SetPairedRuns(runs PairedRuns) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.runs = runs
+}
+
+// PairedRuns returns the runs SetPairedRuns set.
+func (rs *Results) PairedRuns() PairedRuns {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.runs
+}

@@ -1,7 +1,6 @@
 package enginebench
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -51,6 +50,10 @@ type Results struct {
 	mu     sync.Mutex
 	cells  map[[2]string]Result
 	paired map[string]Paired
+	// durable are this process's durability rows, by operation and pair.
+	durable map[[3]string]DurablePaired
+	// runs are the paired runs the report shows and judges.
+	runs PairedRuns
 }
 
 // PutPaired records the paired measurement of p.Op, replacing an earlier
@@ -350,7 +353,7 @@ const txPutGoal = 5
 func writeEngineGoals(w io.Writer, rs *Results) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	p("\n## Engine goals\n\n")
-	p("The engine's own goals (issue 10): a 4-item TransactWriteItems without a client costs at most %d× a PutItem without a client, by p50; and in-process through the SDK the engine reaches at least 0.6× of the SDK client alone on the transaction rows and at least 0.8× on PutItem and Query (the rows where it reached 0.8× before). The shares of the ceiling are the paired medians (section Paired ratios), judged unrounded; the ratio of the unpaired cells follows each. Costs are rounded up and shares of the ceiling down, so that a goal missed never reads as met.\n\n", txPutGoal)
+	p("The engine's own goals (issue 10): a 4-item TransactWriteItems without a client costs at most %d× a PutItem without a client, by p50; and in-process through the SDK the engine reaches at least 0.6× of the SDK client alone on the transaction rows and at least 0.8× on PutItem and Query (the rows where it reached 0.8× before). The shares of the ceiling are the rows' medians of the paired measurement (section Paired ratios: the median of the run medians), judged unrounded against the run-to-run spread: a goal is met with margin only when the row's median exceeds it by more than the spread (the greatest run median less the least) and every run's median reaches it; met, but not by more than the run-to-run spread, when the median reaches it by less, since another run may then miss it; with a single run the spread is unknown and no goal is met with margin. The least run median stands beside each, and the ratio of the unpaired cells follows. Costs are rounded up and shares of the ceiling down, so that a goal missed never reads as met.\n\n", txPutGoal)
 	put, okPut := rs.Get(OpPut, PeerEngineRaw)
 	for _, op := range []string{OpTx1k, OpTx100k} {
 		tx, ok := rs.Get(op, PeerEngineRaw)
@@ -365,79 +368,6 @@ func writeEngineGoals(w io.Writer, rs *Results) {
 	for _, g := range ceilingGoals {
 		p("- %s, engine in-process ÷ SDK client alone: %s\n", g.op, ceilingShare(rs, g.op, g.want))
 	}
-}
-
-// ceilingShare states the engine's share of the SDK-alone ceiling on op:
-// the paired median when there is one, else the unpaired cells' ratio,
-// which is always shown too.
-func ceilingShare(rs *Results, op string, want float64) string {
-	unpaired := ""
-	x, have := 0.0, false
-	a, ok1 := rs.Get(op, PeerEngineInproc)
-	c, ok2 := rs.Get(op, PeerSDKAlone)
-	if ok1 && ok2 && a.Note == "" && c.Note == "" {
-		x, have = speedup(op, a, c), true
-		unpaired = fmt.Sprintf("%s ÷ %s ops/s = %s", thousands(a.OpsPerSec()), thousands(c.OpsPerSec()), times(x))
-	}
-	goal := func(x float64) string { return fmt.Sprintf("(goal ≥ %.1f×: %s)", want, verdict(x >= want)) }
-	pr, ok := rs.GetPaired(op)
-	if !ok || len(pr.Rounds) == 0 {
-		if have {
-			return fmt.Sprintf("unpaired cells %s %s; no paired measurement", unpaired, goal(x))
-		}
-		return "no figure"
-	}
-	paired := pairedSummary(pr) + " " + goal(pr.Median())
-	if q1, q3 := pr.Quartiles(); q1 < want && want <= q3 {
-		paired = strings.TrimSuffix(paired, ")") + "; the goal lies within the interquartile range)"
-	}
-	if !have {
-		unpaired = ": no figure"
-	}
-	return fmt.Sprintf("%s; unpaired cells %s", paired, unpaired)
-}
-
-// pairedSummary is "paired median 0.58× over 15 rounds (interquartile
-// 0.55–0.60×)".
-func pairedSummary(pr Paired) string {
-	q1, q3 := pr.Quartiles()
-	return fmt.Sprintf("paired median %s over %d rounds (interquartile %s–%s)", times2(pr.Median()), len(pr.Rounds), ratio2(q1), times2(q3))
-}
-
-// writePairedRatios renders the paired measurement of every row that has
-// one.
-func writePairedRatios(w io.Writer, rs *Results, env Environment) {
-	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	p("\n## Paired ratios\n\n")
-	p("The cells above are measured one after the other, minutes apart, and on a shared machine the same work can drift by a quarter between them, so their ratio of the engine in-process to the SDK client alone is mostly noise. Here the two run the same workload on the same prepared tables in alternating slices of about %v each (GOMAXPROCS %d, GOGC %s), the engine first in odd rounds and second in even ones (ABBA), so that a slow spell falls on both alike; each round gives one ratio, engine ÷ SDK client alone. %s The table gives the median over the rounds, the interquartile range and the least and greatest round (rounded down to two decimals), the unpaired cells' ratio for comparison, and how many operations each side ran in all. With `-paired-procs 1` the collector's work counts in full on both sides, instead of partly on a second core that other work may or may not be using.\n\n",
-		env.PairedSlice, env.PairedProcs, env.PairedGOGC, pairedProcess(env.PairedAlone))
-	p("| Operation | paired median | interquartile range | min–max | rounds | operations (engine / SDK alone) | load average at start | unpaired cells |\n")
-	p("|---|---|---|---|---|---|---|---|\n")
-	for _, op := range opOrder {
-		if op == OpStartup {
-			continue
-		}
-		unpaired := ratio(rs, op, PeerEngineInproc, PeerSDKAlone)
-		pr, ok := rs.GetPaired(op)
-		if !ok || len(pr.Rounds) == 0 {
-			p("| %s | not measured | — | — | 0 | — | — | %s |\n", op, unpaired)
-			continue
-		}
-		q1, q3 := pr.Quartiles()
-		lo, hi := pr.Range()
-		ne, nc := pr.Ops()
-		p("| %s | %s | %s–%s | %s–%s | %d | %s / %s | %s | %s |\n", op, times2(pr.Median()), ratio2(q1), times2(q3), ratio2(lo), times2(hi),
-			len(pr.Rounds), thousands(float64(ne)), thousands(float64(nc)), cmp.Or(pr.Load, "unknown"), unpaired)
-	}
-	p("\nThese rows are the in-memory engine. What a data directory and the durable mode (an fsync per commit) cost on the write rows, paired the same way with the load beside each row, is in [engine-durability.md](engine-durability.md) (`make bench-durable`).\n")
-}
-
-// pairedProcess says which heap the paired slices ran beside.
-func pairedProcess(alone bool) string {
-	if alone {
-		return "The paired measurement ran in a process of its own, holding only the two peers' tables (as a user's process holds no other emulator), so that no other peer's heap weighs on the garbage collector during the slices."
-	}
-	return "The paired measurement ran in the same process as the cells above, with the tables of every peer started there live on the heap, which the garbage collector marks during the slices too (`make bench-engine` runs it in a process of its own)."
 }
 
 // times2 formats a ratio with two decimals, rounded down like times.
