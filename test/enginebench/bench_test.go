@@ -409,7 +409,9 @@ func writeReport(path string) error {
 		GOGC:       gogc(),
 		GOMAXPROCS: runtime.GOMAXPROCS(0),
 	}
-	setPairedEnv(&env, pairedRun())
+	runs := pairedRuns()
+	setPairedEnv(&env, runs)
+	results.SetPairedRuns(runs)
 	mem := measureRSS()
 	var buf bytes.Buffer
 	enginebench.WriteMarkdown(&buf, &results, env, mem)

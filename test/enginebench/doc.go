@@ -23,27 +23,43 @@
 // Where a peer lacks an operation (dynalite has no TransactWriteItems) its
 // row says so instead of a figure.
 //
-// Run it with `make bench-engine`, which writes docs/engine-benchmark.md in
-// two processes: the paired measurement first, in a process holding only
-// the two peers it needs (a user's process holds no minidyn, and the heap of
-// other peers' tables would weigh on its garbage collector), then every
-// other benchmark, whose process reads the paired rows back for the report:
+// Run it with `make bench-engine`, which writes docs/engine-benchmark.md
+// from several processes: the paired measurement first, PAIRED_RUNS times
+// (5) one after the other, each in a process holding only the two peers it
+// needs (a user's process holds no minidyn, and the heap of other peers'
+// tables would weigh on its garbage collector) and writing its own JSON;
+// then every other benchmark, whose process reads the paired runs back for
+// the report (-paired-in takes files separated by commas, or a directory
+// of them):
 //
-//	go test -run '^$' -bench '^BenchmarkPaired$' -benchtime 1x ./test/enginebench/ -args -paired-out /tmp/paired.json
-//	go test -run '^$' -bench '^Benchmark(Engine|Startup)$' -benchtime 2s ./test/enginebench/ -args -paired-in /tmp/paired.json -report ../../docs/engine-benchmark.md
+//	go test -run '^$' -bench '^BenchmarkPaired$' -benchtime 1x ./test/enginebench/ -args -paired-out /tmp/paired/run-01.json -paired-durable
+//	go test -run '^$' -bench '^BenchmarkPaired$' -benchtime 1x ./test/enginebench/ -args -paired-out /tmp/paired/run-02.json
+//	…
+//	go test -run '^$' -bench '^Benchmark(Engine|Startup)$' -benchtime 2s ./test/enginebench/ -args -paired-in /tmp/paired -report ../../docs/engine-benchmark.md
 //
 // `-bench .` alone still writes the whole report from one process, the
-// paired rows then measured beside every peer's tables (the report says
-// which).
+// paired rows then measured once, beside every peer's tables (the report
+// says which), so with their run-to-run spread unknown.
 //
 // BenchmarkPaired measures the engine in-process against the SDK client
 // alone in alternating slices of about -paired-slice (200ms),
 // -paired-rounds (15) rounds per row (with GOMAXPROCS -paired-procs when
 // set), swapping which goes first every round (ABBA); it starts only those
 // two peers, and uses BenchmarkEngine's tables when that ran in the same
-// process. Its median per-round ratio is what the report's engine goals
-// judge, since two cells measured minutes apart on a shared machine
-// drift too much for their ratio to decide a goal. A quick trial:
+// process. A run's median per-round ratio is what one process measures;
+// the report takes, per row, the median of the run medians and the
+// run-to-run spread (greatest run median less the least), and counts an
+// engine goal met with margin only when the row's median exceeds it by
+// more than that spread: two cells measured minutes apart on a shared
+// machine drift too much for their ratio to decide a goal, and so may one
+// run. With -paired-durable it then measures the write rows (PutItem and
+// the transactions on 1k and 100k items) on a data directory in the
+// default mode and in the durable mode (fsync per commit), as shares of
+// the SDK client alone and the durable one over the other, for
+// -durable-rounds rounds (as BenchmarkDurable, `make bench-durable`, which
+// writes docs/engine-durability.md); `make bench-engine` does so in its
+// first run, and the report shows them beside the write rows. A quick
+// trial:
 //
 //	go test -run '^$' -bench Paired -benchtime 1x ./test/enginebench/ -args -large-table 2000 -paired-rounds 3 -rss-items 0 -report /tmp/trial.md
 //

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -16,23 +17,30 @@ import (
 
 var durableReport = flag.String("durable-report", "", "write BenchmarkDurable's report (markdown) to this file")
 
-// durablePair is one paired comparison of BenchmarkDurable: a over b.
-type durablePair struct{ a, b string }
-
-var durablePairs = []durablePair{
-	{enginebench.PeerEngineDisk, enginebench.PeerSDKAlone},
-	{enginebench.PeerEngineDurable, enginebench.PeerSDKAlone},
-	{enginebench.PeerEngineDurable, enginebench.PeerEngineDisk},
-}
-
 // BenchmarkDurable measures what a data directory and the durable mode
 // (ddblocal.Options.Durable, an fsync per commit) cost on the write rows,
-// paired as BenchmarkPaired measures the in-memory engine: the engine on
-// disk and the durable engine as shares of the SDK client alone, and the
-// durable engine over the engine on disk. It writes its report to
-// -durable-report.
+// paired as BenchmarkPaired measures the in-memory engine (measureDurable,
+// -durable-rounds rounds, by default -paired-rounds). It writes its report
+// to -durable-report, and records the rows for -paired-out and -report.
 func BenchmarkDurable(b *testing.B) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(pairedGOMAXPROCS()))
+	rows := measureDurable(b, durableRounds())
+	for _, d := range rows {
+		results.PutDurable(d)
+	}
+	if *durableReport != "" {
+		if err := writeDurableReport(*durableReport, rows); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// measureDurable measures each pair of enginebench.DurablePairs on each
+// row of enginebench.DurableOps, rounds rounds each: the engine on a data
+// directory and the durable engine as shares of the SDK client alone, and
+// the durable engine over the engine on disk. The two engines on disk keep
+// their data in temporary directories of b and are closed when it ends.
+func measureDurable(b *testing.B, rounds int) []enginebench.DurablePaired {
 	disk, err := enginebench.NewEngineOnDisk(b.TempDir(), false)
 	if err != nil {
 		b.Fatal(err)
@@ -45,33 +53,24 @@ func BenchmarkDurable(b *testing.B) {
 	defer durable.Close()
 	byName := map[string]*enginebench.Peer{disk.Name: disk, durable.Name: durable,
 		enginebench.PeerSDKAlone: pairedPeer(b, enginebench.PeerSDKAlone)}
-	var rows []durableRow
+	var rows []enginebench.DurablePaired
 	for _, w := range workloads() {
-		if w.op != enginebench.OpPut && w.op != enginebench.OpTx1k {
+		if !slices.Contains(enginebench.DurableOps, w.op) {
 			continue
 		}
-		for _, pair := range durablePairs {
-			pr, err := measurePaired(w, byName[pair.a], byName[pair.b])
+		for _, pair := range enginebench.DurablePairs {
+			pr, err := measurePaired(w, byName[pair[0]], byName[pair[1]], rounds)
 			if err != nil {
 				b.Fatal(err)
 			}
-			rows = append(rows, durableRow{pair: pair, paired: pr})
-			b.Logf("%s, %s ÷ %s: median %.3f over %d rounds (load %s)", w.op, pair.a, pair.b, pr.Median(), len(pr.Rounds), pr.Load)
+			rows = append(rows, enginebench.DurablePaired{A: pair[0], B: pair[1], Paired: pr})
+			b.Logf("%s, %s ÷ %s: median %.3f over %d rounds (load %s)", w.op, pair[0], pair[1], pr.Median(), len(pr.Rounds), pr.Load)
 		}
 	}
-	if *durableReport != "" {
-		if err := writeDurableReport(*durableReport, rows); err != nil {
-			b.Fatal(err)
-		}
-	}
+	return rows
 }
 
-type durableRow struct {
-	pair   durablePair
-	paired enginebench.Paired
-}
-
-func writeDurableReport(path string, rows []durableRow) error {
+func writeDurableReport(path string, rows []enginebench.DurablePaired) error {
 	var buf bytes.Buffer
 	p := func(format string, a ...any) { fmt.Fprintf(&buf, format, a...) }
 	p("# Engine durability cost\n\n")
@@ -83,7 +82,7 @@ func writeDurableReport(path string, rows []durableRow) error {
 	p("| Operation | ratio | paired median | interquartile range | min–max | rounds | operations (first / second) | ops/s (first / second, all rounds) | load average at start |\n")
 	p("|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
-		pr := r.paired
+		pr := r.Paired
 		q1, q3 := pr.Quartiles()
 		lo, hi := pr.Range()
 		na, nb := pr.Ops()
@@ -92,7 +91,7 @@ func writeDurableReport(path string, rows []durableRow) error {
 			wa += rd.Engine.Wall
 			wb += rd.Ceiling.Wall
 		}
-		p("| %s | %s ÷ %s | %.3f× | %.3f–%.3f× | %.3f–%.3f× | %d | %d / %d | %.0f / %.0f | %s |\n", pr.Op, r.pair.a, r.pair.b, pr.Median(), q1, q3, lo, hi,
+		p("| %s | %s ÷ %s | %.3f× | %.3f–%.3f× | %.3f–%.3f× | %d | %d / %d | %.0f / %.0f | %s |\n", pr.Op, r.A, r.B, pr.Median(), q1, q3, lo, hi,
 			len(pr.Rounds), na, nb, float64(na)/wa.Seconds(), float64(nb)/wb.Seconds(), pr.Load)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

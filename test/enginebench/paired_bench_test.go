@@ -2,6 +2,7 @@ package enginebench_test
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -16,12 +17,17 @@ import (
 )
 
 var (
-	pairedRounds = flag.Int("paired-rounds", 15, "rounds of the paired engine ÷ SDK-alone measurement (BenchmarkPaired)")
-	pairedSlice  = flag.Duration("paired-slice", 200*time.Millisecond, "target length of one slice of the paired measurement")
-	pairedProcs  = flag.Int("paired-procs", 0, "GOMAXPROCS during the paired measurement (0 leaves it as for the other benchmarks)")
-	pairedOut    = flag.String("paired-out", "", "write the paired measurement of this process to this file (JSON) after the benchmarks")
-	pairedIn     = flag.String("paired-in", "", "take the paired measurement from this file (written by -paired-out) instead of measuring it here")
+	pairedRounds      = flag.Int("paired-rounds", 15, "rounds of the paired engine ÷ SDK-alone measurement (BenchmarkPaired)")
+	pairedSlice       = flag.Duration("paired-slice", 200*time.Millisecond, "target length of one slice of the paired measurement")
+	pairedProcs       = flag.Int("paired-procs", 0, "GOMAXPROCS during the paired measurement (0 leaves it as for the other benchmarks)")
+	pairedOut         = flag.String("paired-out", "", "write the paired measurement of this process to this file (JSON) after the benchmarks")
+	pairedIn          = flag.String("paired-in", "", "take the paired measurement from these runs (files written by -paired-out, separated by commas, or directories of them) instead of measuring it here")
+	pairedDurableFlag = flag.Bool("paired-durable", false, "BenchmarkPaired also measures the durability rows (BenchmarkDurable's) after the in-memory rows")
+	durableRoundsFlag = flag.Int("durable-rounds", 0, "rounds of each durability row (0: -paired-rounds)")
 )
+
+// durableRounds is how many rounds each durability row runs.
+func durableRounds() int { return cmp.Or(*durableRoundsFlag, *pairedRounds) }
 
 // pairedGOMAXPROCS is the GOMAXPROCS the paired measurement runs with.
 func pairedGOMAXPROCS() int {
@@ -37,20 +43,22 @@ func pairedGOMAXPROCS() int {
 // two cells. It starts only those two peers: run by itself
 // (-bench '^BenchmarkPaired$', as make bench-engine does) its process holds
 // only their tables, as a user's process would; after BenchmarkEngine in
-// the same process it uses the tables that prepared. Each row is measured
-// once per process, however often testing calls it, and not at all with
-// -paired-in: its figures are the custom metrics, not ns/op.
+// the same process it uses the tables that prepared. With -paired-durable
+// it then measures the durability rows too (measureDurable), unless
+// BenchmarkDurable did in this process. Each row is measured once per
+// process, however often testing calls it, and not at all with -paired-in:
+// its figures are the custom metrics, not ns/op.
 func BenchmarkPaired(b *testing.B) {
+	if *pairedIn != "" {
+		b.Skip("the paired rows are read from -paired-in")
+	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(pairedGOMAXPROCS()))
 	for _, w := range workloads() {
 		b.Run(w.op, func(b *testing.B) {
 			pr, ok := results.GetPaired(w.op)
-			if !ok && *pairedIn != "" {
-				b.Skipf("%s has no row %s", *pairedIn, w.op)
-			}
 			if !ok {
 				var err error
-				if pr, err = measurePaired(w, pairedPeer(b, enginebench.PeerEngineInproc), pairedPeer(b, enginebench.PeerSDKAlone)); err != nil {
+				if pr, err = measurePaired(w, pairedPeer(b, enginebench.PeerEngineInproc), pairedPeer(b, enginebench.PeerSDKAlone), *pairedRounds); err != nil {
 					b.Fatal(err)
 				}
 				results.PutPaired(pr)
@@ -60,6 +68,15 @@ func BenchmarkPaired(b *testing.B) {
 			b.ReportMetric(q1, "q1-ratio")
 			b.ReportMetric(q3, "q3-ratio")
 			b.ReportMetric(float64(len(pr.Rounds)), "rounds")
+		})
+	}
+	if *pairedDurableFlag {
+		b.Run("durable", func(b *testing.B) {
+			if len(results.AllDurable()) == 0 {
+				for _, d := range measureDurable(b, durableRounds()) {
+					results.PutDurable(d)
+				}
+			}
 		})
 	}
 }
@@ -73,37 +90,38 @@ func pairedPeer(b *testing.B, name string) *enginebench.Peer {
 	return p
 }
 
-// loadedPaired is the run read from -paired-in.
-var loadedPaired *enginebench.PairedRun
+// loadedPaired are the runs read from -paired-in.
+var loadedPaired enginebench.PairedRuns
 
-// loadPaired records the rows of the run in path, if any.
-func loadPaired(path string) error {
-	if path == "" {
+// loadPaired reads the runs of list (-paired-in), if any.
+func loadPaired(list string) error {
+	if list == "" {
 		return nil
 	}
-	f, err := os.Open(path)
+	runs, err := enginebench.ReadPairedRuns(list)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	run, err := enginebench.ReadPairedRun(f)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	for _, pr := range run.Rows {
-		results.PutPaired(pr)
-	}
-	loadedPaired = &run
+	loadedPaired = runs
 	return nil
 }
 
-// pairedRun is the paired measurement the report shows: the one read from
-// -paired-in, else this process's.
+// pairedRun is this process's paired measurement.
 func pairedRun() enginebench.PairedRun {
+	return enginebench.PairedRun{Rows: results.AllPaired(), Durable: results.AllDurable(), Slice: *pairedSlice, GOMAXPROCS: pairedGOMAXPROCS(),
+		GOGC: gogc(), Peers: startedPeers(), Load: startLoad}
+}
+
+// pairedRuns are the runs the report shows: those read from -paired-in,
+// else this process's, if it measured any row.
+func pairedRuns() enginebench.PairedRuns {
 	if loadedPaired != nil {
-		return *loadedPaired
+		return loadedPaired
 	}
-	return enginebench.PairedRun{Rows: results.AllPaired(), Slice: *pairedSlice, GOMAXPROCS: pairedGOMAXPROCS(), GOGC: gogc(), Peers: startedPeers()}
+	if run := pairedRun(); len(run.Rows) > 0 {
+		return enginebench.PairedRuns{run}
+	}
+	return nil
 }
 
 // savePaired writes this process's paired measurement to path.
@@ -122,13 +140,18 @@ func savePaired(path string) error {
 	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
 
-// setPairedEnv describes run in env.
-func setPairedEnv(env *enginebench.Environment, run enginebench.PairedRun) {
-	env.PairedSlice, env.PairedProcs, env.PairedGOGC, env.PairedAlone = run.Slice, run.GOMAXPROCS, run.GOGC, run.Alone()
+// setPairedEnv describes runs in env (all runs share their settings), or
+// this process's settings without runs.
+func setPairedEnv(env *enginebench.Environment, runs enginebench.PairedRuns) {
+	run := pairedRun()
+	if len(runs) > 0 {
+		run = runs[0]
+	}
+	env.PairedSlice, env.PairedProcs, env.PairedGOGC, env.PairedAlone = run.Slice, run.GOMAXPROCS, run.GOGC, runs.Alone()
 }
 
-// measurePaired sizes one slice for each peer, then runs the rounds.
-func measurePaired(w workload, engine, ceiling *enginebench.Peer) (enginebench.Paired, error) {
+// measurePaired sizes one slice for each peer, then runs rounds rounds.
+func measurePaired(w workload, engine, ceiling *enginebench.Peer, rounds int) (enginebench.Paired, error) {
 	nEngine, err := calibrate(w, engine)
 	if err != nil {
 		return enginebench.Paired{}, err
@@ -138,7 +161,7 @@ func measurePaired(w workload, engine, ceiling *enginebench.Peer) (enginebench.P
 		return enginebench.Paired{}, err
 	}
 	load := machine.Load()
-	pr, err := enginebench.MeasurePaired(w.op, *pairedRounds, func(isEngine bool) (enginebench.Slice, error) {
+	pr, err := enginebench.MeasurePaired(w.op, rounds, func(isEngine bool) (enginebench.Slice, error) {
 		if isEngine {
 			return slice(w, engine, nEngine)
 		}
