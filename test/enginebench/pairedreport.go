@@ -155,10 +155,11 @@ func ceilingShare(rs *Results, op string, want float64) string {
 		}
 		return "no figure"
 	}
+	unpaired = "unpaired cells " + unpaired
 	if !have {
-		unpaired = ": no figure"
+		unpaired = "no unpaired cells"
 	}
-	return fmt.Sprintf("%s (goal ≥ %.1f×: %s); unpaired cells %s", spreadSummary(s, want), want, s.Judge(want), unpaired)
+	return fmt.Sprintf("%s (goal ≥ %.1f×: %s); %s", spreadSummary(s, want), want, s.Judge(want), unpaired)
 }
 
 // spreadSummary is "median of 5 run medians 0.85× (runs 0.83, 0.84, 0.85,
