@@ -24,13 +24,6 @@ var itemPool sync.Pool
 // maxPooledItem bounds the attributes of an item kept for reuse.
 const maxPooledItem = 64
 
-// pooledItem is a released item to decode into, or nil (the decoder then
-// makes one).
-func pooledItem() attr.Item {
-	it, _ := itemPool.Get().(attr.Item)
-	return it
-}
-
 // decodeItemReusing is decodeItem into the room of a released item.
 func decodeItemReusing(raw []byte) (attr.Item, error) {
 	reuse, _ := itemPool.Get().(attr.Item)

@@ -3,7 +3,6 @@ package ddblocal
 import (
 	"context"
 	"encoding/json"
-	"slices"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
 	"github.com/oncetable/oncetable/runtime/ddblocal/expr"
@@ -356,7 +355,7 @@ func (e *Engine) updateItem(_ context.Context, in *updateItemInput) (any, error)
 	var old, next attr.Item
 	var icm map[string]any
 	err = t.locked(func() error {
-		u, err := e.applyUpdate(t, key, in.Key, x, keepOld, in.ReturnValues == "ALL_NEW")
+		u, err := e.applyUpdate(t, key, in.Key, x, keepOld)
 		old, next = u.old, u.next
 		if err != nil {
 			return withFailureItem(err, in.ReturnValuesOnConditionCheckFailure, old)
@@ -409,25 +408,11 @@ type updated struct {
 // it: it must be in no index (whose old row and projection the write would
 // need); its size and TTL expiry are taken before. u.old is then nil, also
 // when the update fails (only a failed condition returns the old item, and
-// that is checked first). Unless keepOld or wholeNext, an item in no index
-// is updated partly (applyUpdatePartly), and u.next holds only the
-// attributes partialNames lists.
-func (e *Engine) applyUpdate(t *table, key []byte, keyItem attr.Item, x *compiled, keepOld, wholeNext bool) (u updated, err error) {
-	found, ok := t.items.Get(probe(key))
-	if ok && !keepOld && !wholeNext {
-		if names, partly := e.partialNames(t, x); partly {
-			if u, done, err := e.applyUpdatePartly(t, key, found, x, names); done || err != nil {
-				return u, err
-			}
-		}
-	}
-	var old attr.Item
-	size := 0
-	if ok {
-		if old, err = decodeItemReusing(found.val()); err != nil {
-			return u, err
-		}
-		size = int(found.size)
+// that is checked first).
+func (e *Engine) applyUpdate(t *table, key []byte, keyItem attr.Item, x *compiled, keepOld bool) (u updated, err error) {
+	old, size, err := t.getSized(key)
+	if err != nil {
+		return u, err
 	}
 	u.old = old
 	if err := x.check(old); err != nil {
@@ -465,83 +450,6 @@ func (e *Engine) applyUpdate(t *table, key []byte, keyItem attr.Item, x *compile
 	}
 	u.next = next
 	return u, nil
-}
-
-// partialNames are the attributes an update of an item of t must decode
-// when it leaves the rest of the item encoded (applyUpdatePartly): those
-// the expressions name, every index key attribute and the TTL attribute.
-// ok is false when the whole item is needed: item collections bounded
-// (local indexes), partitions charged, or names not known (legacy
-// parameters).
-func (e *Engine) partialNames(t *table, x *compiled) (names []string, ok bool) {
-	if len(t.lsis) > 0 || e.parts != nil || x.c.Update == nil {
-		return nil, false
-	}
-	top, known := x.c.TopNames()
-	if !known {
-		return nil, false
-	}
-	names = append(make([]string, 0, len(top)+4), top...)
-	for _, ix := range t.gsis {
-		for _, k := range ix.keys.names() {
-			names = appendNew(names, k)
-		}
-	}
-	if t.ttlAttr != "" {
-		names = appendNew(names, t.ttlAttr)
-	}
-	return names, true
-}
-
-func appendNew(names []string, name string) []string {
-	if slices.Contains(names, name) {
-		return names
-	}
-	return append(names, name)
-}
-
-// applyUpdatePartly is applyUpdate for the stored row found when the
-// caller needs nothing of the item beyond names (partialNames): only those
-// attributes are decoded and updated, and the new row is the old one with
-// them replaced (attr.Splice). done is false, nothing having changed, when
-// the item is or would be in an index, whose projection needs it whole.
-func (e *Engine) applyUpdatePartly(t *table, key []byte, found entry, x *compiled, names []string) (u updated, done bool, err error) {
-	old, err := attr.DecodeSomeViewInto(found.val(), names, pooledItem())
-	if err != nil {
-		return u, true, newError(CodeInternalServerError, "stored item is corrupt: %v", err)
-	}
-	if t.inIndex(old) {
-		releaseItem(old)
-		return u, false, nil
-	}
-	if err := x.check(old); err != nil {
-		// The failure may return the item: the whole of it.
-		releaseItem(old)
-		u.old, _ = decodeItemReusing(found.val())
-		return u, true, err
-	}
-	u.prior = t.priorOf(old, int(found.size))
-	u.prior.item = nil // in no index: writeEntry needs no more of it
-	size := int(found.size) - attr.ItemSize(old)
-	next, err := x.updateOwned(old)
-	if err != nil {
-		return u, true, err
-	}
-	if err := t.checkIndexKeys(next); err != nil {
-		return u, true, err
-	}
-	if t.inIndex(next) {
-		releaseItem(next)
-		return updated{}, false, nil
-	}
-	if u.row, err = spliceEntry(key, found.val(), names, next, size+attr.ItemSize(next)); err != nil {
-		return u, true, err
-	}
-	if u.row.size > maxItemSize {
-		return u, true, validationf("Item size to update has exceeded the maximum allowed size")
-	}
-	u.next = next
-	return u, true, nil
 }
 
 // checkWriteOptions validates the return options every single-item write

@@ -548,7 +548,7 @@ func (op *txOp) evaluate(e *Engine) error {
 	case "Update":
 		// The item read is a decoded copy: updated in place when in no
 		// index, it costs nothing should the transaction be cancelled.
-		u, err := e.applyUpdate(op.t, op.key, op.act.Key, op.x, false, false)
+		u, err := e.applyUpdate(op.t, op.key, op.act.Key, op.x, false)
 		op.old, op.prior, op.next, op.write = u.old, u.prior, u.next, true
 		if err == nil {
 			op.rowBuf = u.row

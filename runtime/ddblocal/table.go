@@ -62,25 +62,6 @@ func newEntry(key []byte, it attr.Item) entry {
 	return entry{kv: kv, klen: uint32(len(key)), size: uint32(size), pfx: prefixOf(key)}
 }
 
-// spliceEntry is the entry of key whose item is the stored item val with
-// the attributes named in drop replaced by those of next (attr.Splice);
-// size is the new item's attr.ItemSize.
-func spliceEntry(key, val []byte, drop []string, next attr.Item, size int) (entry, error) {
-	mustBeLive(next, "storing")
-	bp := scratch.Get().(*[]byte)
-	buf, err := attr.Splice(append((*bp)[:0], key...), val, drop, next)
-	if err != nil {
-		return entry{}, newError(CodeInternalServerError, "stored item is corrupt: %v", err)
-	}
-	kv := make([]byte, len(buf))
-	copy(kv, buf)
-	if cap(buf) <= 64<<10 {
-		*bp = buf[:0]
-		scratch.Put(bp)
-	}
-	return entry{kv: kv, klen: uint32(len(key)), size: uint32(size), pfx: prefixOf(key)}, nil
-}
-
 // joinEntry is an entry of key and an already encoded item of size bytes.
 func joinEntry(key, val []byte, size uint32) entry {
 	kv := make([]byte, len(key)+len(val))

@@ -38,20 +38,7 @@ type Compiled struct {
 	KeyCondition *KeyCondition
 	Update       *Update
 	Projection   *Projection
-
-	// topNames are the attribute names the expressions' paths start
-	// with, placeholders resolved; topKnown is false once legacy
-	// parameters were added, whose names are not gathered.
-	topNames []string
-	topKnown bool
 }
-
-// TopNames lists, once each, the attribute names every path of the
-// expressions starts with (placeholders resolved): the only top-level
-// attributes of an item that evaluating the condition and applying the
-// update read or write. ok is false for expressions compiled with legacy
-// parameters (AddLegacy), whose names are not gathered.
-func (c *Compiled) TopNames() (names []string, ok bool) { return c.topNames, c.topKnown }
 
 // Compile parses every expression of a request and validates them together,
 // as DynamoDB does: placeholders must be defined, and every defined
@@ -138,7 +125,6 @@ func Compile(in Input) (*Compiled, error) {
 			return nil, err.Validation(r.kind)
 		}
 	}
-	c.topNames, c.topKnown = r.top, true
 	if unused := unusedKeys(in.Names, &r.usedNames); unused != "" {
 		return nil, invalid("Value provided in ExpressionAttributeNames unused in expressions: keys: {" + unused + "}")
 	}
@@ -259,8 +245,6 @@ type resolver struct {
 	values                Values
 	usedNames, usedValues usedSet
 	kind                  string
-	// top gathers the first names of the paths resolved (TopNames).
-	top []string
 }
 
 // resolvePath replaces #placeholders in p by the names they stand for.
@@ -296,11 +280,7 @@ func (r *resolver) path(p Path) (Path, *Error) {
 			r.usedNames.add(e.Name)
 		}
 	}
-	out, err := resolvePath(p, r.names)
-	if err == nil && len(out) > 0 && !out[0].IsIndex && !slices.Contains(r.top, out[0].Name) {
-		r.top = append(r.top, out[0].Name)
-	}
-	return out, err
+	return resolvePath(p, r.names)
 }
 
 // operand resolves o's placeholders. For a ValueRef it returns the value.

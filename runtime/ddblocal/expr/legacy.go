@@ -101,7 +101,6 @@ func (b *legacyBuilder) value(v attr.Value) ValueRef {
 // (the engine refuses such mixes first, see MixedParameters); its Names
 // and Values are replaced by copies that add the legacy placeholders.
 func (c *Compiled) AddLegacy(l *Legacy) error {
-	c.topNames, c.topKnown = nil, false
 	b := &legacyBuilder{}
 	if err := checkConditionalOperator(l.ConditionalOperator); err != nil {
 		return err
