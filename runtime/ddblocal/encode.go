@@ -487,12 +487,11 @@ func (d *rawDecoder) str() string {
 // there (the bytes past the string's end are masked off), so a string that
 // needs no escape, as nearly all do, is copied at once.
 func (d *rawDecoder) jsonString(buf []byte) []byte {
-	start := d.pos
 	s := d.str()
 	if !d.ok {
 		return buf
 	}
-	if start = d.pos - len(s); noEscapes(d.src, start, len(s)) {
+	if noEscapes(d.src, d.pos-len(s), len(s)) {
 		buf = append(buf, '"')
 		buf = append(buf, s...)
 		return append(buf, '"')
