@@ -18,8 +18,15 @@ func decodeItem(raw []byte) (attr.Item, error) {
 
 // itemPool holds decoded items that are no longer referenced, cleared, so
 // the next decode reuses their room: a map of more than 8 attributes costs
-// about 2 KB, and UpdateItem decodes one per call.
-var itemPool sync.Pool
+// about 2 KB, and UpdateItem decodes one per call. Maps that held at most
+// smallItem attributes (a request's keys and placeholder values) are kept
+// in smallItemPool apart, so that a stored item is not decoded into a map
+// that must grow, nor a key cleared through the room of a whole item.
+var itemPool, smallItemPool sync.Pool
+
+// smallItem is the most attributes of a map in smallItemPool: a map of up
+// to 8 entries is a single group of slots.
+const smallItem = 8
 
 // maxPooledItem bounds the attributes of an item kept for reuse.
 const maxPooledItem = 64
@@ -41,9 +48,14 @@ func releaseItem(it attr.Item) {
 		poisonItem(it)
 		return
 	}
-	if it == nil || len(it) > maxPooledItem {
+	n := len(it)
+	if it == nil || n > maxPooledItem {
 		return
 	}
 	clear(it)
-	itemPool.Put(it)
+	if n <= smallItem {
+		smallItemPool.Put(it)
+	} else {
+		itemPool.Put(it)
+	}
 }

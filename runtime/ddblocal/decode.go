@@ -289,6 +289,16 @@ func (r *jsonReader) reusedItem() (attr.Item, bool) {
 	return r.itemInto(it)
 }
 
+// reusedSmall is reusedItem for a map of a few attributes: a key or the
+// placeholder values of expressions.
+func (r *jsonReader) reusedSmall() (attr.Item, bool) {
+	it, _ := smallItemPool.Get().(attr.Item)
+	if it == nil {
+		it = attr.Item{}
+	}
+	return r.itemInto(it)
+}
+
 // itemInto reads an item into it, which is empty.
 func (r *jsonReader) itemInto(it attr.Item) (attr.Item, bool) {
 	if !r.consume('{') {
@@ -308,7 +318,7 @@ func (r *jsonReader) itemInto(it attr.Item) (attr.Item, bool) {
 }
 
 func (r *jsonReader) values() (map[string]attr.Value, bool) {
-	it, ok := r.reusedItem()
+	it, ok := r.reusedSmall()
 	return map[string]attr.Value(it), ok
 }
 
@@ -470,7 +480,7 @@ func (in *updateItemInput) decodeField(r *jsonReader, name string) bool {
 	var ok bool
 	switch name {
 	case "Key":
-		in.Key, ok = r.reusedItem()
+		in.Key, ok = r.reusedSmall()
 	case "UpdateExpression":
 		in.UpdateExpression, ok = r.strPtr()
 	default:

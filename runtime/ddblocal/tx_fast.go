@@ -88,7 +88,7 @@ func (a *txAction) decodeField(r *jsonReader, name string) bool {
 	case "TableName":
 		a.TableName, ok = r.str()
 	case "Key":
-		a.Key, ok = r.reusedItem()
+		a.Key, ok = r.reusedSmall()
 	case "Item":
 		a.Item, ok = r.reusedItem()
 	case "ConditionExpression":
