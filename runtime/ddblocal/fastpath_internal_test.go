@@ -140,14 +140,7 @@ func TestEncodeStringRoundTrips(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	alphabet := []byte("abcXYZ09 :#{}[],\"\\\x00\x01\n\r\t\x1f\x7f\xc3\xa9")
 	for range 20000 {
-		b := make([]byte, r.IntN(40))
-		for i := range b {
-			if r.IntN(5) == 0 {
-				b[i] = alphabet[r.IntN(len(alphabet))]
-			} else {
-				b[i] = byte('a' + r.IntN(26))
-			}
-		}
+		b := randomText(r, alphabet, 5)
 		if !utf8.Valid(b) {
 			continue
 		}
@@ -161,6 +154,20 @@ func TestEncodeStringRoundTrips(t *testing.T) {
 	}
 }
 
+// randomText is up to 39 random bytes: lower-case letters, with on average
+// one byte in every taken from special instead.
+func randomText(r *rand.Rand, special []byte, every int) []byte {
+	b := make([]byte, r.IntN(40))
+	for i := range b {
+		if r.IntN(every) == 0 {
+			b[i] = special[r.IntN(len(special))]
+		} else {
+			b[i] = byte('a' + r.IntN(26))
+		}
+	}
+	return b
+}
+
 // TestStoredStringsEncodeAsEncodeString checks the transcoder's
 // word-at-a-time check (noEscapes) against encodeString for strings of
 // every length up to 40 at the end of a stored row and followed by other
@@ -170,14 +177,7 @@ func TestStoredStringsEncodeAsEncodeString(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	alphabet := []byte("abc09 :#\"\\\x00\x01\n\x1f\x7f\xc3\xa9")
 	for range 20000 {
-		b := make([]byte, r.IntN(40))
-		for i := range b {
-			if r.IntN(6) == 0 {
-				b[i] = alphabet[r.IntN(len(alphabet))]
-			} else {
-				b[i] = byte('a' + r.IntN(26))
-			}
-		}
+		b := randomText(r, alphabet, 6)
 		for _, tail := range []string{"", "\"", "\\\x00\"\n\x01abc", "abcdefghij"} {
 			src := binary.AppendUvarint(nil, uint64(len(b)))
 			src = append(append(src, b...), tail...)
