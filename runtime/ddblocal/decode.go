@@ -3,6 +3,7 @@ package ddblocal
 import (
 	"encoding/binary"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
@@ -281,18 +282,14 @@ func (r *jsonReader) item() (attr.Item, bool) { return r.itemInto(attr.Item{}) }
 
 // reusedItem is item into the room of an item given to releaseItem, for
 // request parameters an operation releases when done with them.
-func (r *jsonReader) reusedItem() (attr.Item, bool) {
-	it, _ := itemPool.Get().(attr.Item)
-	if it == nil {
-		it = attr.Item{}
-	}
-	return r.itemInto(it)
-}
+func (r *jsonReader) reusedItem() (attr.Item, bool) { return r.reusedFrom(&itemPool) }
 
 // reusedSmall is reusedItem for a map of a few attributes: a key or the
 // placeholder values of expressions.
-func (r *jsonReader) reusedSmall() (attr.Item, bool) {
-	it, _ := smallItemPool.Get().(attr.Item)
+func (r *jsonReader) reusedSmall() (attr.Item, bool) { return r.reusedFrom(&smallItemPool) }
+
+func (r *jsonReader) reusedFrom(pool *sync.Pool) (attr.Item, bool) {
+	it, _ := pool.Get().(attr.Item)
 	if it == nil {
 		it = attr.Item{}
 	}
