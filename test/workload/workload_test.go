@@ -99,8 +99,17 @@ func TestShortSoak(t *testing.T) {
 				}
 			}, []string{workload.InvNegativeRead}},
 			{"stored response changed", func(st *workload.State) {
+				// Only a record some attempt was answered from can be seen to
+				// change: a credit whose every attempt was lost or timed out
+				// has a record nobody received, so the plant skips those.
+				answered := map[string]bool{}
+				for _, a := range res.History.Attempts {
+					if a.Status >= 200 && a.Status < 300 {
+						answered[strings.TrimSuffix(a.Body, "\n")] = true
+					}
+				}
 				for k, r := range st.Records {
-					if r.Operation == "credit" {
+					if r.Operation == "credit" && answered[string(r.Body)] && strings.Contains(string(r.Body), `"currency"`) {
 						r.Body = []byte(strings.Replace(string(r.Body), `"currency"`, `"currency" `, 1))
 						st.Records[k] = r
 						return
