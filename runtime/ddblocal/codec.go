@@ -1,6 +1,7 @@
 package ddblocal
 
 import (
+	"encoding/binary"
 	"sync"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
@@ -31,9 +32,14 @@ const smallItem = 8
 // maxPooledItem bounds the attributes of an item kept for reuse.
 const maxPooledItem = 64
 
-// decodeItemReusing is decodeItem into the room of a released item.
+// decodeItemReusing is decodeItem into the room of a released item, taken
+// from the pool releaseItem files an item of raw's attribute count in.
 func decodeItemReusing(raw []byte) (attr.Item, error) {
-	reuse, _ := itemPool.Get().(attr.Item)
+	pool := &itemPool
+	if n, w := binary.Uvarint(raw); w > 0 && n <= smallItem {
+		pool = &smallItemPool
+	}
+	reuse, _ := pool.Get().(attr.Item)
 	it, err := attr.DecodeItemViewInto(raw, reuse)
 	if err != nil {
 		return nil, newError(CodeInternalServerError, "stored item is corrupt: %v", err)
