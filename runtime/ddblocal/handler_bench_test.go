@@ -3,14 +3,17 @@ package ddblocal_test
 import (
 	"context"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 )
@@ -118,27 +121,79 @@ func BenchmarkHandlerHotUpdateHarness(b *testing.B) {
 func BenchmarkHandlerTransact4(b *testing.B) {
 	eng, db := benchTable(b)
 	const items = 1000
-	for i := range items {
-		if _, err := db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String("bench"), Item: map[string]av{
-			"PK": s("USER#" + strconv.Itoa(i)), "SK": s("ORDER#" + strconv.Itoa(i)), "cnt": n("0"),
-			"EntityType": s("Order"), "status": s("PENDING"), "currency": s("EUR"), "amount": n("1234"),
-			"createdAt": s("2026-11-29T20:00:00.000Z"), "note": s(strings.Repeat("n", 60))}}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	loadOrders(b, db, items)
 	h := eng.Handler()
 	b.ReportAllocs()
 	for seq := 0; b.Loop(); seq++ {
-		body := make([]byte, 0, 1024)
-		body = append(body, `{"TransactItems":[`...)
-		for k := range 4 {
-			i := (seq*4 + k*251) % items
-			if k > 0 {
-				body = append(body, ',')
-			}
-			body = append(body, `{"Update":{"TableName":"bench","Key":{"PK":{"S":"USER#`+strconv.Itoa(i)+`"},"SK":{"S":"ORDER#`+strconv.Itoa(i)+`"}},"UpdateExpression":"SET cnt = cnt + :one","ConditionExpression":"attribute_exists(PK)","ExpressionAttributeValues":{":one":{"N":"1"}}}}`...)
+		var picked [4]int
+		for k := range picked {
+			picked[k] = (seq*4 + k*251) % items
 		}
-		body = append(body, `],"ClientRequestToken":"tok-`+strconv.Itoa(seq)+`"}`...)
-		serve(b, h, "TransactWriteItems", string(body))
+		serve(b, h, "TransactWriteItems", transact4(picked, seq))
 	}
+}
+
+// BenchmarkHandlerTransactRandom is BenchmarkHandlerTransact4 on four
+// distinct random items of tables of 1,000 and 100,000, as the engine
+// benchmark picks them: what the size of a table costs a transaction's
+// point reads and writes.
+func BenchmarkHandlerTransactRandom(b *testing.B) {
+	for _, items := range []int{1_000, 100_000} {
+		b.Run(strconv.Itoa(items), func(b *testing.B) {
+			eng, db := benchTable(b)
+			loadOrders(b, db, items)
+			h := eng.Handler()
+			r := rand.New(rand.NewPCG(1, 2))
+			b.ReportAllocs()
+			for seq := 0; b.Loop(); seq++ {
+				serve(b, h, "TransactWriteItems", transact4(distinct4(r, items), seq))
+			}
+		})
+	}
+}
+
+// loadOrders writes count items of nine attributes, USER#i/ORDER#i.
+func loadOrders(b *testing.B, db *dynamodb.Client, count int) {
+	var reqs []types.WriteRequest
+	for i := range count {
+		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: map[string]av{
+			"PK": s("USER#" + strconv.Itoa(i)), "SK": s("ORDER#" + strconv.Itoa(i)), "cnt": n("0"),
+			"EntityType": s("Order"), "status": s("PENDING"), "currency": s("EUR"), "amount": n("1234"),
+			"createdAt": s("2026-11-29T20:00:00.000Z"), "note": s(strings.Repeat("n", 60))}}})
+		if len(reqs) == 25 || i == count-1 {
+			in := &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"bench": reqs}}
+			if _, err := db.BatchWriteItem(context.Background(), in); err != nil {
+				b.Fatal(err)
+			}
+			reqs = nil
+		}
+	}
+}
+
+// distinct4 draws four distinct items of n.
+func distinct4(r *rand.Rand, n int) [4]int {
+	var picked [4]int
+	for k := 0; k < 4; {
+		i := r.IntN(n)
+		if !slices.Contains(picked[:k], i) {
+			picked[k] = i
+			k++
+		}
+	}
+	return picked
+}
+
+// transact4 is the body of a TransactWriteItems that adds one to the
+// counter of each of the items, under token tok-seq.
+func transact4(items [4]int, seq int) string {
+	body := make([]byte, 0, 1024)
+	body = append(body, `{"TransactItems":[`...)
+	for k, i := range items {
+		if k > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, `{"Update":{"TableName":"bench","Key":{"PK":{"S":"USER#`+strconv.Itoa(i)+`"},"SK":{"S":"ORDER#`+strconv.Itoa(i)+
+			`"}},"UpdateExpression":"SET cnt = cnt + :one","ConditionExpression":"attribute_exists(PK)","ExpressionAttributeValues":{":one":{"N":"1"}}}}`...)
+	}
+	return string(append(body, `],"ClientRequestToken":"tok-`+strconv.Itoa(seq)+`"}`...))
 }
