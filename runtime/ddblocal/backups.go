@@ -32,7 +32,7 @@ type backup struct {
 	Source    storedTable
 	// Features is the source's SourceTableFeatureDetails.
 	Features map[string]any
-	items    *btree.BTreeG[entry] // nil when held in the store only
+	items    *rows // nil when held in the store only
 }
 
 // summary is the BackupSummary of ListBackups.
@@ -234,7 +234,7 @@ func (e *Engine) loadBackups(tx *bolt.Tx) error {
 
 // backupItems returns a backup's items, read from the store when it holds
 // them.
-func (e *Engine) backupItems(b *backup) (*btree.BTreeG[entry], error) {
+func (e *Engine) backupItems(b *backup) (*rows, error) {
 	e.backupMu.Lock()
 	items := b.items
 	if items != nil {
@@ -244,7 +244,7 @@ func (e *Engine) backupItems(b *backup) (*btree.BTreeG[entry], error) {
 	if items != nil {
 		return items, nil
 	}
-	items = newTree()
+	items = &rows{tree: btree.NewG(32, slotLess)}
 	err := e.db.View(func(tx *bolt.Tx) error {
 		bk := tx.Bucket(backupItemsBucket(b.ARN))
 		if bk == nil {
@@ -454,7 +454,7 @@ func backupsUnavailable() error {
 // attribute definitions, billing mode, throughput and indexes (or the
 // overrides), with none of what DynamoDB does not restore (stream, TTL,
 // PITR, tags, resource policies, deletion protection), then items.
-func (e *Engine) restoreInto(ctx context.Context, src storedTable, items *btree.BTreeG[entry], o restoreOverrides, summary map[string]any) (*table, error) {
+func (e *Engine) restoreInto(ctx context.Context, src storedTable, items *rows, o restoreOverrides, summary map[string]any) (*table, error) {
 	now := e.now()
 	st := storedTable{
 		Name: o.TargetTableName, Created: now, Keys: src.Keys, AttrDefs: src.AttrDefs,
@@ -470,7 +470,7 @@ func (e *Engine) restoreInto(ctx context.Context, src storedTable, items *btree.
 		return nil, err
 	}
 	t.restoreSummary = summary
-	t.items = items
+	t.items = items.live()
 	items.Ascend(func(en entry) bool {
 		t.size += int64(en.size)
 		return true

@@ -3,8 +3,6 @@ package ddblocal
 import (
 	"math"
 
-	"github.com/google/btree"
-
 	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
 )
 
@@ -75,8 +73,8 @@ func (t *table) collectionSize(prefix []byte) int64 {
 }
 
 // collectionTrees are the trees whose rows make up item collections.
-func (t *table) collectionTrees() []*btree.BTreeG[entry] {
-	trees := []*btree.BTreeG[entry]{t.items}
+func (t *table) collectionTrees() []entryTree {
+	trees := []entryTree{t.items}
 	for _, ix := range t.lsis {
 		trees = append(trees, ix.tree)
 	}

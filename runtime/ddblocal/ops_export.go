@@ -101,14 +101,15 @@ func (e *Engine) exportTable(_ context.Context, in *exportInput) (any, error) {
 		}
 	}
 	// The rows as they were at the export time (now by default), from the
-	// point-in-time history; copied under the read lock.
+	// point-in-time history; copied under the write lock, which a
+	// point-in-time clone needs.
 	exportTime := now
 	var rows [][]byte
 	var failure error
-	t.rlocked(func() {
+	_ = t.locked(func() error {
 		if !t.pitr {
 			failure = newError(CodePointInTimeRecoveryUnavailable, "Point in time recovery is not enabled for table '%s'", name)
-			return
+			return nil
 		}
 		items := t.items
 		if in.ExportTime != nil {
@@ -117,7 +118,7 @@ func (e *Engine) exportTable(_ context.Context, in *exportInput) (any, error) {
 			if exportTime.Before(earliest) || exportTime.After(latest) {
 				failure = newError(CodeInvalidExportTime, "Export time must be within the point in time recovery window: %s to %s",
 					earliest.UTC().Format(time.RFC3339), latest.UTC().Format(time.RFC3339))
-				return
+				return nil
 			}
 			items = t.itemsAt(exportTime, false)
 		}
@@ -125,6 +126,7 @@ func (e *Engine) exportTable(_ context.Context, in *exportInput) (any, error) {
 			rows = append(rows, bytes.Clone(en.val()))
 			return true
 		})
+		return nil
 	})
 	if failure != nil {
 		return nil, failure

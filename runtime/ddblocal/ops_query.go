@@ -182,7 +182,7 @@ type page struct {
 // nil for no bound) in the given direction, after start, stopping at Limit
 // or 1 MB. keep filters rows (Scan segments); it may be nil.
 func (r *reader) visit(lo, hi, start []byte, forward bool, keep func(attr.Item) bool) (*page, error) {
-	tree := r.t.items
+	var tree entryTree = r.t.items
 	if r.ix != nil {
 		tree = r.ix.tree
 	}

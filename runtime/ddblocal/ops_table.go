@@ -272,7 +272,7 @@ func (e *Engine) createTable(ctx context.Context, in *createTableInput) (any, er
 		rcu:                rcu,
 		wcu:                wcu,
 		created:            e.now(),
-		items:              newTree(),
+		items:              newRows(),
 		deletionProtection: in.DeletionProtectionEnabled,
 		// Set before the table is visible, so that no early write escapes
 		// the store.

@@ -7,7 +7,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/google/btree"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -141,7 +140,7 @@ func (e *Engine) restorableWindow(t *table, now time.Time) (earliest, latest tim
 // commit after it undone. torn leaves the second half of the last
 // transaction at or before at undone too, so that the copy holds only part
 // of it. The caller holds t.mu for writing.
-func (t *table) itemsAt(at time.Time, torn bool) *btree.BTreeG[entry] {
+func (t *table) itemsAt(at time.Time, torn bool) *rows {
 	items := t.items.Clone()
 	if t.hist == nil {
 		return items
@@ -170,7 +169,7 @@ func (t *table) itemsAt(at time.Time, torn bool) *btree.BTreeG[entry] {
 
 // tearTx undoes the second half (at least one, never all) of a
 // transaction's changes in items.
-func tearTx[C any](items *btree.BTreeG[entry], changes []C, of func(C) ([]byte, entry)) {
+func tearTx[C any](items *rows, changes []C, of func(C) ([]byte, entry)) {
 	if len(changes) < 2 {
 		return
 	}
@@ -181,7 +180,7 @@ func tearTx[C any](items *btree.BTreeG[entry], changes []C, of func(C) ([]byte, 
 }
 
 // undo puts prev (absent when prev.kv is nil) back under key.
-func undo(items *btree.BTreeG[entry], key []byte, prev entry) {
+func undo(items *rows, key []byte, prev entry) {
 	if prev.kv == nil {
 		items.Delete(probe(key))
 	} else {

@@ -148,7 +148,7 @@ func restoreTable(st storedTable) (*table, error) {
 		name: st.Name, id: st.ID, arn: st.ARN, created: st.Created,
 		billing: st.Billing, rcu: st.RCU, wcu: st.WCU,
 		deletionProtection: st.DeletionProtection,
-		items:              newTree(), pitr: st.PITR, pitrSince: st.PITRSince, pitrDays: st.PITRDays, tags: st.Tags,
+		items:              newRows(), pitr: st.PITR, pitrSince: st.PITRSince, pitrDays: st.PITRDays, tags: st.Tags,
 		restoreSummary: st.Restore,
 		policies:       st.Policies,
 	}

@@ -217,7 +217,7 @@ type table struct {
 	// records name DynamoDB's service as the user.
 	serviceWrite bool
 
-	items *btree.BTreeG[entry]
+	items *rows
 	size  int64
 	gsis  []*index
 	lsis  []*index
