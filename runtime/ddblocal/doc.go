@@ -171,7 +171,10 @@
 // transaction takes them in name order), so transactions and single-item
 // writes are serializable. Items are stored encoded (attr.EncodeItem) in a
 // B-tree per table and per index, keyed by an order-preserving encoding of
-// their keys; a transaction costs the same on a table of any size.
+// their keys. A table's rows are also in a hash index: a point read or
+// write (GetItem, PutItem, UpdateItem, a transaction's items) finds its row
+// by hash and updates it in place, without searching the tree, unless a
+// backup or a point-in-time copy still shares it.
 //
 // # Legacy parameters
 //
