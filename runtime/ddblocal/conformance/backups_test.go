@@ -1,6 +1,7 @@
 package conformance_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -264,4 +265,61 @@ func TestBackupsOfACreatingTable(t *testing.T) {
 		_, err = tg.client.CreateBackup(ctx(t), &dynamodb.CreateBackupInput{TableName: in.TableName, BackupName: aws.String("active")})
 		noErr(t, err, "CreateBackup of the ACTIVE table")
 	})
+}
+
+// TestABackupIsTheTableWhenItWasMade checks that a backup holds the items
+// as they were when CreateBackup returned: writes to the source after it
+// (updates of the same item, deletes, new items) are not in a table
+// restored from it, and writes to that restored table reach neither the
+// source nor a second restore of the same backup.
+func TestABackupIsTheTableWhenItWasMade(t *testing.T) {
+	doc(t, pageOnDemandBackups, `A backup is a full copy of the table's data at the time of the backup; a table restored from it holds that data, and is a table of its own: writes to the source after the backup, and writes to the restored table, do not reach each other.`)
+	eachEngine(t, nil, func(t *testing.T, tg *target) {
+		c := tg.client
+		table := createTable(t, tg, tableInput(keyDef{"pk", types.ScalarAttributeTypeS}, nil))
+		put(t, tg, table, item{"pk": s("a"), "v": n("1")})
+		put(t, tg, table, item{"pk": s("b"), "v": n("1")})
+		b, err := c.CreateBackup(ctx(t), &dynamodb.CreateBackupInput{TableName: aws.String(table), BackupName: aws.String("before")})
+		noErr(t, err, "CreateBackup")
+		arn := b.BackupDetails.BackupArn
+		addOne(t, tg, table, "a")
+		addOne(t, tg, table, "a")
+		_, err = c.DeleteItem(ctx(t), &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: item{"pk": s("b")}})
+		noErr(t, err, "DeleteItem")
+		put(t, tg, table, item{"pk": s("c"), "v": n("1")})
+
+		first := restoreFrom(t, tg, arn, table+"-r1")
+		wantItem(t, get(t, tg, first, item{"pk": s("a")}), item{"pk": s("a"), "v": n("1")})
+		wantItem(t, get(t, tg, first, item{"pk": s("b")}), item{"pk": s("b"), "v": n("1")})
+		if it := get(t, tg, first, item{"pk": s("c")}); it != nil {
+			t.Errorf("the restored table holds %v, written after the backup", show(it))
+		}
+		addOne(t, tg, first, "a")
+		addOne(t, tg, first, "b")
+		wantItem(t, get(t, tg, table, item{"pk": s("a")}), item{"pk": s("a"), "v": n("3")})
+		second := restoreFrom(t, tg, arn, table+"-r2")
+		wantItem(t, get(t, tg, second, item{"pk": s("a")}), item{"pk": s("a"), "v": n("1")})
+		wantItem(t, get(t, tg, second, item{"pk": s("b")}), item{"pk": s("b"), "v": n("1")})
+		wantItem(t, get(t, tg, first, item{"pk": s("a")}), item{"pk": s("a"), "v": n("2")})
+	})
+}
+
+// addOne adds 1 to v of the item pk in table.
+func addOne(t *testing.T, tg *target, table, pk string) {
+	t.Helper()
+	_, err := tg.client.UpdateItem(ctx(t), &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: item{"pk": s(pk)},
+		UpdateExpression: aws.String("ADD v :one"), ExpressionAttributeValues: item{":one": n("1")}})
+	noErr(t, err, "UpdateItem")
+}
+
+// restoreFrom restores the backup arn to a new table named name, deleted
+// when the test ends, and returns its name.
+func restoreFrom(t *testing.T, tg *target, arn *string, name string) string {
+	t.Helper()
+	_, err := tg.client.RestoreTableFromBackup(ctx(t), &dynamodb.RestoreTableFromBackupInput{BackupArn: arn, TargetTableName: aws.String(name)})
+	noErr(t, err, "RestoreTableFromBackup")
+	t.Cleanup(func() {
+		_, _ = tg.client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	})
+	return name
 }
