@@ -41,7 +41,8 @@ type slot struct {
 }
 
 // cell holds one row: en is replaced whole, never written into. A cell
-// may be shared by a table and its clones, so it holds nothing of either.
+// may be shared by a table and its clones, so besides the row it holds
+// only the generation it was made in, never changed.
 type cell struct {
 	en  entry
 	gen uint64
