@@ -7,7 +7,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/google/btree"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal/attr"
@@ -244,7 +243,7 @@ func (e *Engine) backupItems(b *backup) (*rows, error) {
 	if items != nil {
 		return items, nil
 	}
-	items = &rows{tree: btree.NewG(32, slotLess)}
+	items = newSnapshot()
 	err := e.db.View(func(tx *bolt.Tx) error {
 		bk := tx.Bucket(backupItemsBucket(b.ARN))
 		if bk == nil {

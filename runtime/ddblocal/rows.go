@@ -67,9 +67,11 @@ func slotLess(a, b slot) bool {
 }
 
 // newRows is an empty live table's rows.
-func newRows() *rows {
-	return (&rows{tree: btree.NewG(32, slotLess)}).live()
-}
+func newRows() *rows { return newSnapshot().live() }
+
+// newSnapshot is empty rows to fill as a snapshot (a backup read from the
+// store).
+func newSnapshot() *rows { return &rows{tree: btree.NewG(32, slotLess)} }
 
 // pivot is a tree element for looking en's key up.
 func pivot(en entry) slot { return slot{pfx: en.pfx, c: &cell{en: en}} }
