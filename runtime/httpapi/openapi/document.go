@@ -39,7 +39,7 @@ func Document() []byte {
 	doc := obj{
 		"openapi": Version,
 		"info": obj{"title": "oncetable payments API", "version": "1", "description": description,
-			"license": obj{"name": "proprietary", "identifier": "LicenseRef-oncetable"}},
+			"license": obj{"name": "Apache-2.0", "identifier": "Apache-2.0"}},
 		"servers":    []any{obj{"url": "http://127.0.0.1:8080", "description": "the local runner (make run)"}},
 		"paths":      paths,
 		"components": obj{"schemas": map[string]any(s), "securitySchemes": securitySchemes()},
