@@ -199,6 +199,9 @@ func (s *Store) readShard(ctx context.Context, status string, shard int, pos sha
 	}
 	out, err := s.query(ctx, in)
 	if err != nil {
+		if in.ExclusiveStartKey != nil && isValidation(err) {
+			err = fmt.Errorf("%w: outside this query", ErrInvalidCursor)
+		}
 		return shardRead{err: err}
 	}
 	r := shardRead{more: len(out.LastEvaluatedKey) > 0, items: make([]shardItem, len(out.Items))}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/retry"
@@ -187,10 +189,8 @@ func runPage[T any](ctx context.Context, s *Store, q pageQuery, limit int, cur s
 	if err != nil {
 		return Page[T]{}, err
 	}
-	if start != nil {
-		if v, ok := start[q.pkAttr].(*types.AttributeValueMemberS); !ok || v.Value != q.pk {
-			return Page[T]{}, fmt.Errorf("%w: not from this query", ErrInvalidCursor)
-		}
+	if err := s.checkStart(q, start); err != nil {
+		return Page[T]{}, err
 	}
 	kc := expression.Key(q.pkAttr).Equal(expression.Value(q.pk))
 	if q.skPrefix != "" {
@@ -216,6 +216,11 @@ func runPage[T any](ctx context.Context, s *Store, q pageQuery, limit int, cur s
 	}
 	out, err := s.query(ctx, in)
 	if err != nil {
+		if start != nil && isValidation(err) {
+			// checkStart admits only keys inside the query; should the
+			// endpoint still find one outside, the cursor is what is wrong.
+			return Page[T]{}, fmt.Errorf("%w: outside this query", ErrInvalidCursor)
+		}
 		return Page[T]{}, err
 	}
 	items, last := out.Items, out.LastEvaluatedKey
@@ -236,6 +241,54 @@ func runPage[T any](ctx context.Context, s *Store, q pageQuery, limit int, cur s
 		return Page[T]{}, err
 	}
 	return p, nil
+}
+
+// checkStart admits a decoded cursor only as an ExclusiveStartKey of q: the
+// key attributes pageKey writes for q, no other, each a string, in q's
+// partition and under its sort key prefix. A signature proves who issued a
+// cursor, not that it belongs here: a cursor signed for this binding with a
+// leaked or derived secret must still be a 400, never a DynamoDB
+// ValidationException ("The provided starting key is outside query
+// boundaries").
+func (s *Store) checkStart(q pageQuery, start map[string]types.AttributeValue) error {
+	if start == nil {
+		return nil
+	}
+	want := []string{s.sch.PartitionKey, s.sch.SortKey}
+	if q.index != "" {
+		found := false
+		for _, ix := range s.sch.Indexes() {
+			if ix.Name == q.index {
+				want, found = append(want, ix.PartitionKey, ix.SortKey), true
+			}
+		}
+		if !found {
+			return fmt.Errorf("store: no index %q in the schema", q.index)
+		}
+	}
+	names := map[string]bool{}
+	for _, name := range want {
+		names[name] = true
+		if v, ok := start[name].(*types.AttributeValueMemberS); !ok || v.Value == "" {
+			return fmt.Errorf("%w: not from this query", ErrInvalidCursor)
+		}
+	}
+	if len(start) != len(names) {
+		return fmt.Errorf("%w: not from this query", ErrInvalidCursor)
+	}
+	if start[q.pkAttr].(*types.AttributeValueMemberS).Value != q.pk {
+		return fmt.Errorf("%w: not from this query", ErrInvalidCursor)
+	}
+	if q.index == "" && !strings.HasPrefix(start[s.sch.SortKey].(*types.AttributeValueMemberS).Value, q.skPrefix) {
+		return fmt.Errorf("%w: not from this query", ErrInvalidCursor)
+	}
+	return nil
+}
+
+// isValidation reports whether DynamoDB refused a request as malformed.
+func isValidation(err error) bool {
+	var ae smithy.APIError
+	return errors.As(err, &ae) && ae.ErrorCode() == "ValidationException"
 }
 
 // pageKey is the ExclusiveStartKey that resumes a Query after item: the

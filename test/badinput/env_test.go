@@ -23,6 +23,10 @@ import (
 
 const table = "oncetable-badinput"
 
+// cursorSecret signs the API's cursors; the tests sign cursors with it too,
+// as anyone who learnt or derived the secret could.
+const cursorSecret = "badinput cursor secret of 32+ bytes"
+
 // env is the API behind the local runner's net/http handler, on a fresh
 // embedded engine with a few users, orders and ledger entries.
 type env struct {
@@ -39,7 +43,7 @@ func newEnv(t testing.TB) *env {
 		t.Fatal(err)
 	}
 	api := httpapi.New(db, httpapi.Config{Table: table, Log: io.Discard, Metrics: io.Discard,
-		CursorSecret: []byte("badinput cursor secret of 32+ bytes"), Auth: localrun.OperatorAuth(httpapi.Auth{})})
+		CursorSecret: []byte(cursorSecret), Auth: localrun.OperatorAuth(httpapi.Auth{})})
 	e := &env{db: db, h: localrun.Handler(api.Handle, nil)}
 	for _, s := range []struct {
 		status       int
