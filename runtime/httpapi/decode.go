@@ -83,7 +83,7 @@ func decodeStrict(body []byte, v any) error {
 		var se *json.SyntaxError
 		switch {
 		case errors.As(err, &ute):
-			return fmt.Errorf("%w: field %q: expected %s, got JSON %s", ErrBadRequest, ute.Field, ute.Type, ute.Value)
+			return atParam(ute.Field, fmt.Errorf("%w: field %q: expected %s, got JSON %s", ErrBadRequest, ute.Field, ute.Type, ute.Value))
 		case errors.As(err, &se):
 			return fmt.Errorf("%w: malformed JSON at byte %d: %v", ErrBadRequest, se.Offset, se)
 		case strings.HasPrefix(err.Error(), "json: unknown field"):
@@ -125,7 +125,7 @@ func walkObject(dec *json.Decoder, path string) error {
 		// Unicode folding), so "Amount" after "amount" would replace it.
 		folded := strings.ToLower(strings.ToUpper(key))
 		if seen[folded] {
-			return fmt.Errorf("%w: duplicate key %q", ErrBadRequest, path+key)
+			return atParam(path+key, fmt.Errorf("%w: duplicate key %q", ErrBadRequest, path+key))
 		}
 		seen[folded] = true
 		if err := walkValue(dec, path+key+"."); err != nil {
@@ -188,7 +188,7 @@ func checkExactNames(data []byte, t reflect.Type, path string) error {
 		for k, raw := range obj {
 			ft, ok := fields[k]
 			if !ok {
-				return fmt.Errorf("%w: unknown field %q", ErrBadRequest, path+k)
+				return atParam(path+k, fmt.Errorf("%w: unknown field %q", ErrBadRequest, path+k))
 			}
 			if err := checkExactNames(raw, ft, path+k+"."); err != nil {
 				return err

@@ -132,6 +132,7 @@ func Operations() []Operation {
 // ProblemType is one problem type of the API.
 type ProblemType struct {
 	Type   string // full URI, ProblemTypeBase + slug
+	Code   string // the Problem's code member
 	Status int
 	Title  string
 }
@@ -139,11 +140,11 @@ type ProblemType struct {
 // ProblemOf returns the problem type that err is answered with.
 func ProblemOf(err error) ProblemType {
 	if errors.Is(err, errInternal) {
-		return ProblemType{Type: ProblemTypeBase + "internal", Status: http.StatusInternalServerError, Title: "Internal error"}
+		return ProblemType{Type: ProblemTypeBase + "internal", Code: "internal", Status: http.StatusInternalServerError, Title: "Internal error"}
 	}
 	for _, m := range problems {
 		if errors.Is(err, m.err) {
-			return ProblemType{Type: ProblemTypeBase + m.slug, Status: m.status, Title: m.title}
+			return ProblemType{Type: ProblemTypeBase + m.slug, Code: code(m.slug), Status: m.status, Title: m.title}
 		}
 	}
 	return ProblemOf(errInternal)
@@ -157,7 +158,7 @@ func ProblemTypes() []ProblemType {
 	for _, m := range problems {
 		if !seen[m.slug] {
 			seen[m.slug] = true
-			out = append(out, ProblemType{Type: ProblemTypeBase + m.slug, Status: m.status, Title: m.title})
+			out = append(out, ProblemType{Type: ProblemTypeBase + m.slug, Code: code(m.slug), Status: m.status, Title: m.title})
 		}
 	}
 	return append(out, ProblemOf(errInternal))

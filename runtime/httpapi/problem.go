@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -26,7 +27,14 @@ type Problem struct {
 	Title  string `json:"title"`
 	Status int    `json:"status"`
 	Detail string `json:"detail"`
-	// Extension members.
+	// Code is the problem type's slug in snake case ("insufficient_funds"):
+	// the member a client switches on. An RFC 9457 extension member.
+	Code string `json:"code"`
+	// Param names the one request member at fault, when there is one: a
+	// body field ("amount", "items[2].quantity"), a path or query parameter
+	// ("orderId", "limit") or a header ("Idempotency-Key").
+	Param string `json:"param,omitempty"`
+	// Extension members of particular problems.
 	Available *int64 `json:"available,omitempty"`
 	Requested *int64 `json:"requested,omitempty"`
 	Currency  string `json:"currency,omitempty"`
@@ -83,18 +91,67 @@ var problems = []mapping{
 	{retry.ErrUnavailable, http.StatusServiceUnavailable, "unavailable", "Service temporarily unavailable", "unavailable"},
 }
 
+// ParamError is an error caused by one request member, named by Param as
+// the Problem's param member.
+type ParamError struct {
+	Param string
+	Err   error
+}
+
+func (e *ParamError) Error() string { return e.Err.Error() }
+func (e *ParamError) Unwrap() error { return e.Err }
+
+// atParam names the request member that err is about; nil stays nil.
+func atParam(param string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &ParamError{Param: param, Err: err}
+}
+
+// paramOf is the request member an error names: a ParamError's, an invalid
+// id's field, or the cursor.
+func paramOf(err error) string {
+	var pe *ParamError
+	if errors.As(err, &pe) {
+		return pe.Param
+	}
+	var ie *keys.InvalidIDError
+	if errors.As(err, &ie) {
+		return ie.Kind
+	}
+	if errors.Is(err, cursor.ErrInvalid) {
+		return "cursor"
+	}
+	return ""
+}
+
+// code is the snake-case form of a problem slug.
+func code(slug string) string { return strings.ReplaceAll(slug, "-", "_") }
+
 // problemFor maps err to a problem response and the outcome to log.
 func problemFor(err error) (events.APIGatewayV2HTTPResponse, string) {
+	p, outcome := problemOf(err)
+	return encodeProblem(p, err), outcome
+}
+
+// problemOf is the Problem that err is answered with and the outcome to log.
+func problemOf(err error) (Problem, string) {
 	p := Problem{Type: ProblemTypeBase + "internal", Title: "Internal error", Status: http.StatusInternalServerError,
-		Detail: "the request failed unexpectedly; it is safe to retry with the same Idempotency-Key"}
+		Detail: "the request failed unexpectedly; it is safe to retry with the same Idempotency-Key", Code: "internal"}
 	outcome := "error"
 	for _, m := range problems {
 		if errors.Is(err, m.err) {
-			p = Problem{Type: ProblemTypeBase + m.slug, Title: m.title, Status: m.status, Detail: err.Error()}
+			p = Problem{Type: ProblemTypeBase + m.slug, Title: m.title, Status: m.status, Detail: err.Error(), Code: code(m.slug), Param: paramOf(err)}
 			outcome = m.outcome
 			break
 		}
 	}
+	return p, outcome
+}
+
+// encodeProblem writes p, with the members and headers err adds.
+func encodeProblem(p Problem, err error) events.APIGatewayV2HTTPResponse {
 	headers := map[string]string{"Content-Type": "application/problem+json"}
 	var ife *payments.InsufficientFundsError
 	if errors.As(err, &ife) {
@@ -120,7 +177,7 @@ func problemFor(err error) (events.APIGatewayV2HTTPResponse, string) {
 		}
 	}
 	body, _ := json.Marshal(p)
-	return events.APIGatewayV2HTTPResponse{StatusCode: p.Status, Headers: headers, Body: withNewline(body)}, outcome
+	return events.APIGatewayV2HTTPResponse{StatusCode: p.Status, Headers: headers, Body: withNewline(body)}
 }
 
 type methodNotAllowedError struct{ allow string }

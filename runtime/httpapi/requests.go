@@ -173,7 +173,7 @@ func checkFields(t Limited, pairs ...string) error {
 	limits := t.Limits()
 	for i := 0; i+1 < len(pairs); i += 2 {
 		if err := checkText(pairs[i], pairs[i+1], limits[pairs[i]]); err != nil {
-			return err
+			return atParam(pairs[i], err)
 		}
 	}
 	return nil
@@ -185,7 +185,7 @@ func checkFields(t Limited, pairs ...string) error {
 // take no Idempotency-Key; orders, which do, may leave orderId out).
 func requiredID(kind, v string) (string, error) {
 	if v == "" {
-		return "", fmt.Errorf("%w: %q is required: choose the id, so that a retry cannot create a second %s", keys.ErrInvalidID, kind, strings.TrimSuffix(kind, "Id"))
+		return "", atParam(kind, fmt.Errorf("%w: %q is required: choose the id, so that a retry cannot create a second %s", keys.ErrInvalidID, kind, strings.TrimSuffix(kind, "Id")))
 	}
 	return v, keys.ValidateID(kind, v)
 }

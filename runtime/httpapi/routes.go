@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/mail"
@@ -159,7 +160,7 @@ func (c *call) page() (int, string, error) {
 	if v, ok := q["limit"]; ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > store.MaxPageSize {
-			return 0, "", fmt.Errorf("%w: limit must be an integer 1..%d", ErrBadRequest, store.MaxPageSize)
+			return 0, "", atParam("limit", fmt.Errorf("%w: limit must be an integer 1..%d", ErrBadRequest, store.MaxPageSize))
 		}
 		limit = n
 	}
@@ -179,7 +180,7 @@ func (a *API) createUser(ctx context.Context, c *call) (reply, error) {
 		return reply{}, err
 	}
 	if addr, err := mail.ParseAddress(in.Email); err != nil || addr.Address != in.Email {
-		return reply{}, fmt.Errorf("%w: \"email\" is not a plain address", ErrBadRequest)
+		return reply{}, atParam("email", fmt.Errorf("%w: \"email\" is not a plain address", ErrBadRequest))
 	}
 	return created(a.st.CreateUser(ctx, store.NewUser{UserID: id, Name: in.Name, Email: in.Email}))
 }
@@ -203,7 +204,7 @@ func (a *API) addAddress(ctx context.Context, c *call) (reply, error) {
 		return reply{}, err
 	}
 	if len(in.Country) != 2 || strings.ToUpper(in.Country) != in.Country {
-		return reply{}, fmt.Errorf("%w: \"country\" must be an ISO 3166-1 alpha-2 code such as DE", ErrBadRequest)
+		return reply{}, atParam("country", fmt.Errorf("%w: \"country\" must be an ISO 3166-1 alpha-2 code such as DE", ErrBadRequest))
 	}
 	return created(a.st.AddAddress(ctx, userID, store.NewAddress{AddressID: id, Line1: in.Line1, Line2: in.Line2,
 		City: in.City, PostalCode: in.PostalCode, Country: in.Country}))
@@ -220,7 +221,7 @@ func (a *API) amountFlow(ctx context.Context, c *call, param, flow string, run f
 	}
 	amt, err := money.ParseJSON(in.Amount, in.Currency)
 	if err != nil {
-		return reply{}, err
+		return reply{}, atMoney(err, "amount", "currency")
 	}
 	idem, err := c.idem(flow, raw)
 	if err != nil {
@@ -281,7 +282,7 @@ func (a *API) createOrder(ctx context.Context, c *call) (reply, error) {
 	}
 	cur, err := money.ParseCurrency(in.Currency)
 	if err != nil {
-		return reply{}, err
+		return reply{}, atParam("currency", err)
 	}
 	if in.OrderID != "" {
 		if err := keys.ValidateID("orderId", in.OrderID); err != nil {
@@ -290,19 +291,19 @@ func (a *API) createOrder(ctx context.Context, c *call) (reply, error) {
 	}
 	order := payments.NewOrder{OrderID: in.OrderID, Currency: cur}
 	if len(in.Items) == 0 || len(in.Items) > payments.MaxOrderItems {
-		return reply{}, fmt.Errorf("%w: %d items, want 1..%d", payments.ErrInvalidOrder, len(in.Items), payments.MaxOrderItems)
+		return reply{}, atParam("items", fmt.Errorf("%w: %d items, want 1..%d", payments.ErrInvalidOrder, len(in.Items), payments.MaxOrderItems))
 	}
 	for i, it := range in.Items {
 		price, err := money.ParseJSON(it.UnitPrice, in.Currency)
 		if err != nil {
-			return reply{}, fmt.Errorf("items[%d].unitPrice: %w", i, err)
+			return reply{}, atParam(fmt.Sprintf("items[%d].unitPrice", i), fmt.Errorf("items[%d].unitPrice: %w", i, err))
 		}
 		q, ok := positiveInt(it.Quantity, payments.MaxQuantity)
 		if !ok {
-			return reply{}, fmt.Errorf("%w: items[%d].quantity must be a JSON integer 1..%d", payments.ErrInvalidOrder, i, payments.MaxQuantity)
+			return reply{}, atParam(fmt.Sprintf("items[%d].quantity", i), fmt.Errorf("%w: items[%d].quantity must be a JSON integer 1..%d", payments.ErrInvalidOrder, i, payments.MaxQuantity))
 		}
 		if err := keys.ValidateID("productId", it.ProductID); err != nil {
-			return reply{}, fmt.Errorf("items[%d]: %w", i, err)
+			return reply{}, atParam(fmt.Sprintf("items[%d].productId", i), fmt.Errorf("items[%d]: %w", i, err))
 		}
 		order.Items = append(order.Items, payments.NewItem{ProductID: it.ProductID, Quantity: q, UnitPrice: price})
 	}
@@ -321,7 +322,7 @@ func (a *API) getOrder(ctx context.Context, c *call) (reply, error) {
 func (a *API) listOrders(ctx context.Context, c *call) (reply, error) {
 	status := c.req.QueryStringParameters["status"]
 	if status != store.OrderCreated && status != store.OrderPaid {
-		return reply{}, fmt.Errorf("%w: status must be %q or %q", ErrBadRequest, store.OrderCreated, store.OrderPaid)
+		return reply{}, atParam("status", fmt.Errorf("%w: status must be %q or %q", ErrBadRequest, store.OrderCreated, store.OrderPaid))
 	}
 	return listPage(c, func(limit int, cur string) (any, error) {
 		return a.st.OrdersByStatus(ctx, status, limit, cur)
@@ -348,7 +349,7 @@ func (a *API) settle(ctx context.Context, c *call) (reply, error) {
 		}
 		amt, err := money.ParseJSON(in.Amount, in.Currency)
 		if err != nil {
-			return reply{}, err
+			return reply{}, atMoney(err, "amount", "currency")
 		}
 		expected = &amt
 	}
@@ -388,7 +389,7 @@ func (a *API) createProduct(ctx context.Context, c *call) (reply, error) {
 	}
 	price, err := money.ParseJSON(in.Price, in.Currency)
 	if err != nil {
-		return reply{}, err
+		return reply{}, atMoney(err, "price", "currency")
 	}
 	return created(a.st.CreateProduct(ctx, store.NewProduct{ProductID: id, Name: in.Name, Price: price.Minor,
 		Currency: string(price.Currency), Featured: in.Featured}))
@@ -403,11 +404,20 @@ func (a *API) getProduct(ctx context.Context, c *call) (reply, error) {
 // would need a Scan, which no request path may do.
 func (a *API) listProducts(ctx context.Context, c *call) (reply, error) {
 	if c.req.QueryStringParameters["featured"] != "true" {
-		return reply{}, fmt.Errorf("%w: only GET /products?featured=true is supported (a full listing would need a Scan)", ErrBadRequest)
+		return reply{}, atParam("featured", fmt.Errorf("%w: only GET /products?featured=true is supported (a full listing would need a Scan)", ErrBadRequest))
 	}
 	return listPage(c, func(limit int, cur string) (any, error) {
 		return a.st.FeaturedProducts(ctx, limit, cur)
 	})
+}
+
+// atMoney names the member of a money.ParseJSON error: the currency's
+// for an unknown currency, else the amount's.
+func atMoney(err error, amount, currency string) error {
+	if errors.Is(err, money.ErrUnknownCurrency) {
+		return atParam(currency, err)
+	}
+	return atParam(amount, err)
 }
 
 // positiveInt parses a JSON integer literal in 1..max.

@@ -120,7 +120,7 @@ func operation(s schemas, op httpapi.Operation, problem obj) obj {
 		responses[strconv.Itoa(status)] = obj{
 			"description": strings.Join(types.titles, "; "),
 			"content": obj{"application/problem+json": obj{"schema": obj{"allOf": []any{problem,
-				obj{"properties": obj{"type": obj{"enum": types.uris}, "status": obj{"const": status}}}}}}},
+				obj{"properties": obj{"type": obj{"enum": types.uris}, "code": obj{"enum": types.codes}, "status": obj{"const": status}}}}}}},
 		}
 	}
 	o["responses"] = responses
@@ -158,7 +158,7 @@ func parameters(op httpapi.Operation) []any {
 	return out
 }
 
-type statusTypes struct{ uris, titles []string }
+type statusTypes struct{ uris, codes, titles []string }
 
 // problemTypes groups the route's problem types (its own and the common
 // ones) by status.
@@ -171,11 +171,13 @@ func problemTypes(op httpapi.Operation) map[int]statusTypes {
 			continue
 		}
 		st.uris = append(st.uris, p.Type)
+		st.codes = append(st.codes, p.Code)
 		st.titles = append(st.titles, fmt.Sprintf("%s (%s)", p.Title, strings.TrimPrefix(p.Type, httpapi.ProblemTypeBase)))
 		out[p.Status] = st
 	}
 	for status, st := range out {
 		slices.Sort(st.uris)
+		slices.Sort(st.codes)
 		slices.Sort(st.titles)
 		out[status] = st
 	}

@@ -1,0 +1,77 @@
+package httpapi_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/oncetable/oncetable/runtime/httpapi"
+)
+
+// problem decodes a problem+json answer, failing on any other.
+func problem(t *testing.T, status int, body string) httpapi.Problem {
+	t.Helper()
+	var p httpapi.Problem
+	if err := json.Unmarshal([]byte(body), &p); err != nil {
+		t.Fatalf("body %s: %v", body, err)
+	}
+	if p.Status != status {
+		t.Fatalf("problem status %d, want %d: %s", p.Status, status, body)
+	}
+	return p
+}
+
+// TestProblemCodeAndParam: every problem carries a machine-readable code,
+// and names the one request member at fault when there is one.
+func TestProblemCodeAndParam(t *testing.T) {
+	h := newHarness(t)
+	h.must(t, http.StatusCreated, "POST", "/users", `{"userId":"u1","name":"U","email":"u@example.com"}`, nil)
+	cases := []struct {
+		name, method, path, body string
+		headers                  map[string]string
+		status                   int
+		code, param              string
+	}{
+		{"fractional amount", "POST", "/users/u1/debits", `{"amount":12.5,"currency":"EUR"}`, key("k1"), 400, "invalid_amount", "amount"},
+		{"unknown currency", "POST", "/users/u1/debits", `{"amount":1,"currency":"XXY"}`, key("k2"), 400, "unknown_currency", "currency"},
+		{"unknown field", "POST", "/users/u1/credits", `{"amount":1,"currency":"EUR","memo":"x"}`, key("k3"), 400, "bad_request", "memo"},
+		{"wrong type", "POST", "/users", `{"userId":"u2","name":7,"email":"u@example.com"}`, nil, 400, "bad_request", "name"},
+		{"duplicate key", "POST", "/users/u1/credits", `{"amount":1,"amount":2,"currency":"EUR"}`, key("k4"), 400, "bad_request", "amount"},
+		{"missing id", "POST", "/users", `{"name":"U","email":"u@example.com"}`, nil, 400, "invalid_id", "userId"},
+		{"bad email", "POST", "/users", `{"userId":"u3","name":"U","email":"not an address"}`, nil, 400, "bad_request", "email"},
+		{"path id", "GET", "/users/a%23b", "", nil, 400, "invalid_id", "userId"},
+		{"order line", "POST", "/users/u1/orders", `{"currency":"EUR","items":[{"productId":"p","quantity":0,"unitPrice":1}]}`, key("k5"), 400, "invalid_order", "items[0].quantity"},
+		{"limit", "GET", "/users/u1/ledger?limit=0", "", nil, 400, "bad_request", "limit"},
+		{"cursor", "GET", "/users/u1/ledger?cursor=forged", "", nil, 400, "invalid_cursor", "cursor"},
+		{"key missing", "POST", "/users/u1/debits", `{"amount":1,"currency":"EUR"}`, nil, 400, "idempotency_key_missing", "Idempotency-Key"},
+		{"no field at fault", "GET", "/users/nobody", "", nil, 404, "not_found", ""},
+		{"no route", "GET", "/nowhere", "", nil, 404, "route_not_found", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			resp := h.do(t, c.method, c.path, c.body, c.headers)
+			if resp.StatusCode != c.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, c.status, resp.Body)
+			}
+			p := problem(t, c.status, resp.Body)
+			if p.Code != c.code || p.Param != c.param {
+				t.Errorf("code %q param %q, want %q %q: %s", p.Code, p.Param, c.code, c.param, resp.Body)
+			}
+		})
+	}
+}
+
+// TestEveryProblemTypeHasACode: the problem table gives each type a code,
+// the type's slug in snake case.
+func TestEveryProblemTypeHasACode(t *testing.T) {
+	seen := map[string]string{}
+	for _, pt := range httpapi.ProblemTypes() {
+		if pt.Code == "" {
+			t.Errorf("%s has no code", pt.Type)
+		}
+		if other, ok := seen[pt.Code]; ok && other != pt.Type {
+			t.Errorf("code %q names %s and %s", pt.Code, other, pt.Type)
+		}
+		seen[pt.Code] = pt.Type
+	}
+}
