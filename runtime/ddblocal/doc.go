@@ -217,6 +217,21 @@
 // the region of the request's SigV4 credential scope, Options.Region when
 // it has none.
 //
+// # Regions
+//
+// Options.Regions makes one engine serve several Regions, each with its
+// own tables, tokens and streams; Handler routes every request to the
+// Region of its SigV4 credential scope (a Region the engine does not
+// serve is refused with UnrecognizedClientException), and Region returns
+// one Region's engine, whose Client signs for it:
+//
+//	eng := ddblocal.New(func(o *ddblocal.Options) {
+//		o.Regions = []string{"us-east-1", "eu-west-1"}
+//	})
+//	west := eng.Region("eu-west-1").Client()
+//
+// `local engine -regions us-east-1,eu-west-1` serves them on one port.
+//
 // # Pooled items
 //
 // Some decoded items are reused once the operation that owns them releases
@@ -247,9 +262,8 @@
 // layout and formats in Options.S3Dir, a directory per bucket; an export
 // is of the table at ExportTime (from the point-in-time history) or now,
 // and runs to its end within the call.
-// Backups and restores and global tables are absent
-// (continuous backup settings are only recorded). The engine has one
-// namespace for every region and account: a table's ARN names the region
-// of the request that created it, but requests signed for any region see
-// it, and a table ARN given as a TableName is resolved by its name alone.
+// Without Options.Regions the engine has one namespace for every region
+// and account: a table's ARN names the region of the request that created
+// it, but requests signed for any region see it, and a table ARN given as
+// a TableName is resolved by its name alone.
 package ddblocal

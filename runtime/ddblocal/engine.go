@@ -59,8 +59,20 @@ type Options struct {
 	// Default: none.
 	Faults Faults
 
-	// Region appears in table ARNs. Default: "us-east-1".
+	// Region appears in table ARNs. Default: "us-east-1", or the first
+	// of Regions.
 	Region string
+
+	// Regions, when set, makes the engine serve each of these Regions as
+	// DynamoDB's Regions are served: separately, with tables of their own,
+	// replicated between Regions only as global tables. Handler routes
+	// each request to the Region of its SigV4 credential scope, and
+	// Engine.Region returns a Region's engine (whose Client signs for it).
+	// The engine Open returns is Region's; Close closes them all. With
+	// Dir, each Region keeps its data in Dir/<Region>. Default: none (one
+	// Region, Region, which every request reaches whatever it is signed
+	// for).
+	Regions []string
 
 	// AccountID appears in table ARNs. Default: "000000000000".
 	AccountID string
@@ -138,6 +150,9 @@ type Engine struct {
 
 	transient transientState // tables deleted while DELETING lasts
 	jobs      jobs           // exports and imports (s3dir.go)
+
+	// global is the engine's Regions, nil unless Options.Regions is set.
+	global *regionSet
 }
 
 // sweeper is the running TTL sweeper goroutine.
@@ -168,7 +183,7 @@ func Open(opts ...func(*Options)) (*Engine, error) {
 	if o.TTLSweepInterval == 0 {
 		o.TTLSweepInterval = time.Second
 	}
-	if o.Region == "" {
+	if o.Region == "" && len(o.Regions) == 0 {
 		o.Region = "us-east-1"
 	}
 	if o.AccountID == "" {
@@ -185,6 +200,14 @@ func Open(opts ...func(*Options)) (*Engine, error) {
 	if o.IdempotencyWindow == 0 {
 		o.IdempotencyWindow = 10 * time.Minute
 	}
+	if len(o.Regions) > 0 {
+		return openRegions(o)
+	}
+	return openEngine(o)
+}
+
+// openEngine opens the engine of one Region with defaulted options.
+func openEngine(o Options) (*Engine, error) {
 	e := &Engine{
 		opts:    o,
 		tables:  map[string]*table{},
@@ -234,9 +257,18 @@ func (e *Engine) sweeperRunning() bool {
 	return e.sweep != nil
 }
 
-// Close stops the TTL sweeper and closes the data file. The engine must not
-// be used afterwards. Later calls wait for the first and return nil.
+// Close stops the TTL sweeper and closes the data file, of every Region
+// with Options.Regions. The engine must not be used afterwards. Later
+// calls wait for the first and return nil.
 func (e *Engine) Close() error {
+	if e.global != nil {
+		return e.global.closeAll()
+	}
+	return e.closeOne()
+}
+
+// closeOne closes the engine of one Region.
+func (e *Engine) closeOne() error {
 	e.lifeMu.Lock()
 	defer e.lifeMu.Unlock()
 	if e.closed {

@@ -131,6 +131,15 @@ func init() {
 func (e *Engine) Handler() http.Handler { return http.HandlerFunc(e.serveHTTP) }
 
 func (e *Engine) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if e.global != nil {
+		to, ae := e.global.route(e, r)
+		if ae != nil {
+			w.Header()["X-Amzn-Requestid"] = []string{e.requestID()}
+			writeError(w, ae)
+			return
+		}
+		e = to
+	}
 	// Keys are written in canonical form (what Header.Set would store)
 	// to skip the canonicalisation per request.
 	w.Header()["X-Amzn-Requestid"] = []string{e.requestID()}

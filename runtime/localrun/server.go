@@ -43,6 +43,11 @@ type Options struct {
 	// engine's tables and indexes, so that hot keys are throttled as in
 	// DynamoDB (see ddblocal.PartitionThroughput). Default: off.
 	PartitionThroughput ddblocal.PartitionThroughput
+	// Regions makes the embedded engine serve these Regions on
+	// DynamoDBAddr, each request routed by the Region it is signed for
+	// (ddblocal.Options.Regions); the API and the table are in the first.
+	// Default: none (one Region).
+	Regions []string
 	// Table is the table name. Default: $TABLE_NAME, else "oncetable".
 	Table string
 	// IdempotencyExpiry is how long keys block. Default: 24h.
@@ -156,6 +161,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 			eo.Dir = o.DataDir
 			eo.Durable = o.Durable
 			eo.PartitionThroughput = o.PartitionThroughput
+			eo.Regions = o.Regions
 		})
 		if errors.Is(err, ddblocal.ErrDirInUse) {
 			return nil, &DataDirInUseError{Dir: o.DataDir}

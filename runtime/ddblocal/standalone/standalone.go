@@ -47,6 +47,12 @@ type Options struct {
 	S3Dir string
 	// TTLSweepInterval is how often expired items are deleted. Default: 1 s.
 	TTLSweepInterval time.Duration
+	// Regions, when set, makes each database serve these Regions, routed
+	// by the Region of each request's signature, with global tables
+	// between them (ddblocal.Options.Regions); a database is then one per
+	// access key ID (or one with SharedDB), not per access key and Region.
+	// Default: none.
+	Regions []string
 	// Engine changes the options of each engine opened. Optional.
 	Engine func(*ddblocal.Options)
 }
@@ -72,6 +78,7 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 	fs.StringVar(&o.S3Dir, "s3Dir", "", "directory standing for S3 in ExportTableToPointInTime and ImportTable: bucket b is DIR/b (not a DynamoDB Local option)")
 	telemetry := fs.Bool("disableTelemetry", false, "accepted for compatibility with DynamoDB Local; there is no telemetry")
 	optimize := fs.Bool("optimizeDbBeforeStartup", false, "accepted for compatibility with DynamoDB Local; needs -dbPath, does nothing more")
+	regions := fs.String("regions", "", "comma-separated Regions one endpoint serves, routed by each request's signature, with global tables between them, such as us-east-1,eu-west-1 (not a DynamoDB Local option)")
 	help := fs.Bool("help", false, "print this usage")
 	fs.Usage = func() {
 		fmt.Fprintln(out, "usage: local engine [options]\n\nThe embedded DynamoDB-compatible engine on its own, with DynamoDB Local's options:")
@@ -87,6 +94,15 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if *regions != "" {
+		for _, r := range strings.Split(*regions, ",") {
+			r = strings.TrimSpace(r)
+			if !validRegion(r) {
+				return o, fmt.Errorf("-regions: %q is not a Region name", r)
+			}
+			o.Regions = append(o.Regions, r)
+		}
 	}
 	if o.InMemory && o.DBPath != "" {
 		return o, errors.New("you cannot specify both -dbPath and -inMemory")
@@ -144,6 +160,9 @@ func (s *Server) database(r *http.Request) (string, error) {
 	if !alnum(key) || !validRegion(region) {
 		return "", errors.New("the access key ID may contain only letters and digits")
 	}
+	if len(s.opts.Regions) > 0 {
+		return key, nil // its engine routes by Region
+	}
 	return key + "_" + region, nil
 }
 
@@ -195,7 +214,9 @@ func (s *Server) engine(name, region string) (*ddblocal.Engine, error) {
 		if !s.opts.InMemory {
 			o.Dir = filepath.Join(s.opts.DBPath, name)
 		}
-		if region != "" {
+		if len(s.opts.Regions) > 0 {
+			o.Regions = s.opts.Regions
+		} else if region != "" {
 			o.Region = region
 		}
 		if s.opts.DelayTransientStatuses {
@@ -336,5 +357,13 @@ func Banner(o Options, addr string) string {
 	}
 	return fmt.Sprintf("Initializing the embedded DynamoDB engine with the following configuration:\n"+
 		"Port:\t%s\nInMemory:\t%t\nDbPath:\t%s\nSharedDb:\t%t\nshouldDelayTransientStatuses:\t%t\nCorsParams:\t%s\n"+
-		"Endpoint: http://%s\n", port, o.InMemory, path, o.SharedDB, o.DelayTransientStatuses, o.CORS, net.JoinHostPort(host, port))
+		"%sEndpoint: http://%s\n", port, o.InMemory, path, o.SharedDB, o.DelayTransientStatuses, o.CORS, regionsLine(o), net.JoinHostPort(host, port))
+}
+
+// regionsLine is the banner's line for -regions, "" without it.
+func regionsLine(o Options) string {
+	if len(o.Regions) == 0 {
+		return ""
+	}
+	return "Regions:\t" + strings.Join(o.Regions, ",") + "\n"
 }

@@ -34,6 +34,8 @@ func TestParseFlags(t *testing.T) {
 		{"optimize without a path", []string{"-optimizeDbBeforeStartup"}, standalone.Options{}, "-optimizeDbBeforeStartup needs -dbPath"},
 		{"bad port", []string{"-port", "70000"}, standalone.Options{}, "-port 70000 is not a port"},
 		{"unknown option", []string{"-nope"}, standalone.Options{}, "flag provided but not defined: -nope"},
+		{"regions", []string{"-regions", "us-east-1, eu-west-1"}, standalone.Options{Port: 8000, CORS: "*", Regions: []string{"us-east-1", "eu-west-1"}}, ""},
+		{"bad region", []string{"-regions", "us-east-1,EU"}, standalone.Options{}, `-regions: "EU" is not a Region name`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
@@ -48,7 +50,8 @@ func TestParseFlags(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got.Port != tt.want.Port || got.DBPath != tt.want.DBPath || got.InMemory != tt.want.InMemory || got.SharedDB != tt.want.SharedDB ||
-				got.DelayTransientStatuses != tt.want.DelayTransientStatuses || got.CORS != tt.want.CORS || got.S3Dir != tt.want.S3Dir {
+				got.DelayTransientStatuses != tt.want.DelayTransientStatuses || got.CORS != tt.want.CORS || got.S3Dir != tt.want.S3Dir ||
+				strings.Join(got.Regions, ",") != strings.Join(tt.want.Regions, ",") {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
 		})
@@ -128,6 +131,32 @@ func TestDatabasePerCredential(t *testing.T) {
 	create(t, client(ssrv.URL, "alice", "us-east-1"), "shared")
 	if got := tables(t, client(ssrv.URL, "bob", "ap-south-1")); len(got) != 1 || got[0] != "shared" {
 		t.Errorf("with -sharedDb bob sees %v, want [shared]", got)
+	}
+}
+
+// TestRegions: with -regions one database per access key serves every
+// Region, each request reaching the Region it is signed for.
+func TestRegions(t *testing.T) {
+	dir := t.TempDir()
+	s := standalone.New(standalone.Options{DBPath: dir, CORS: "*", Regions: []string{"us-east-1", "eu-west-1"}})
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	defer s.Close()
+	create(t, client(srv.URL, "alice", "eu-west-1"), "orders")
+	if got := tables(t, client(srv.URL, "alice", "eu-west-1")); len(got) != 1 {
+		t.Errorf("alice in eu-west-1 sees %v, want [orders]", got)
+	}
+	if got := tables(t, client(srv.URL, "alice", "us-east-1")); len(got) != 0 {
+		t.Errorf("alice in us-east-1 sees %v, want none", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "alice", "eu-west-1", ddblocal.DataFile)); err != nil {
+		t.Errorf("eu-west-1's data file: %v", err)
+	}
+	if _, err := client(srv.URL, "alice", "ap-south-1").ListTables(context.Background(), &dynamodb.ListTablesInput{}); err == nil {
+		t.Error("a Region outside -regions was served")
+	}
+	if b := standalone.Banner(standalone.Options{InMemory: true, CORS: "*", Regions: []string{"us-east-1", "eu-west-1"}}, "[::]:8000"); !strings.Contains(b, "Regions:\tus-east-1,eu-west-1\n") {
+		t.Errorf("banner %q names no Regions", b)
 	}
 }
 

@@ -1,0 +1,115 @@
+package ddblocal
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+)
+
+// Several Regions in one engine (Options.Regions). Each Region is an
+// Engine of its own, with its own tables, ClientRequestTokens, streams and
+// data file, as DynamoDB's Regions are independent services; they share a
+// regionSet, which routes requests and replicates global tables between
+// them. One endpoint serves them all: a request goes to the Region of its
+// SigV4 credential scope, as real clients sign it and as DynamoDB Local
+// keys its databases, so a client configured for eu-west-1 reaches the
+// eu-west-1 replica with nothing else changed. An engine opened without
+// Regions has no regionSet (Engine.global is nil) and pays one nil check
+// per request for the feature.
+
+// regionSet is the Regions of one engine.
+type regionSet struct {
+	names   []string // in Options.Regions order
+	engines map[string]*Engine
+}
+
+// openRegions opens one engine per Region of o.Regions and returns the
+// one of o.Region (the first Region when o.Region is not set).
+func openRegions(o Options) (*Engine, error) {
+	set := &regionSet{engines: map[string]*Engine{}}
+	for _, r := range o.Regions {
+		if !validRegion(r) {
+			return nil, fmt.Errorf("ddblocal: Region %q is not a Region name (lower-case letters, digits and dashes)", r)
+		}
+		if _, dup := set.engines[r]; dup {
+			return nil, fmt.Errorf("ddblocal: Region %s is named twice in Options.Regions", r)
+		}
+		set.engines[r] = nil
+		set.names = append(set.names, r)
+	}
+	primary := o.Region
+	if primary == "" {
+		primary = set.names[0]
+	} else if _, ok := set.engines[primary]; !ok {
+		return nil, fmt.Errorf("ddblocal: Options.Region %s is not one of Options.Regions %s", primary, strings.Join(set.names, ","))
+	}
+	for _, r := range set.names {
+		ro := o
+		ro.Regions = nil
+		ro.Region = r
+		if o.Dir != "" {
+			ro.Dir = filepath.Join(o.Dir, r)
+		}
+		e, err := openEngine(ro)
+		if err != nil {
+			set.closeAll()
+			return nil, err
+		}
+		e.global = set
+		set.engines[r] = e
+	}
+	return set.engines[primary], nil
+}
+
+// closeAll closes every Region's engine that was opened.
+func (s *regionSet) closeAll() error {
+	var errs []error
+	for _, r := range s.names {
+		if e := s.engines[r]; e != nil {
+			errs = append(errs, e.closeOne())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Region returns the engine of the named Region of Options.Regions, nil
+// when the engine has no such Region. Its Client and StreamsClient sign
+// their requests for that Region. On an engine opened without Regions,
+// Region returns the engine itself for its Options.Region and nil for any
+// other name.
+func (e *Engine) Region(name string) *Engine {
+	if e.global == nil {
+		if name == e.opts.Region {
+			return e
+		}
+		return nil
+	}
+	return e.global.engines[name]
+}
+
+// Regions lists the engine's Regions in the order of Options.Regions; an
+// engine opened without Regions has one, Options.Region.
+func (e *Engine) Regions() []string {
+	if e.global == nil {
+		return []string{e.opts.Region}
+	}
+	return append([]string(nil), e.global.names...)
+}
+
+// route returns the engine that serves r: the Region of its signature, or
+// e itself for an unsigned request. A request signed for a Region the
+// engine does not serve gets an error, as a client configured for a Region
+// without the table's replica would find no endpoint.
+func (s *regionSet) route(e *Engine, r *http.Request) (*Engine, *APIError) {
+	region := signedRegion(r.Header.Get("Authorization"))
+	if region == "" || region == e.opts.Region {
+		return e, nil
+	}
+	if to := s.engines[region]; to != nil {
+		return to, nil
+	}
+	return nil, &APIError{Code: "UnrecognizedClientException", Status: http.StatusBadRequest,
+		Message: fmt.Sprintf("The request is signed for Region %s; this engine serves the Regions %s", region, strings.Join(s.names, ", "))}
+}
