@@ -108,7 +108,7 @@ func TestRoutes(t *testing.T) {
 		{name: "create user malformed", method: "POST", path: "/users", body: `{"userId":`, status: 400, problem: "bad-request"},
 		{name: "create user trailing data", method: "POST", path: "/users", body: `{"name":"A","email":"a@example.com"} {}`, status: 400, problem: "bad-request"},
 		{name: "create user not an object", method: "POST", path: "/users", body: `["A"]`, status: 400, problem: "bad-request"},
-		{name: "create user too large", method: "POST", path: "/users", body: big, status: 400, problem: "body-too-large"},
+		{name: "create user too large", method: "POST", path: "/users", body: big, status: 413, problem: "body-too-large"},
 		{name: "create user wrong content type", method: "POST", path: "/users", body: `{"name":"A","email":"a@example.com"}`, headers: map[string]string{"Content-Type": "text/plain"}, status: 415, problem: "unsupported-media-type"},
 		{name: "create user bad email", method: "POST", path: "/users", body: `{"userId":"a","name":"A","email":"nope"}`, status: 400, problem: "bad-request"},
 		{name: "add address", method: "POST", path: "/users/alice/addresses", body: `{"addressId":"home","line1":"1 Main St","city":"Berlin","postalCode":"10115","country":"DE"}`, status: 201},

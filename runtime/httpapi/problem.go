@@ -83,7 +83,7 @@ var problems = []mapping{
 	{money.ErrUnknownCurrency, http.StatusBadRequest, "unknown-currency", "Unknown currency", "invalid"},
 	{money.ErrCurrencyMismatch, http.StatusBadRequest, "invalid-amount", "Invalid amount", "invalid"},
 	{cursor.ErrInvalid, http.StatusBadRequest, "invalid-cursor", "Invalid cursor", "invalid"},
-	{ErrBodyTooLarge, http.StatusBadRequest, "body-too-large", "Request body too large", "invalid"},
+	{ErrBodyTooLarge, http.StatusRequestEntityTooLarge, "body-too-large", "Request body too large", "invalid"},
 	{ErrBadRequest, http.StatusBadRequest, "bad-request", "Bad request", "invalid"},
 	{ErrUnsupportedMedia, http.StatusUnsupportedMediaType, "unsupported-media-type", "Content-Type must be application/json", "invalid"},
 	{ErrRouteNotFound, http.StatusNotFound, "route-not-found", "No such route", "not_found"},

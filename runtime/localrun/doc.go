@@ -23,7 +23,8 @@
 // drives the production events handler (runtime/outbox) from it with the
 // event source mapping's semantics (runtime/streampoll). EventSink stands
 // in for EventBridge: one log line ("msg":"event") per event, and the last
-// 100 at GET /_local/events, a route of the local runner only.
+// 100 at GET /_local/events, a route of the local runner only, for
+// operators.
 //
 // It is not for production: there is no TLS, and the headers are trusted
 // as an authorizer's verdict would be.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -217,8 +218,11 @@ func WriteResponse(w http.ResponseWriter, resp events.APIGatewayV2HTTPResponse) 
 	w.Write(body)
 }
 
-// Handler serves h over net/http. Bodies are read up to one byte past the
-// API's limit, so the handler itself rejects oversized ones.
+// Handler serves h over net/http. A declared Content-Length above the
+// API's limit is answered 413 before the body is read, so a client that
+// sent Expect: 100-continue gets no "100 Continue" and sends nothing;
+// other bodies are read up to one byte past the limit, so the handler
+// itself rejects oversized ones.
 func Handler(h httpapi.HandlerFunc, now func() time.Time) http.Handler {
 	if now == nil {
 		now = time.Now
@@ -231,6 +235,14 @@ func Handler(h httpapi.HandlerFunc, now func() time.Time) http.Handler {
 		}
 		if _, _, err := Scopes(r); err != nil {
 			writeProblem(w, http.StatusBadRequest, "bad-request", "Bad request", err.Error())
+			return
+		}
+		if r.ContentLength > httpapi.MaxBodyBytes {
+			// net/http closes the connection after this answer instead of
+			// reading the rest of the body.
+			p := httpapi.ProblemOf(httpapi.ErrBodyTooLarge)
+			writeProblem(w, p.Status, strings.TrimPrefix(p.Type, httpapi.ProblemTypeBase), p.Title,
+				fmt.Sprintf("Content-Length %d, at most %d bytes", r.ContentLength, httpapi.MaxBodyBytes))
 			return
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, httpapi.MaxBodyBytes+1))

@@ -7,8 +7,11 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -18,6 +21,7 @@ import (
 	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
+	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/outbox"
 	"github.com/oncetable/oncetable/runtime/streampoll"
 )
@@ -86,14 +90,34 @@ func (s *EventSink) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	w.Write(append(body, '\n'))
 }
 
-// withEvents serves GET EventsPath beside the API's routes.
-func withEvents(sink *EventSink, api http.Handler) http.Handler {
+// withEvents serves GET EventsPath beside the API's routes, to operators
+// only: the events carry every user's money movements, which in AWS only
+// the bus's own consumers see. The caller is read as the API reads it
+// (X-Local-Caller, X-Local-Scopes, auth), and refused as the API refuses a
+// back-office route.
+func withEvents(sink *EventSink, auth httpapi.Auth, api http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == EventsPath && r.Method == http.MethodGet {
-			sink.ServeHTTP(w, r)
+		if r.URL.Path != EventsPath || r.Method != http.MethodGet {
+			api.ServeHTTP(w, r)
 			return
 		}
-		api.ServeHTTP(w, r)
+		caller, err := Caller(r)
+		if err != nil {
+			writeProblem(w, http.StatusBadRequest, "bad-request", "Bad request", err.Error())
+			return
+		}
+		if _, _, err := Scopes(r); err != nil {
+			writeProblem(w, http.StatusBadRequest, "bad-request", "Bad request", err.Error())
+			return
+		}
+		ev := Event(r, nil, caller, time.Now())
+		if p := auth.Principal(&ev); !slices.Contains(p.Roles, httpapi.RoleOperator) {
+			f := httpapi.ProblemOf(httpapi.ErrForbidden)
+			writeProblem(w, f.Status, strings.TrimPrefix(f.Type, httpapi.ProblemTypeBase), f.Title,
+				"forbidden: "+EventsPath+" is for operators (every user's money events); send it without "+ScopesHeader+", or with the operator scope "+auth.Scope(httpapi.RoleOperator))
+			return
+		}
+		sink.ServeHTTP(w, r)
 	})
 }
 

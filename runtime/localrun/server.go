@@ -64,6 +64,40 @@ type Options struct {
 	// the local IAM principals (no X-Local-Scopes) are always operators
 	// (OperatorAuth). Default: httpapi.Auth's defaults.
 	Auth httpapi.Auth
+	// Timeouts bound each connection of the API. Default: DefaultTimeouts.
+	Timeouts Timeouts
+}
+
+// Timeouts bound the API server's connections, so that a client that
+// trickles a request, or holds an idle connection, cannot hold a
+// connection for ever. Zero fields take DefaultTimeouts' values.
+type Timeouts struct {
+	// ReadHeader bounds reading the request line and headers.
+	ReadHeader time.Duration
+	// Read bounds reading the whole request, body included.
+	Read time.Duration
+	// Write bounds the request from the end of its headers to the end of
+	// the response; it must outlast the API's own retries.
+	Write time.Duration
+	// Idle bounds the wait for the next request on a kept-alive connection.
+	Idle time.Duration
+}
+
+// DefaultTimeouts: a request of at most 64 KB arrives within 10 seconds;
+// an answer takes at most 30 seconds, as API Gateway's integration
+// timeout allows in AWS.
+var DefaultTimeouts = Timeouts{ReadHeader: 5 * time.Second, Read: 10 * time.Second, Write: 30 * time.Second, Idle: 60 * time.Second}
+
+func (t Timeouts) withDefaults() Timeouts {
+	for _, f := range []struct{ v, def *time.Duration }{
+		{&t.ReadHeader, &DefaultTimeouts.ReadHeader}, {&t.Read, &DefaultTimeouts.Read},
+		{&t.Write, &DefaultTimeouts.Write}, {&t.Idle, &DefaultTimeouts.Idle},
+	} {
+		if *f.v <= 0 {
+			*f.v = *f.def
+		}
+	}
+	return t
 }
 
 // Listeners, as named by AddrInUseError.
@@ -176,7 +210,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 			return nil, err
 		}
 		s.DynamoDBURL = "http://" + ln.Addr().String()
-		s.ddb = &http.Server{Handler: eng.Handler(), ReadHeaderTimeout: 10 * time.Second}
+		s.ddb = &http.Server{Handler: eng.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 		go func() { s.done <- ignoreClosed(s.ddb.Serve(ln)) }()
 		client = eng.Client()
 	}
@@ -193,8 +227,9 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		}
 		s.stopEvents = stop
 	}
+	auth := OperatorAuth(o.Auth)
 	api := httpapi.New(client, httpapi.Config{Table: o.Table, IdempotencyExpiry: o.IdempotencyExpiry, Log: o.Out, Metrics: o.Metrics,
-		Orders: o.Orders, Auth: OperatorAuth(o.Auth)})
+		Orders: o.Orders, Auth: auth})
 	ln, err := listen(ListenerAPI, o.APIAddr)
 	if err != nil {
 		s.Shutdown(context.Background())
@@ -203,9 +238,10 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	s.APIURL = "http://" + ln.Addr().String()
 	routes := withOpenAPI(Handler(api.Handle, nil))
 	if s.Events != nil {
-		routes = withEvents(s.Events, routes)
+		routes = withEvents(s.Events, auth, routes)
 	}
-	s.api = &http.Server{Handler: routes, ReadHeaderTimeout: 10 * time.Second}
+	t := o.Timeouts.withDefaults()
+	s.api = &http.Server{Handler: routes, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write, IdleTimeout: t.Idle}
 	go func() { s.done <- ignoreClosed(s.api.Serve(ProblemListener(ln))) }()
 
 	storage := "embedded engine, in memory"
@@ -221,8 +257,12 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if s.engine != nil && s.engine.Recovery() != "" {
 		fmt.Fprintf(o.Out, "WARNING: %s\n", s.engine.Recovery())
 	}
-	fmt.Fprintf(o.Out, "oncetable local runner\n  API:      %s\n  DynamoDB: %s (%s), table %s\n  Caller:   header %s (default %q)\n  Scopes:   header %s (JWT scopes, space-separated; without it the caller is an operator)\nTry:\n  curl -s -X POST %s/users -H 'Content-Type: application/json' -d '{\"userId\":\"alice\",\"name\":\"Alice\",\"email\":\"alice@example.com\"}'\n",
-		s.APIURL, s.DynamoDBURL, storage, o.Table, CallerHeader, DefaultCaller, ScopesHeader, s.APIURL)
+	trust := ""
+	if s.engine != nil {
+		trust = "            accepts any credentials: whoever reaches this port reads and writes every item\n"
+	}
+	fmt.Fprintf(o.Out, "oncetable local runner\n  API:      %s\n  DynamoDB: %s (%s), table %s\n%s  Caller:   header %s (default %q)\n  Scopes:   header %s (JWT scopes, space-separated; without it the caller is an operator)\nTry:\n  curl -s -X POST %s/users -H 'Content-Type: application/json' -d '{\"userId\":\"alice\",\"name\":\"Alice\",\"email\":\"alice@example.com\"}'\n",
+		s.APIURL, s.DynamoDBURL, storage, o.Table, trust, CallerHeader, DefaultCaller, ScopesHeader, s.APIURL)
 	return s, nil
 }
 

@@ -148,9 +148,12 @@ func catalogue(aliceCursor, bobCursor string) []badInput {
 			body: []byte(`{"userId":"eve","name":"Eve","email":"Eve <eve@example.com>"}`), status: 400, problem: "bad-request"},
 
 		{group: "body size", name: "1 MB body", method: "POST", path: "/users/alice/credits", header: key("cat-1mb"),
-			body: []byte(mb), shown: `{"amount":100,"currency":"EUR","pad":"x×1048576"}`, status: 400, problem: "body-too-large"},
+			body: []byte(mb), shown: `{"amount":100,"currency":"EUR","pad":"x×1048576"}`, status: 413, problem: "body-too-large"},
 		{group: "body size", name: "64 KB + 40 bytes body", method: "POST", path: "/users/alice/credits", header: key("cat-64k"),
-			body: []byte(over), shown: `{"amount":100,"currency":"EUR","pad":"x×65536"}`, status: 400, problem: "body-too-large"},
+			body: []byte(over), shown: `{"amount":100,"currency":"EUR","pad":"x×65536"}`, status: 413, problem: "body-too-large"},
+		{group: "body size", name: "10 MB declared with Expect: 100-continue (answered before the body is sent)", method: "POST", path: "/users/alice/credits",
+			raw:   "POST /users/alice/credits HTTP/1.1\r\nHost: api.local\r\nContent-Type: application/json\r\nIdempotency-Key: cat-10mb\r\nExpect: 100-continue\r\nContent-Length: 10485760\r\n\r\n",
+			shown: "Expect: 100-continue, Content-Length: 10485760, no body sent", status: 413, problem: "body-too-large", detail: "Content-Length 10485760"},
 
 		{group: "Content-Type", name: "text/plain", method: "POST", path: "/users/alice/credits",
 			header: hdr("Content-Type", "text/plain", "Idempotency-Key", "cat-ct-text"), body: []byte(`{"amount":100,"currency":"EUR"}`),
