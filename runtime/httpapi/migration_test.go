@@ -181,7 +181,7 @@ func TestOrdersMigrationEndToEnd(t *testing.T) {
 		t.Errorf("listed %d orders, created %d", len(seen), len(s.status))
 	}
 	t.Logf("%d orders (%d during the migration), %d writes cancelled by the fence", len(s.status), len(s.status)-20,
-		both.Store().Orders().Stale())
+		store.StaleWrites(both.Store().Orders()))
 	checkNoGSI1(t, env)
 	r := s.h.do(t, "GET", "/orders?status=created&limit=3&cursor="+v1Cursor, "", nil)
 	if r.StatusCode != 400 || field(t, r.Body, "type") != httpapi.ProblemTypeBase+"invalid-cursor" || !strings.Contains(r.Body, "other index") {

@@ -104,7 +104,7 @@ func (s *Service) chargeFlow(idem Idem, orderID string, amt money.Amount) (flow,
 		}
 		return nil
 	}
-	return flow{name: FlowCharge, idem: idem, partition: ok.PK, invocation: []string{paymentID}, build: build, fail: fail}, nil
+	return flow{name: FlowCharge, idem: idem, partition: ok.PK, invocation: []string{paymentID}, build: ordersUntouched(build), fail: fail}, nil
 }
 
 // orderFailure explains a failed payable condition from the order's ALL_OLD

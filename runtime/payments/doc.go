@@ -32,16 +32,15 @@
 // retry policy; *store.Store is one) through the transactional mode of
 // runtime/idempotency.
 //
-// Create order and settle write the order in the shape of the Backend's
-// order layout (store.OrderLayout, when it has Orders() as *store.Store
-// does; v1 otherwise): the GSI1 keys in v1, shard and schemaVersion in v2,
-// and in stage both the shape of the phase of orders-by-status-v2, with
-// the migration's fence (the ConditionCheck named migrate.FenceItem) in the
-// transaction. A flow the fence cancels wrote nothing: it reads the phase
-// again and rebuilds, before any business reason of the cancellation is
-// read, and after 4 tries it is a retry.ErrUnavailable. With the fence an
-// effect has room for 99 items of its own, and the largest order
-// ([MaxOrderItems] lines of as many products, and the record: 98) fits.
+// Create order and settle write the order through the Backend's order
+// writer (store.OrderWriter, chosen once from the order layout), the only
+// place that knows the migration orders-by-status-v2: it hands the flow the
+// shape to write the order in (GSI1 keys in v1, shard and schemaVersion in
+// v2) and, in stage both, the migration's fence (the ConditionCheck named
+// migrate.FenceItem), and it runs the flow again in the new phase when the
+// fence cancelled it. With the fence an effect has room for 98 items of its
+// own besides the record, and the largest order ([MaxOrderItems] lines of
+// as many products, and the record: 98 items) fits.
 //
 // It is not for HTTP: [Response] carries a status code and JSON body only
 // because the record stores them.

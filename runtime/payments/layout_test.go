@@ -173,7 +173,7 @@ func TestOrderShapesPerPhase(t *testing.T) {
 			checkShape(t, f.raw(t, created), p, store.OrderCreated)
 			checkShape(t, f.raw(t, paid), p, store.OrderPaid)
 		}
-		if n := f.st.Orders().Stale(); n != 0 {
+		if n := store.StaleWrites(f.st.Orders()); n != 0 {
 			t.Errorf("%d writes cancelled by the fence with a phase read before each, want 0", n)
 		}
 	})
@@ -235,7 +235,7 @@ func TestStalePhaseWriter(t *testing.T) {
 					return
 				}
 				tt.fenced(t, f)
-				if n := f.st.Orders().Stale(); n != 1 {
+				if n := store.StaleWrites(f.st.Orders()); n != 1 {
 					t.Errorf("%d writes cancelled by the fence, want 1", n)
 				}
 			})

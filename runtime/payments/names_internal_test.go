@@ -66,7 +66,7 @@ func TestReasonsByName(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f.build = withExtraFirst(t, st.Table(), f.build, tt.extraCond)
+			f.build = ordersUntouched(withExtraFirst(t, st.Table(), f.build(nil), tt.extraCond))
 			_, err = svc.run(ctx, f)
 			tt.check(t, err)
 			if b, _ := st.Balance(ctx, "u1"); b.Balance != 500 {

@@ -83,8 +83,8 @@ func (s *Service) createOrderFlow(idem Idem, userID string, in NewOrder) (flow, 
 		return flow{}, err
 	}
 	d := draft{userID: userID, user: uk, order: ok, in: in, lines: lines, total: total}
-	shaped := func(ph store.OrderPhase) idempotency.EffectFunc {
-		return func(now time.Time) (*idempotency.Effect, error) { return s.orderEffect(d, ph, now) }
+	build := func(shape store.OrderShape) idempotency.EffectFunc {
+		return func(now time.Time) (*idempotency.Effect, error) { return s.orderEffect(d, shape, now) }
 	}
 	fail := func(c *txn.CancelledError) error {
 		switch {
@@ -95,7 +95,7 @@ func (s *Service) createOrderFlow(idem Idem, userID string, in NewOrder) (flow, 
 		}
 		return s.priceFailure(d, c)
 	}
-	return flow{name: FlowCreateOrder, idem: idem, partition: uk.PK, invocation: []string{in.OrderID}, shaped: shaped, fail: fail}, nil
+	return flow{name: FlowCreateOrder, idem: idem, partition: uk.PK, invocation: []string{in.OrderID}, build: build, writesOrders: true, fail: fail}, nil
 }
 
 // price checks an order's lines and returns each line's total and the
@@ -133,9 +133,9 @@ func price(in NewOrder) ([]money.Amount, money.Amount, error) {
 }
 
 // orderEffect writes the order created at now: the user's orderCount, the
-// order (in the shape of phase ph), its summary in the user's partition
+// order (in the writer's shape), its summary in the user's partition
 // and one item per line.
-func (s *Service) orderEffect(d draft, ph store.OrderPhase, now time.Time) (*idempotency.Effect, error) {
+func (s *Service) orderEffect(d draft, shape store.OrderShape, now time.Time) (*idempotency.Effect, error) {
 	ts := keys.Timestamp(now)
 	sk, err := s.keys.UserOrder(d.userID, now, d.in.OrderID)
 	if err != nil {
@@ -152,7 +152,7 @@ func (s *Service) orderEffect(d draft, ph store.OrderPhase, now time.Time) (*ide
 		return nil, err
 	}
 	eff.Items.Add(itemCounter, counter)
-	order, err := s.orderPut(view.Order, ph)
+	order, err := s.orderPut(view.Order, shape)
 	if err != nil {
 		return nil, err
 	}
@@ -173,13 +173,13 @@ func (s *Service) orderEffect(d draft, ph store.OrderPhase, now time.Time) (*ide
 	return eff, s.addPriceChecks(eff, d)
 }
 
-// orderPut is the Put of a new order in the shape of phase ph.
-func (s *Service) orderPut(o store.Order, ph store.OrderPhase) (types.TransactWriteItem, error) {
+// orderPut is the Put of a new order in shape.
+func (s *Service) orderPut(o store.Order, shape store.OrderShape) (types.TransactWriteItem, error) {
 	av, err := s.items.Marshal(o)
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}
-	if av, err = s.orders.Shape(ph, av); err != nil {
+	if av, err = shape.New(av); err != nil {
 		return types.TransactWriteItem{}, err
 	}
 	return s.items.PutNewItem(av)

@@ -7,8 +7,6 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/keys"
-	"github.com/oncetable/oncetable/runtime/migrate"
-	"github.com/oncetable/oncetable/runtime/migrate/orders"
 	"github.com/oncetable/oncetable/runtime/retry"
 	"github.com/oncetable/oncetable/runtime/store"
 	"github.com/oncetable/oncetable/runtime/txn"
@@ -26,13 +24,14 @@ const (
 
 // Backend is what the flows need from the table they run on: a client, a
 // clock, a retry policy, the item builder of the table's name and schema,
-// and its key layout. *store.Store is one.
+// its key layout and its order writer. *store.Store is one.
 type Backend interface {
 	DB() store.DB
 	Now() time.Time
 	Retry() retry.Policy
 	Items() store.Builder
 	Keys() keys.Layout
+	Orders() store.OrderWriter
 }
 
 // Options configures a [Service].
@@ -59,9 +58,8 @@ type Service struct {
 	onRetry func(flow string, kind retry.Kind)
 	// legacy: check records at their pre-upgrade place (Options.SkipLegacyRecords).
 	legacy bool
-	// orders is the order layout of a Backend that has one (Orders()
-	// *store.Orders, as *store.Store); nil is stage v1.
-	orders *store.Orders
+	// orders is the Backend's order writer.
+	orders store.OrderWriter
 }
 
 // New returns the flows on b.
@@ -77,11 +75,7 @@ func New(b Backend, opts ...func(*Options)) *Service {
 			TTL: sch.TTLAttribute, EntityType: sch.EntityType}
 		io.KeyPrefix, io.Expiry, io.Clock, io.Retry = layout.IdemPrefix, o.IdempotencyExpiry, b.Now, b.Retry()
 	})
-	var orders *store.Orders
-	if ob, ok := b.(interface{ Orders() *store.Orders }); ok {
-		orders = ob.Orders()
-	}
-	return &Service{b: b, items: items, keys: layout, records: records, onRetry: o.OnRetry, orders: orders, legacy: !o.SkipLegacyRecords}
+	return &Service{b: b, items: items, keys: layout, records: records, onRetry: o.OnRetry, orders: b.Orders(), legacy: !o.SkipLegacyRecords}
 }
 
 // Idem identifies one idempotent request: the scope (caller and
@@ -105,11 +99,11 @@ type flow struct {
 	partition string
 	// invocation lists the ids this call generated, for the request token.
 	invocation []string
-	// build returns the effect's named items and response at now.
-	build idempotency.EffectFunc
-	// shaped, when set, replaces build for a flow that writes an order: it
-	// builds the effect in the phase of the order layout, and run fences it.
-	shaped func(ph store.OrderPhase) idempotency.EffectFunc
+	// build returns the effect's named items and response at now; a flow
+	// that writes orders writes them in shape (nil for the others).
+	build func(shape store.OrderShape) idempotency.EffectFunc
+	// writesOrders: the effect goes through the order writer.
+	writesOrders bool
 	// fail maps a failed item of the effect to an error, or returns nil.
 	fail func(c *txn.CancelledError) error
 }
@@ -131,38 +125,36 @@ func (s *Service) idemRequest(idem Idem, partition string, invocation ...string)
 // run executes one idempotent flow: the effect items plus the idempotency
 // record in one TransactWriteItems, retried on conflicts and throttling. A
 // failed record condition is a replay (or a reused key), answered from the
-// ALL_OLD item of its cancellation reason without another request.
+// ALL_OLD item of its cancellation reason without another request. A flow
+// that writes orders runs through the order writer, which gives it the
+// shape to write them in and may run it again in a new one.
 func (s *Service) run(ctx context.Context, f flow) (Response, error) {
 	records := s.records
 	if s.onRetry != nil {
 		records = records.WithRetry(store.WithRetryHook(s.b.Retry(), func(k retry.Kind, _ int) { s.onRetry(f.name, k) }))
 	}
-	if f.shaped == nil {
-		resp, err := records.Do(ctx, s.request(f), f.build)
-		return f.answer(resp, err)
-	}
-	for attempt := 1; ; attempt++ {
-		ph, err := s.orders.Phase(ctx)
-		if err != nil {
-			return Response{}, err
+	var resp Response
+	do := func(shape store.OrderShape) (err error) {
+		build := f.build(shape)
+		if shape != nil {
+			build = guarded(build, shape)
 		}
-		resp, err := records.Do(ctx, s.request(f), s.fenced(f.shaped(ph), ph))
-		// A cancellation by the fence wrote nothing: the phase moved since
-		// it was read. Read it again and rebuild, before any business reason
-		// of the same cancellation is looked at.
-		if c, ok := err.(*txn.CancelledError); ok && s.orders.Fenced(c) {
-			if attempt < maxFencedAttempts {
-				continue
-			}
-			return Response{}, fmt.Errorf("%s: %w: %w: the phase of %s moved %d times during one write",
-				f.name, retry.ErrUnavailable, migrate.ErrStalePhase, orders.Name, attempt)
-		}
-		return f.answer(resp, err)
+		resp, err = records.Do(ctx, s.request(f), build)
+		return err
 	}
+	var err error
+	if f.writesOrders {
+		err = s.orders.Write(ctx, do)
+	} else {
+		err = do(nil)
+	}
+	return f.answer(resp, err)
 }
 
-// maxFencedAttempts bounds the tries of a fenced flow whose phase keeps moving.
-const maxFencedAttempts = 4
+// ordersUntouched is the build of a flow that writes no order.
+func ordersUntouched(build idempotency.EffectFunc) func(store.OrderShape) idempotency.EffectFunc {
+	return func(store.OrderShape) idempotency.EffectFunc { return build }
+}
 
 // answer maps a cancelled effect to the flow's error.
 func (f flow) answer(resp Response, err error) (Response, error) {
@@ -172,20 +164,23 @@ func (f flow) answer(resp Response, err error) (Response, error) {
 		}
 		return Response{}, fmt.Errorf("%s: transaction cancelled: %w", f.name, c)
 	}
-	return resp, err
+	if err != nil {
+		return Response{}, err
+	}
+	return resp, nil
 }
 
-// fenced adds the fence of phase ph to each attempt of build. With the
+// guarded adds the order writer's fence to each attempt of build. With a
 // fence, the effect has room for txn.MaxItems-2 items of its own (the
 // record and the fence take two).
-func (s *Service) fenced(build idempotency.EffectFunc, ph store.OrderPhase) idempotency.EffectFunc {
+func guarded(build idempotency.EffectFunc, shape store.OrderShape) idempotency.EffectFunc {
 	return func(now time.Time) (*idempotency.Effect, error) {
 		eff, err := build(now)
 		if err != nil {
 			return nil, err
 		}
 		before := eff.Items.Len()
-		if err := s.orders.Guard(&eff.Items, ph); err != nil {
+		if err := shape.Guard(&eff.Items); err != nil {
 			return nil, err
 		}
 		if eff.Items.Len() > before && eff.Items.Len()+1 > txn.MaxItems {

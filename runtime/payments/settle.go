@@ -110,9 +110,9 @@ func (s *Service) settleFlow(idem Idem, order store.Order, total money.Amount) (
 	}
 	ok := keys.Key{PK: order.PK, SK: order.SK}
 	entryID := keys.NewID("st")
-	shaped := func(ph store.OrderPhase) idempotency.EffectFunc {
+	build := func(shape store.OrderShape) idempotency.EffectFunc {
 		return func(now time.Time) (*idempotency.Effect, error) {
-			return s.settleEffect(order, uk, total, entryID, ph, now)
+			return s.settleEffect(order, uk, total, entryID, shape, now)
 		}
 	}
 	fail := func(c *txn.CancelledError) error {
@@ -126,18 +126,18 @@ func (s *Service) settleFlow(idem Idem, order store.Order, total money.Amount) (
 		}
 		return nil
 	}
-	return flow{name: FlowSettle, idem: idem, partition: ok.PK, invocation: []string{entryID}, shaped: shaped, fail: fail}, nil
+	return flow{name: FlowSettle, idem: idem, partition: ok.PK, invocation: []string{entryID}, build: build, writesOrders: true, fail: fail}, nil
 }
 
-// settleEffect pays order at now, in the shape of phase ph: the order, the
+// settleEffect pays order at now, in the writer's shape: the order, the
 // guarded debit, the summary and a ledger entry.
-func (s *Service) settleEffect(order store.Order, uk keys.Key, total money.Amount, entryID string, ph store.OrderPhase, now time.Time) (*idempotency.Effect, error) {
+func (s *Service) settleEffect(order store.Order, uk keys.Key, total money.Amount, entryID string, shape store.OrderShape, now time.Time) (*idempotency.Effect, error) {
 	ts := keys.Timestamp(now)
 	gpk, _ := s.keys.OrderStatusGSI(store.OrderPaid, now, order.OrderID)
 	paid := order
 	paid.Status, paid.GSI1PK, paid.PaidAt, paid.UpdatedAt = store.OrderPaid, gpk, ts, ts
 	eff := &idempotency.Effect{Status: http.StatusOK, Body: paid}
-	pay, err := s.paidUpdate(paid, ph)
+	pay, err := s.paidUpdate(paid, shape)
 	if err != nil {
 		return nil, err
 	}
@@ -166,34 +166,23 @@ func (s *Service) settleEffect(order store.Order, uk keys.Key, total money.Amoun
 	return eff, nil
 }
 
-// paidUpdate sets the order paid, in the shape of phase ph. Its status is a
-// key attribute of OrdersByStatus, so that index follows by itself; GSI1PK
-// moves to ORDERSTATUS#paid only while the v1 shape is written (and GSI1SK
-// is put back if a rollback from cleanup has not restored it yet). From
-// mirror on it sets shard and schemaVersion; from cleanup on it removes the
-// GSI1 keys.
-func (s *Service) paidUpdate(paid store.Order, ph store.OrderPhase) (expression.UpdateBuilder, error) {
-	gsi := s.items.Schema.GSI1
+// paidUpdate sets the order paid, in shape. Its status is a key attribute
+// of OrdersByStatus, so that index follows by itself; the shape says what
+// else moves (GSI1PK to ORDERSTATUS#paid while the v1 shape is written).
+func (s *Service) paidUpdate(paid store.Order, shape store.OrderShape) (expression.UpdateBuilder, error) {
 	upd := expression.Set(statusName, expression.Value(store.OrderPaid))
-	if ph.WritesOld() {
-		upd = upd.Set(expression.Name(gsi.PartitionKey), expression.Value(paid.GSI1PK))
-		if paid.GSI1SK == "" {
-			paid.GSI1SK = paid.CreatedAt + "#" + paid.OrderID
-			upd = upd.Set(expression.Name(gsi.SortKey), expression.Value(paid.GSI1SK))
-		}
-	}
-	upd = upd.Set(expression.Name("paidAt"), expression.Value(paid.PaidAt)).Set(updatedName, expression.Value(paid.UpdatedAt))
 	av, err := s.items.Marshal(paid)
 	if err != nil {
 		return upd, err
 	}
-	set, remove, err := s.orders.Reshape(ph, av)
+	set, remove, err := shape.Paid(av)
 	if err != nil {
 		return upd, err
 	}
 	for _, a := range set {
 		upd = upd.Set(expression.Name(a.Name), expression.Value(a.Value))
 	}
+	upd = upd.Set(expression.Name("paidAt"), expression.Value(paid.PaidAt)).Set(updatedName, expression.Value(paid.UpdatedAt))
 	for _, name := range remove {
 		upd = upd.Remove(expression.Name(name))
 	}

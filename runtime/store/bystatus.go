@@ -40,11 +40,11 @@ var ErrCursorLayout = fmt.Errorf("%w: it was issued for the other index of order
 // :n, descending) and merges them. A cursor of the other layout is an
 // ErrCursorLayout.
 func (s *Store) OrdersByStatus(ctx context.Context, status string, limit int, cur string) (Page[Order], error) {
-	ph, err := s.orders.Phase(ctx)
+	shards, err := s.orders.ReadsShards(ctx)
 	if err != nil {
 		return Page[Order]{}, err
 	}
-	if ph.ReadsNew() {
+	if shards {
 		p, err := s.ordersByShards(ctx, status, limit, cur)
 		return p, s.otherLayout(err, bindingByStatusGSI1, cur)
 	}

@@ -39,13 +39,15 @@
 // Order layout. Orders by status have two layouts, the stages of the
 // migration orders-by-status-v2 (runtime/migrate/orders): the store is
 // given one as Options.Orders, an [OrderLayout] (ORDER_INDEXES v1 | both |
-// v2, ORDER_SHARDS; the zero value is v1). [Store.Orders] gives the order
-// writers (runtime/payments) the phase to act in, the item shape of that
-// phase and, in stage both, the migration's fence (migrate.Fence, its
-// phase cached for PhaseTTL). [Store.OrdersByStatus] reads GSI1 before the
-// cutover and the N shards of OrdersByStatus from it on; its cursor holds
-// the last order returned, which every shard resumes after, and a cursor of
-// the other layout is an [ErrCursorLayout].
+// v2, ORDER_SHARDS; the zero value is v1), and chooses from it, once, its
+// [OrderWriter] ([Store.Orders]): v1 and v2 write one shape and read no
+// phase; stage both is the fenced dual writer (orderwriter_migration.go),
+// which reads the migration's phase (cached for PhaseTTL), fences each
+// order-writing transaction on it and writes it again when the phase
+// moved. Retiring the migration deletes that file. [Store.OrdersByStatus]
+// reads GSI1 before the cutover and the N shards of OrdersByStatus from it
+// on; its cursor holds the last order returned, which every shard resumes
+// after, and a cursor of the other layout is an [ErrCursorLayout].
 //
 // It is not for HTTP (runtime/httpapi) or for the idempotent money flows
 // (runtime/payments).

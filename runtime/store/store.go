@@ -72,7 +72,7 @@ type Store struct {
 	sch    schema.Schema
 	keys   keys.Layout
 	items  Builder
-	orders *Orders
+	orders OrderWriter
 }
 
 // New returns a store on db.
@@ -97,12 +97,12 @@ func New(db DB, opts ...func(*Options)) *Store {
 	kl := o.Keys.WithDefaults()
 	return &Store{db: db, table: o.Table, now: o.Clock, retry: o.Retry, cursor: cursor.New(o.CursorSecret),
 		sch: sch, keys: kl, items: NewBuilder(o.Table, sch),
-		orders: newOrders(db, o.Table, sch, kl, o.Orders.WithDefaults(sch.Orders), o.Retry)}
+		orders: newOrderWriter(db, o.Table, sch, kl, o.Orders.WithDefaults(sch.Orders), o.Retry)}
 }
 
-// Orders is the order layout in use: the phase, shapes and fence of the
-// order writers and readers.
-func (s *Store) Orders() *Orders { return s.orders }
+// Orders is the order writer of the store's layout: how the flows write
+// orders (runtime/payments) and where the reads by status find them.
+func (s *Store) Orders() OrderWriter { return s.orders }
 
 // Table is the table name.
 func (s *Store) Table() string { return s.table }

@@ -7,7 +7,7 @@
 //
 // It declares the item change only (runtime/migrate runs it). The v2 index
 // is schema.OrdersByStatus; the writers of its shapes (under the fence) and
-// the sharded reader are runtime/store (store.OrderLayout, Store.Orders,
+// the sharded reader are runtime/store (store.OrderLayout, store.OrderWriter,
 // Store.OrdersByStatus) and runtime/payments; see docs/migrations.md.
 package orders
 
