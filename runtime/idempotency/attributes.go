@@ -11,9 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/oncetable/oncetable/runtime/keys"
-	"github.com/oncetable/oncetable/runtime/schema"
 )
 
 // Attributes names the attributes of a record. Both keys are strings; TTL
@@ -35,18 +32,19 @@ type Attributes struct {
 	Owner       string // default "lockOwner"
 }
 
-// defaultAttributes are oncetable's own names (each field's default).
+// defaultAttributes are oncetable's own names (each field's default): the
+// single table's key and TTL names, so records can share oncetable's table.
 var defaultAttributes = Attributes{
-	PartitionKey: schema.PartitionKey,
-	SortKey:      schema.SortKey,
-	TTL:          schema.TTLAttribute,
-	EntityType:   schema.EntityType,
+	PartitionKey: "PK",
+	SortKey:      "SK",
+	TTL:          "expiresAt",
+	EntityType:   "EntityType",
 	Operation:    "operation",
 	Fingerprint:  "fingerprint",
 	Status:       "responseStatus",
 	Body:         "responseBody",
 	Header:       "responseHeaders",
-	CreatedAt:    schema.CreatedAt,
+	CreatedAt:    "createdAt",
 	State:        "state",
 	LockedUntil:  "inProgressUntil",
 	Owner:        "lockOwner",
@@ -70,7 +68,7 @@ func (a Attributes) withDefaults() Attributes {
 	return a
 }
 
-func (a Attributes) key(k keys.Key) map[string]types.AttributeValue {
+func (a Attributes) key(k itemKey) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
 		a.PartitionKey: &types.AttributeValueMemberS{Value: k.PK},
 		a.SortKey:      &types.AttributeValueMemberS{Value: k.SK},
@@ -226,7 +224,7 @@ func (a Attributes) put(table string, r Record, now time.Time) (*types.Put, erro
 
 // freeCheck is the ConditionCheck that k holds no live record at now, and
 // returns the record that does on failure.
-func (a Attributes) freeCheck(table string, k keys.Key, now time.Time) (*types.ConditionCheck, error) {
+func (a Attributes) freeCheck(table string, k itemKey, now time.Time) (*types.ConditionCheck, error) {
 	expr, err := expression.NewBuilder().WithCondition(a.condition(now)).Build()
 	if err != nil {
 		return nil, err

@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/retry"
 	"github.com/oncetable/oncetable/runtime/txn"
 )
@@ -84,8 +83,8 @@ func (t *Table) Begin(ctx context.Context, req Request, window time.Duration) (R
 	hash := req.Scope.Hash(req.Key)
 	recKey := t.recordKey(hash)
 	rec := Record{PK: recKey.PK, SK: recKey.SK, Operation: req.Scope.Operation,
-		Fingerprint: req.Fingerprint, CreatedAt: keys.Timestamp(now), ExpiresAt: until,
-		State: statePending, LockedUntil: until, Owner: keys.NewID("own")}
+		Fingerprint: req.Fingerprint, CreatedAt: timestamp(now), ExpiresAt: until,
+		State: statePending, LockedUntil: until, Owner: newID("own")}
 	put, err := t.o.Attributes.put(t.name, rec, now)
 	if err != nil {
 		return Response{}, nil, err
@@ -94,7 +93,7 @@ func (t *Table) Begin(ctx context.Context, req Request, window time.Duration) (R
 	if err != nil {
 		return Response{}, nil, t.refused(err)
 	}
-	if blocked != (keys.Key{}) {
+	if blocked != (itemKey{}) {
 		resp, err := t.replayBlocked(ctx, blocked, item, req.Fingerprint)
 		return resp, nil, err
 	}
@@ -104,10 +103,10 @@ func (t *Table) Begin(ctx context.Context, req Request, window time.Duration) (R
 // claim writes the pending record: one PutItem, or with a legacy place to
 // check one TransactWriteItems of the Put and a ConditionCheck. When a
 // record blocks the key it returns that record's key and item.
-func (t *Table) claim(ctx context.Context, put *types.Put, legacy keys.Key, now time.Time) (keys.Key, map[string]types.AttributeValue, error) {
-	recKey := keys.Key{PK: put.Item[t.o.Attributes.PartitionKey].(*types.AttributeValueMemberS).Value,
+func (t *Table) claim(ctx context.Context, put *types.Put, legacy itemKey, now time.Time) (itemKey, map[string]types.AttributeValue, error) {
+	recKey := itemKey{PK: put.Item[t.o.Attributes.PartitionKey].(*types.AttributeValueMemberS).Value,
 		SK: put.Item[t.o.Attributes.SortKey].(*types.AttributeValueMemberS).Value}
-	if legacy == (keys.Key{}) {
+	if legacy == (itemKey{}) {
 		err := retry.Do(ctx, t.o.Retry, func(int) error {
 			_, err := t.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: put.TableName, Item: put.Item,
 				ConditionExpression: put.ConditionExpression, ExpressionAttributeNames: put.ExpressionAttributeNames,
@@ -118,11 +117,11 @@ func (t *Table) claim(ctx context.Context, put *types.Put, legacy keys.Key, now 
 		if errors.As(err, &ccf) {
 			return recKey, ccf.Item, nil
 		}
-		return keys.Key{}, nil, err
+		return itemKey{}, nil, err
 	}
 	cc, err := t.o.Attributes.freeCheck(t.name, legacy, now)
 	if err != nil {
-		return keys.Key{}, nil, err
+		return itemKey{}, nil, err
 	}
 	var items txn.Items
 	items.Add(RecordItem, types.TransactWriteItem{Put: put})
@@ -134,13 +133,13 @@ func (t *Table) claim(ctx context.Context, put *types.Put, legacy keys.Key, now 
 	c, ok := txn.Cancelled(err, &items)
 	switch {
 	case !ok:
-		return keys.Key{}, nil, err
+		return itemKey{}, nil, err
 	case c.Failed(RecordItem):
 		return recKey, c.Item(RecordItem), nil
 	case c.Failed(legacyItem):
 		return legacy, c.Item(legacyItem), nil
 	}
-	return keys.Key{}, nil, c
+	return itemKey{}, nil, c
 }
 
 // Complete stores the external call's answer (eff's Status, Header and
@@ -197,7 +196,7 @@ func (p *Pending) Release(ctx context.Context) error {
 	})
 }
 
-func (p *Pending) key() keys.Key { return keys.Key{PK: p.rec.PK, SK: p.rec.SK} }
+func (p *Pending) key() itemKey { return itemKey{PK: p.rec.PK, SK: p.rec.SK} }
 
 // conditional runs write under the condition that the record is still this
 // call's pending record, and maps a failed condition to ErrLockLost.

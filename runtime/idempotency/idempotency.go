@@ -2,7 +2,9 @@ package idempotency
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base32"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -11,8 +13,6 @@ import (
 	"net/http"
 	"strconv"
 	"time"
-
-	"github.com/oncetable/oncetable/runtime/keys"
 )
 
 // MaxKeyLength is the longest Idempotency-Key accepted, in bytes.
@@ -181,8 +181,33 @@ func (r Record) Expired(now time.Time) bool { return r.ExpiresAt < now.Unix() }
 func (r Record) Pending() bool { return r.State == statePending }
 
 // newRecord builds the record for a request that produced resp.
-func newRecord(key keys.Key, scope Scope, fingerprint string, resp Response, now time.Time, expiry time.Duration) Record {
+func newRecord(key itemKey, scope Scope, fingerprint string, resp Response, now time.Time, expiry time.Duration) Record {
 	return Record{PK: key.PK, SK: key.SK, Operation: scope.Operation, Fingerprint: fingerprint,
 		Status: resp.Status, Header: resp.Header, Body: resp.Body,
-		CreatedAt: keys.Timestamp(now), ExpiresAt: now.Add(expiry).Unix()}
+		CreatedAt: timestamp(now), ExpiresAt: now.Add(expiry).Unix()}
+}
+
+// itemKey is the primary key of a record's item.
+type itemKey struct {
+	PK string
+	SK string
+}
+
+// timestamp formats t as the createdAt attribute: UTC, fixed width, so byte
+// order is time order.
+func timestamp(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000000000Z")
+}
+
+var idEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
+
+// newID returns a fresh random id with the given prefix, such as "own_3f…"
+// (a pending record's owner) or "inv_…" (an invocation): 128 random bits in
+// Crockford base32, 30 characters with a 3-letter prefix.
+func newID(prefix string) string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("idempotency: crypto/rand failed: " + err.Error())
+	}
+	return prefix + "_" + idEncoding.EncodeToString(b[:])
 }

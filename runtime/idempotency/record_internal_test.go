@@ -11,15 +11,13 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-
-	"github.com/oncetable/oncetable/runtime/keys"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
 func TestExpiry(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
-	r := newRecord(keys.Key{PK: "IDEM#h", SK: "IDEM#h"}, Scope{"c", "debit"}, "fp", Response{Status: 201, Body: []byte(`{}`)}, now, time.Hour)
+	r := newRecord(itemKey{PK: "IDEM#h", SK: "IDEM#h"}, Scope{"c", "debit"}, "fp", Response{Status: 201, Body: []byte(`{}`)}, now, time.Hour)
 	if r.ExpiresAt != now.Add(time.Hour).Unix() {
 		t.Fatalf("ExpiresAt = %d", r.ExpiresAt)
 	}
@@ -38,7 +36,7 @@ func TestExpiry(t *testing.T) {
 func TestPutGolden(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0).UTC()
 	resp := Response{Status: 201, Header: http.Header{"Location": {"/debits/d1"}}, Body: []byte(`{"debitId":"d1"}`)}
-	r := newRecord(keys.Key{PK: "IDEM#h", SK: "IDEM#h"}, Scope{"c", "debit"}, "fp", resp, now, DefaultExpiry)
+	r := newRecord(itemKey{PK: "IDEM#h", SK: "IDEM#h"}, Scope{"c", "debit"}, "fp", resp, now, DefaultExpiry)
 	a := defaultAttributes
 	put, err := a.put("oncetable", r, now)
 	if err != nil {

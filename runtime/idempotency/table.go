@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/retry"
 	"github.com/oncetable/oncetable/runtime/txn"
 )
@@ -39,7 +38,7 @@ const RecordItem = "idempotency-record"
 const legacyItem = "idempotency-legacy-record"
 
 // DefaultKeyPrefix starts both keys of every record.
-const DefaultKeyPrefix = keys.IdemPrefix
+const DefaultKeyPrefix = "IDEM#"
 
 // defaultWindow is the in-progress window of the external mode when the
 // context has no deadline and none is configured.
@@ -216,7 +215,7 @@ func (t *Table) Do(ctx context.Context, req Request, effect EffectFunc) (Respons
 	recKey := t.recordKey(scopeHash)
 	// A fresh nonce per invocation: two invocations never share a token, even
 	// when every id they write was chosen by the client.
-	invocation := append([]string{keys.NewID("inv")}, req.Invocation...)
+	invocation := append([]string{newID("inv")}, req.Invocation...)
 	var resp Response
 	var items txn.Items
 	err := retry.Do(ctx, t.o.Retry, func(attempt int) error {
@@ -252,7 +251,7 @@ func (t *Table) Do(ctx context.Context, req Request, effect EffectFunc) (Respons
 
 // attempt builds one attempt's transaction: the effect's items, the record
 // and, for an upgrade, the check of the record's former place.
-func (t *Table) attempt(req Request, recKey keys.Key, effect EffectFunc, now time.Time) (txn.Items, Response, error) {
+func (t *Table) attempt(req Request, recKey itemKey, effect EffectFunc, now time.Time) (txn.Items, Response, error) {
 	eff, err := effect(now)
 	if err != nil {
 		return txn.Items{}, Response{}, err
@@ -270,7 +269,7 @@ func (t *Table) attempt(req Request, recKey keys.Key, effect EffectFunc, now tim
 	}
 	items := eff.Items
 	items.Add(RecordItem, types.TransactWriteItem{Put: put})
-	if lk := t.legacyKey(req, recKey.SK[len(t.o.KeyPrefix):]); lk != (keys.Key{}) {
+	if lk := t.legacyKey(req, recKey.SK[len(t.o.KeyPrefix):]); lk != (itemKey{}) {
 		cc, err := t.o.Attributes.freeCheck(t.name, lk, now)
 		if err != nil {
 			return txn.Items{}, Response{}, err
@@ -292,18 +291,18 @@ func marshalBody(body any) (json.RawMessage, error) {
 
 // recordKey is where a key's record lives: a partition of its own, named
 // by the scoped hash, so that nothing the caller chooses changes it.
-func (t *Table) recordKey(scopeHash string) keys.Key {
+func (t *Table) recordKey(scopeHash string) itemKey {
 	k := t.o.KeyPrefix + scopeHash
-	return keys.Key{PK: k, SK: k}
+	return itemKey{PK: k, SK: k}
 }
 
 // legacyKey is where a version before records had partitions of their own
 // put req's record; the zero Key when req names no legacy partition (or
 // the legacy place is the current one).
-func (t *Table) legacyKey(req Request, scopeHash string) keys.Key {
-	k := keys.Key{PK: req.LegacyPartition, SK: t.o.KeyPrefix + scopeHash}
+func (t *Table) legacyKey(req Request, scopeHash string) itemKey {
+	k := itemKey{PK: req.LegacyPartition, SK: t.o.KeyPrefix + scopeHash}
 	if req.LegacyPartition == "" || k == t.recordKey(scopeHash) {
-		return keys.Key{}
+		return itemKey{}
 	}
 	return k
 }
@@ -318,7 +317,7 @@ func (t *Table) Key(req Request) map[string]types.AttributeValue {
 // (Request.LegacyPartition), or nil when req names none.
 func (t *Table) LegacyKey(req Request) map[string]types.AttributeValue {
 	k := t.legacyKey(req, req.Scope.Hash(req.Key))
-	if k == (keys.Key{}) {
+	if k == (itemKey{}) {
 		return nil
 	}
 	return t.o.Attributes.key(k)
@@ -355,8 +354,8 @@ func (t *Table) Replay(item map[string]types.AttributeValue, req Request) (Respo
 // [Table.Replay] does; false also when there is no record.
 func (t *Table) Lookup(ctx context.Context, req Request) (Response, bool, error) {
 	hash := req.Scope.Hash(req.Key)
-	for _, k := range []keys.Key{t.recordKey(hash), t.legacyKey(req, hash)} {
-		if k == (keys.Key{}) {
+	for _, k := range []itemKey{t.recordKey(hash), t.legacyKey(req, hash)} {
+		if k == (itemKey{}) {
 			continue
 		}
 		item, err := t.get(ctx, k)
@@ -372,7 +371,7 @@ func (t *Table) Lookup(ctx context.Context, req Request) (Response, bool, error)
 	return Response{}, false, nil
 }
 
-func (t *Table) get(ctx context.Context, k keys.Key) (map[string]types.AttributeValue, error) {
+func (t *Table) get(ctx context.Context, k itemKey) (map[string]types.AttributeValue, error) {
 	out, err := t.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(t.name), Key: t.o.Attributes.key(k), ConsistentRead: aws.Bool(true),
 	})
@@ -385,7 +384,7 @@ func (t *Table) get(ctx context.Context, k keys.Key) (map[string]types.Attribute
 // replayBlocked answers from the record that blocked the write. It arrives
 // in the cancellation reason (ALL_OLD); only if an endpoint omits it is it
 // read with one strongly consistent GetItem.
-func (t *Table) replayBlocked(ctx context.Context, recKey keys.Key, item map[string]types.AttributeValue, fingerprint string) (Response, error) {
+func (t *Table) replayBlocked(ctx context.Context, recKey itemKey, item map[string]types.AttributeValue, fingerprint string) (Response, error) {
 	if len(item) == 0 {
 		var err error
 		if item, err = t.get(ctx, recKey); err != nil {

@@ -17,7 +17,6 @@ import (
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/idempotency/idemqueue"
-	"github.com/oncetable/oncetable/runtime/internal/dbtest"
 )
 
 var errBad = errors.New("malformed message")
@@ -31,7 +30,9 @@ func newCounters(t *testing.T) *counters {
 	eng := ddblocal.New()
 	t.Cleanup(func() { eng.Close() })
 	db := eng.Client()
-	dbtest.CreateKeyedTable(t, db, "counters", "PK", "SK")
+	if err := idempotency.CreateTable(context.Background(), db, "counters", idempotency.Attributes{}, time.Minute); err != nil {
+		t.Fatal(err)
+	}
 	return &counters{db: db, records: idempotency.NewTable(db, "counters")}
 }
 
