@@ -19,11 +19,20 @@ CDK_OUT := cdk.out
 # Go files of the module, as the go tool sees them: not node_modules (CDK
 # init templates), hidden directories or testdata (fixtures, possibly broken).
 GO_FILES = $(shell find . -path ./node_modules -prune -o -path './.*' -prune -o -name testdata -prune -o -name '*.go' -print)
-# Go modules of their own inside the repository (a go.mod of their own),
-# which `go test ./...` at the top does not enter.
-# test/consumer is another team's CDK app, requiring oncetable through a
-# replace directive.
-NESTED_MODULES := test/consumer
+# Go modules of their own inside the repository, joined with the root module
+# by go.work for development: the embedded engine, the exactly-once library,
+# the two packages the library's API shares with the root module (txn,
+# retry) and ddbtest. `go test ./...` at the top does not enter them, so
+# lint and test name them (GO_PATTERNS), in one go command each.
+WORK_MODULES := runtime/ddblocal runtime/ddbtest runtime/idempotency runtime/retry runtime/txn
+GO_PATTERNS := ./... $(foreach m,$(WORK_MODULES),./$(m)/...)
+# Go modules outside the workspace, built as another team builds them
+# (GOWORK=off), each requiring oncetable's modules through replace directives:
+# test/consumer is another team's CDK app; test/consumer-idempotency and
+# test/consumer-ddblocal require only the library or only the engine, and
+# their tests fail when `go mod graph` there names the CDK, jsii or the root
+# module.
+NESTED_MODULES := test/consumer test/consumer-idempotency test/consumer-ddblocal
 STATICCHECK_VERSION := v0.8.2
 TOOLS := $(CURDIR)/.tools
 STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)
@@ -53,7 +62,7 @@ $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-$(GO_STAMP): go.mod go.sum
+$(GO_STAMP): go.mod go.sum go.work $(foreach m,$(WORK_MODULES),$(m)/go.mod $(m)/go.sum)
 	@mkdir -p $(TOOLS)
 	go mod download
 	@touch $@
@@ -143,13 +152,13 @@ deploy: require-env
 require-env:
 	@if [ -z "$(ENV)" ]; then echo "set ENV, for example: make $(MAKECMDGOALS) ENV=dev" >&2; exit 2; fi
 
-## lint: gofmt, go vet and staticcheck over the whole module and the nested ones (NESTED_MODULES)
+## lint: gofmt, go vet and staticcheck over every module: the workspace's (go.work) and the nested ones (NESTED_MODULES)
 lint: deps $(STATICCHECK)
 	@unformatted=$$(gofmt -l $(GO_FILES)); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed on:"; echo "$$unformatted"; exit 1; fi
-	go vet ./...
-	$(STATICCHECK) ./...
-	@for m in $(NESTED_MODULES); do echo "lint $$m"; (cd $$m && go vet ./... && $(STATICCHECK) ./...) || exit 1; done
+	go vet $(GO_PATTERNS)
+	$(STATICCHECK) $(GO_PATTERNS)
+	@for m in $(NESTED_MODULES); do echo "lint $$m"; (cd $$m && GOWORK=off go vet ./... && GOWORK=off $(STATICCHECK) ./...) || exit 1; done
 
 ## cfn-lint: cfn-lint over the snapshot templates (test/cdk/testdata); fails on any error, shows warnings; needs
 ##           cfn-lint on PATH (pip install cfn-lint; it is not installed by make deps)
@@ -170,10 +179,10 @@ fmt:
 openapi-check: $(NODE_STAMP)
 	@test/openapi/check.sh
 
-## test: lint, then every test of the module and of the nested modules (NESTED_MODULES) with the race detector
+## test: lint, then every test of every module (the workspace's and NESTED_MODULES) with the race detector
 test: deps lint
-	go test -race -tags ddblocal_poison -count=1 ./...
-	@for m in $(NESTED_MODULES); do (cd $$m && go test -race -count=1 ./...) || exit 1; done
+	go test -race -tags ddblocal_poison -count=1 $(GO_PATTERNS)
+	@for m in $(NESTED_MODULES); do (cd $$m && GOWORK=off go test -race -count=1 ./...) || exit 1; done
 
 ## bench-engine: the embedded engine against minidyn and dynalite (installs dynalite@4.0.0 into a cache dir), and the
 ##               engine ÷ SDK-alone ratios measured paired first, in PAIRED_RUNS processes one after the other (default 5)

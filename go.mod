@@ -19,11 +19,12 @@ require (
 	github.com/aws/jsii-runtime-go v1.142.0
 	github.com/aws/smithy-go v1.28.9
 	github.com/cdklabs/cdk-nag-go/cdknag/v2 v2.38.2
-	github.com/cockroachdb/apd/v3 v3.2.3
-	github.com/google/btree v1.1.3
-	github.com/klauspost/compress v1.18.5
+	github.com/oncetable/oncetable/runtime/ddblocal v0.0.0-00010101000000-000000000000
+	github.com/oncetable/oncetable/runtime/ddbtest v0.0.0-00010101000000-000000000000
+	github.com/oncetable/oncetable/runtime/idempotency v0.0.0-00010101000000-000000000000
+	github.com/oncetable/oncetable/runtime/retry v0.0.0-00010101000000-000000000000
+	github.com/oncetable/oncetable/runtime/txn v0.0.0-00010101000000-000000000000
 	github.com/truora/minidyn v0.8.2
-	go.etcd.io/bbolt v1.5.0
 )
 
 require (
@@ -42,10 +43,14 @@ require (
 	github.com/cdklabs/awscdk-asset-awscli-go/awscliv1/v2 v2.2.292 // indirect
 	github.com/cdklabs/awscdk-asset-node-proxy-agent-go/nodeproxyagentv6/v2 v2.1.3 // indirect
 	github.com/cdklabs/cloud-assembly-schema-go/awscdkcloudassemblyschema/v55 v55.3.0 // indirect
+	github.com/cockroachdb/apd/v3 v3.2.3 // indirect
 	github.com/fatih/color v1.19.0 // indirect
+	github.com/google/btree v1.1.3 // indirect
+	github.com/klauspost/compress v1.18.5 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/yuin/goldmark v1.7.16 // indirect
+	go.etcd.io/bbolt v1.5.0 // indirect
 	golang.org/x/lint v0.0.0-20241112194109-818c5a804067 // indirect
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
@@ -57,3 +62,15 @@ require (
 )
 
 ignore ./node_modules
+
+// The library, the engine and the packages they share are modules of their
+// own in this repository (go.work joins them for development); these
+// directives make the root module build without the workspace too
+// (GOWORK=off, go mod tidy).
+replace (
+	github.com/oncetable/oncetable/runtime/ddblocal => ./runtime/ddblocal
+	github.com/oncetable/oncetable/runtime/ddbtest => ./runtime/ddbtest
+	github.com/oncetable/oncetable/runtime/idempotency => ./runtime/idempotency
+	github.com/oncetable/oncetable/runtime/retry => ./runtime/retry
+	github.com/oncetable/oncetable/runtime/txn => ./runtime/txn
+)

@@ -34,6 +34,9 @@ require (
 	github.com/fatih/color v1.19.0 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
+	github.com/oncetable/oncetable/runtime/idempotency v0.0.0-00010101000000-000000000000 // indirect
+	github.com/oncetable/oncetable/runtime/retry v0.0.0-00010101000000-000000000000 // indirect
+	github.com/oncetable/oncetable/runtime/txn v0.0.0-00010101000000-000000000000 // indirect
 	github.com/yuin/goldmark v1.7.16 // indirect
 	golang.org/x/lint v0.0.0-20241112194109-818c5a804067 // indirect
 	golang.org/x/mod v0.42.0 // indirect
@@ -46,5 +49,13 @@ require (
 )
 
 // Another team's app would require a released version; this one builds
-// against the working tree.
-replace github.com/oncetable/oncetable => ../..
+// against the working tree: oncetable and the modules of its own that it
+// requires (a dependency's own replace directives do not apply here).
+replace (
+	github.com/oncetable/oncetable => ../..
+	github.com/oncetable/oncetable/runtime/ddblocal => ../../runtime/ddblocal
+	github.com/oncetable/oncetable/runtime/ddbtest => ../../runtime/ddbtest
+	github.com/oncetable/oncetable/runtime/idempotency => ../../runtime/idempotency
+	github.com/oncetable/oncetable/runtime/retry => ../../runtime/retry
+	github.com/oncetable/oncetable/runtime/txn => ../../runtime/txn
+)
