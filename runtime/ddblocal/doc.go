@@ -232,6 +232,31 @@
 //
 // `local engine -regions us-east-1,eu-west-1` serves them on one port.
 //
+// # Global tables
+//
+// Between Regions, tables replicate as DynamoDB's global tables of version
+// 2019.11.21: UpdateTable's ReplicaUpdates creates a replica (the table's
+// definition, TTL setting and items) in another Region, where ListTables
+// and DescribeTable show it, and DescribeTable reports Replicas,
+// GlobalTableVersion and MultiRegionConsistency. A write commits in its
+// Region and reaches the others asynchronously, item by item, each after
+// a lag; a transaction's items travel separately. Conflicts are settled by
+// last writer wins on a version clients never see, the writing Region's
+// clock then its name (inferred: see replication.go). Reads, conditions
+// and ClientRequestTokens are local to a Region, and every replica's
+// stream carries the writes applied to it, replicated ones included.
+//
+// Replication is the fault API of the Regions, seeded and deterministic
+// with Options.ManualReplication and a fake Clock:
+//
+//	rep := eng.Replication()
+//	rep.SetFaults(ddblocal.ReplicationFaults{Seed: 1, Lag: ddblocal.ExponentialLag(time.Second)})
+//	rep.Partition("us-east-1", "eu-west-1") // and Heal
+//	rep.Crash("eu-west-1", true)            // backlog kept; Restart
+//	rep.SetClockSkew("us-east-1", 2*time.Second)
+//	q := rep.WaitQuiet()                    // q.Identical, q.Pending
+//	lat := rep.ReplicationLatency("users", "us-east-1", "eu-west-1")
+//
 // # Pooled items
 //
 // Some decoded items are reused once the operation that owns them releases

@@ -74,6 +74,13 @@ type Options struct {
 	// for).
 	Regions []string
 
+	// ManualReplication, with Regions, starts no background replication:
+	// replicated writes are applied only by Replication.Deliver and
+	// Replication.WaitQuiet, so that a test with a fake Clock decides every
+	// interleaving. Default: false (a goroutine applies each replicated
+	// write when its lag has passed).
+	ManualReplication bool
+
 	// AccountID appears in table ARNs. Default: "000000000000".
 	AccountID string
 
@@ -153,6 +160,8 @@ type Engine struct {
 
 	// global is the engine's Regions, nil unless Options.Regions is set.
 	global *regionSet
+	// regionDown is set while the Region is crashed (Replication.Crash).
+	regionDown atomic.Bool
 }
 
 // sweeper is the running TTL sweeper goroutine.

@@ -488,6 +488,9 @@ func (t *table) describe() map[string]any {
 		}
 		d["LocalSecondaryIndexes"] = ls
 	}
+	if t.replica != nil {
+		t.replica.describeGlobal(t, d)
+	}
 	return d
 }
 
@@ -544,6 +547,9 @@ func (e *Engine) deleteTable(_ context.Context, in *tableNameInput) (any, error)
 	}
 	desc := t.describe()
 	desc["TableStatus"] = "DELETING"
+	if e.global != nil {
+		e.leaveGlobal(t)
+	}
 	if err := e.dropStoredTable(t.name); err != nil {
 		return nil, err
 	}
@@ -599,13 +605,17 @@ type updateTableInput struct {
 	}
 	DeletionProtectionEnabled *bool
 	StreamSpecification       *streamSpecification
+	// Global tables (ops_global.go), with Options.Regions.
+	ReplicaUpdates            []replicaUpdate
+	MultiRegionConsistency    string
+	GlobalTableWitnessUpdates []witnessUpdate
 }
 
 func (in *updateTableInput) tableNames() []string { return []string{in.TableName} }
 
 // updateTable changes billing, deletion protection and streams, and adds
 // (with a synchronous backfill) or deletes global secondary indexes.
-func (e *Engine) updateTable(_ context.Context, in *updateTableInput) (any, error) {
+func (e *Engine) updateTable(ctx context.Context, in *updateTableInput) (any, error) {
 	if err := checkTableName(in.TableName); err != nil {
 		return nil, err
 	}
@@ -630,6 +640,9 @@ func (e *Engine) updateTable(_ context.Context, in *updateTableInput) (any, erro
 	}
 	if e.creating(t) {
 		return nil, inUse("created", in.TableName)
+	}
+	if e.global != nil && in.globalChange() {
+		return e.updateGlobal(ctx, t, in)
 	}
 	var before *stream
 	err := t.locked(func() error {

@@ -132,10 +132,14 @@ func (e *Engine) Handler() http.Handler { return http.HandlerFunc(e.serveHTTP) }
 
 func (e *Engine) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if e.global != nil {
-		to, ae := e.global.route(e, r)
-		if ae != nil {
+		to, down, ae := e.global.route(e, r)
+		switch {
+		case ae != nil:
 			w.Header()["X-Amzn-Requestid"] = []string{e.requestID()}
 			writeError(w, ae)
+			return
+		case down:
+			resetConnection(w)
 			return
 		}
 		e = to

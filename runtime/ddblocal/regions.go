@@ -6,6 +6,9 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // Several Regions in one engine (Options.Regions). Each Region is an
@@ -23,12 +26,21 @@ import (
 type regionSet struct {
 	names   []string // in Options.Regions order
 	engines map[string]*Engine
+	repl    *replicator
+	// baseClock is Options.Clock; each Region's engine reads it plus the
+	// Region's skew (Replication.SetClockSkew).
+	baseClock func() time.Time
+	skew      map[string]*atomic.Int64
+
+	mu     sync.Mutex
+	groups map[string]*globalGroup // the global tables, by name
 }
 
 // openRegions opens one engine per Region of o.Regions and returns the
 // one of o.Region (the first Region when o.Region is not set).
 func openRegions(o Options) (*Engine, error) {
-	set := &regionSet{engines: map[string]*Engine{}}
+	set := &regionSet{engines: map[string]*Engine{}, baseClock: o.Clock, skew: map[string]*atomic.Int64{},
+		groups: map[string]*globalGroup{}}
 	for _, r := range o.Regions {
 		if !validRegion(r) {
 			return nil, fmt.Errorf("ddblocal: Region %q is not a Region name (lower-case letters, digits and dashes)", r)
@@ -38,6 +50,7 @@ func openRegions(o Options) (*Engine, error) {
 		}
 		set.engines[r] = nil
 		set.names = append(set.names, r)
+		set.skew[r] = new(atomic.Int64)
 	}
 	primary := o.Region
 	if primary == "" {
@@ -45,10 +58,13 @@ func openRegions(o Options) (*Engine, error) {
 	} else if _, ok := set.engines[primary]; !ok {
 		return nil, fmt.Errorf("ddblocal: Options.Region %s is not one of Options.Regions %s", primary, strings.Join(set.names, ","))
 	}
+	set.repl = newReplicator(set, o.ManualReplication)
 	for _, r := range set.names {
 		ro := o
 		ro.Regions = nil
 		ro.Region = r
+		skew := set.skew[r]
+		ro.Clock = func() time.Time { return o.Clock().Add(time.Duration(skew.Load())) }
 		if o.Dir != "" {
 			ro.Dir = filepath.Join(o.Dir, r)
 		}
@@ -65,6 +81,7 @@ func openRegions(o Options) (*Engine, error) {
 
 // closeAll closes every Region's engine that was opened.
 func (s *regionSet) closeAll() error {
+	s.repl.stop()
 	var errs []error
 	for _, r := range s.names {
 		if e := s.engines[r]; e != nil {
@@ -101,15 +118,15 @@ func (e *Engine) Regions() []string {
 // route returns the engine that serves r: the Region of its signature, or
 // e itself for an unsigned request. A request signed for a Region the
 // engine does not serve gets an error, as a client configured for a Region
-// without the table's replica would find no endpoint.
-func (s *regionSet) route(e *Engine, r *http.Request) (*Engine, *APIError) {
-	region := signedRegion(r.Header.Get("Authorization"))
-	if region == "" || region == e.opts.Region {
-		return e, nil
+// without the table's replica would find no endpoint. down reports a
+// crashed Region (Replication.Crash), whose connections are reset.
+func (s *regionSet) route(e *Engine, r *http.Request) (to *Engine, down bool, ae *APIError) {
+	to = e
+	if region := signedRegion(r.Header.Get("Authorization")); region != "" && region != e.opts.Region {
+		if to = s.engines[region]; to == nil {
+			return nil, false, &APIError{Code: "UnrecognizedClientException", Status: http.StatusBadRequest,
+				Message: fmt.Sprintf("The request is signed for Region %s; this engine serves the Regions %s", region, strings.Join(s.names, ", "))}
+		}
 	}
-	if to := s.engines[region]; to != nil {
-		return to, nil
-	}
-	return nil, &APIError{Code: "UnrecognizedClientException", Status: http.StatusBadRequest,
-		Message: fmt.Sprintf("The request is signed for Region %s; this engine serves the Regions %s", region, strings.Join(s.names, ", "))}
+	return to, to.regionDown.Load(), nil
 }

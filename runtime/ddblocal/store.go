@@ -308,6 +308,9 @@ func (t *table) committed(now time.Time, id uint64, isTx bool, budget int64) {
 		c.s.publish(c.rec, now)
 	}
 	if len(t.changes) > 0 {
+		if t.replica != nil {
+			t.replica.shipCommitted(t, now)
+		}
 		t.remember(now, id, isTx, budget)
 	}
 	t.forgetChanges()

@@ -261,6 +261,10 @@ type table struct {
 	// while rollback writes the replaced rows back.
 	pendingMark []int
 	undoing     bool
+
+	// replica makes the table a replica of a global table (replication.go);
+	// nil for every other table.
+	replica *replicaLink
 }
 
 // locked runs fn under the write lock, released even if fn panics (the
@@ -590,7 +594,7 @@ func (t *table) writeEntry(key []byte, p prior, next attr.Item, row *entry, gsiD
 	}
 	t.size += int64(nextSize - oldSize)
 	res.table = writeUnits(max(oldSize, nextSize))
-	if t.persist || t.pitr {
+	if t.persist || t.pitr || t.replica != nil {
 		if len(t.changes) == 0 {
 			t.markPending()
 		}

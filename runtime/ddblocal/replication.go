@@ -1,0 +1,385 @@
+package ddblocal
+
+import (
+	"container/heap"
+	"math/rand"
+	"sync"
+	"time"
+)
+
+// Replication of global tables in multi-Region eventual consistency
+// (MREC), as the Developer Guide describes it ("How DynamoDB global tables
+// work", "Consistency modes"): a write commits in its Region, then reaches
+// every other replica asynchronously, item by item. Each committed change
+// of an item becomes one replEntry per other replica; entries of one item
+// are delivered in order, entries of different items independently, each
+// after a lag drawn from ReplicationFaults.Lag. A transaction is atomic in
+// its Region only: its items travel as separate entries.
+//
+// Conflicts are settled by last writer wins on an internal version that
+// clients never see: the writing Region's clock when the write commits,
+// and the Region's name. The version of a local write is also made later
+// than the version of the item it replaces (a write follows what it
+// overwrote, whatever the clocks say), so a Region never keeps a value
+// another Region would reject. A replicated change is applied only if its
+// version is later than the replica's; equal timestamps go to the Region
+// whose name sorts last. AWS documents last writer wins, not the version
+// nor the tie-break: both are inferred.
+
+// itemVersion is the last-writer-wins version of an item's latest change.
+type itemVersion struct {
+	at     int64  // the writing Region's clock, Unix nanoseconds
+	region string // the writing Region
+}
+
+// after reports whether v wins over w under last writer wins.
+func (v itemVersion) after(w itemVersion) bool {
+	if v.at != w.at {
+		return v.at > w.at
+	}
+	return v.region > w.region
+}
+
+// replicaLink makes a table a replica of a global table. Its fields are
+// guarded by the table's mu, as its rows are.
+type replicaLink struct {
+	set    *regionSet
+	region string
+	// versions holds the version of every item the replica has seen
+	// written, deleted ones included (their tombstones keep a late, older
+	// write from bringing them back).
+	versions map[string]itemVersion
+	// applying is set while a replicated change is written, which is not
+	// sent on again.
+	applying bool
+}
+
+// replEntry is one item's change on its way to one replica.
+type replEntry struct {
+	seq       uint64
+	table     string
+	from, to  string
+	key       []byte // the encoded table key
+	val       []byte // the encoded item; nil for a deletion
+	ver       itemVersion
+	ttl       bool      // a deletion by TTL
+	committed time.Time // when it committed in its Region
+	due       time.Time // when it may be applied
+}
+
+// shipCommitted turns the changes t committed into entries for every
+// other replica; the caller holds t.mu and calls it before the changes
+// are forgotten.
+func (l *replicaLink) shipCommitted(t *table, now time.Time) {
+	if l.applying {
+		return
+	}
+	r := l.set.repl
+	tos := r.set.replicaRegions(t.name, l.region)
+	for _, c := range t.changes {
+		k := string(c.key)
+		v := itemVersion{at: now.UnixNano(), region: l.region}
+		if prev, ok := l.versions[k]; ok && !v.after(prev) {
+			v.at = prev.at + 1
+		}
+		l.versions[k] = v
+		if len(tos) > 0 {
+			r.enqueue(t.name, l.region, tos, c.key, c.val, v, t.serviceWrite, now)
+		}
+	}
+}
+
+// entryHeap orders entries by due time, then by when they were made.
+type entryHeap []*replEntry
+
+func (h entryHeap) Len() int { return len(h) }
+func (h entryHeap) Less(i, j int) bool {
+	if !h[i].due.Equal(h[j].due) {
+		return h[i].due.Before(h[j].due)
+	}
+	return h[i].seq < h[j].seq
+}
+func (h entryHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *entryHeap) Push(x any)   { *h = append(*h, x.(*replEntry)) }
+func (h *entryHeap) Pop() any {
+	old := *h
+	n := len(old)
+	x := old[n-1]
+	old[n-1] = nil
+	*h = old[:n-1]
+	return x
+}
+
+// replicator holds every entry not yet applied and delivers them.
+type replicator struct {
+	set    *regionSet
+	manual bool // no background delivery (Options.ManualReplication)
+
+	mu      sync.Mutex
+	queue   entryHeap
+	seq     uint64
+	rng     *rand.Rand
+	faults  ReplicationFaults
+	paused  bool
+	cut     map[[2]string]bool // partitioned pairs, both orders
+	down    map[string]bool    // crashed Regions
+	lastDue map[string]time.Time
+	latency map[latencyKey]*LatencyStats
+	// arrivalOrder applies every entry as it arrives, without last
+	// writer wins: a test switch that shows what the model test catches.
+	arrivalOrder bool
+
+	wake     chan struct{}
+	stopOnce sync.Once
+	stopped  chan struct{}
+	done     sync.WaitGroup
+	started  bool
+}
+
+type latencyKey struct{ table, from, to string }
+
+func newReplicator(set *regionSet, manual bool) *replicator {
+	return &replicator{
+		set: set, manual: manual,
+		rng:     rand.New(rand.NewSource(1)),
+		cut:     map[[2]string]bool{},
+		down:    map[string]bool{},
+		lastDue: map[string]time.Time{},
+		latency: map[latencyKey]*LatencyStats{},
+		wake:    make(chan struct{}, 1),
+		stopped: make(chan struct{}),
+	}
+}
+
+// enqueue adds one entry per destination for a committed change.
+func (r *replicator) enqueue(table, from string, tos []string, key, val []byte, v itemVersion, ttl bool, now time.Time) {
+	r.mu.Lock()
+	for _, to := range tos {
+		r.seq++
+		due := now
+		if r.faults.Lag != nil {
+			due = now.Add(r.faults.Lag(r.rng))
+		}
+		// One item's changes reach a replica in the order they were made.
+		order := to + "\x00" + table + "\x00" + string(key)
+		if last, ok := r.lastDue[order]; ok && due.Before(last) {
+			due = last
+		}
+		r.lastDue[order] = due
+		heap.Push(&r.queue, &replEntry{seq: r.seq, table: table, from: from, to: to, key: key, val: val,
+			ver: v, ttl: ttl, committed: now, due: due})
+	}
+	started := r.started
+	r.mu.Unlock()
+	if !started && !r.manual {
+		r.start()
+	}
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// blocked reports whether an entry cannot be delivered now; the caller
+// holds r.mu.
+func (r *replicator) blocked(en *replEntry) bool {
+	return r.paused || r.down[en.from] || r.down[en.to] || r.cut[[2]string{en.from, en.to}]
+}
+
+// takeDue removes and returns the entries that may be delivered by now
+// (all deliverable ones when now is zero), in due order.
+func (r *replicator) takeDue(now time.Time) []*replEntry {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out, held []*replEntry
+	for r.queue.Len() > 0 {
+		en := r.queue[0]
+		if !now.IsZero() && en.due.After(now) {
+			break
+		}
+		heap.Pop(&r.queue)
+		if r.blocked(en) {
+			held = append(held, en)
+			continue
+		}
+		out = append(out, en)
+	}
+	for _, en := range held {
+		heap.Push(&r.queue, en)
+	}
+	return out
+}
+
+// deliver applies entries in order and records their latency.
+func (r *replicator) deliver(ens []*replEntry, fastForward bool) {
+	for _, en := range ens {
+		e := r.set.engines[en.to]
+		if e == nil {
+			continue
+		}
+		at := e.now()
+		if fastForward && at.Before(en.due) {
+			at = en.due
+		}
+		if e.applyReplicated(en, r.arrivalOrder) {
+			r.mu.Lock()
+			k := latencyKey{en.table, en.from, en.to}
+			s := r.latency[k]
+			if s == nil {
+				s = &LatencyStats{}
+				r.latency[k] = s
+			}
+			s.add(at.Sub(en.committed))
+			r.mu.Unlock()
+		}
+	}
+}
+
+// start runs background delivery, once.
+func (r *replicator) start() {
+	r.mu.Lock()
+	if r.started || r.manual {
+		r.mu.Unlock()
+		return
+	}
+	r.started = true
+	r.done.Add(1)
+	r.mu.Unlock()
+	go r.loop()
+}
+
+func (r *replicator) stop() {
+	r.stopOnce.Do(func() { close(r.stopped) })
+	r.done.Wait()
+}
+
+// loop delivers due entries until stopped, sleeping until the next one
+// is due or a new one arrives.
+func (r *replicator) loop() {
+	defer r.done.Done()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		r.deliver(r.takeDue(r.clock()), false)
+		wait := time.Hour
+		r.mu.Lock()
+		if r.queue.Len() > 0 && !r.paused {
+			wait = max(time.Millisecond, r.queue[0].due.Sub(r.clock()))
+		}
+		r.mu.Unlock()
+		timer.Reset(wait)
+		select {
+		case <-r.stopped:
+			return
+		case <-r.wake:
+		case <-timer.C:
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+	}
+}
+
+// clock is the unskewed time of the Regions.
+func (r *replicator) clock() time.Time { return r.set.baseClock() }
+
+// pending counts the entries not yet applied.
+func (r *replicator) pending() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.queue.Len()
+}
+
+// dropFrom drops the entries a Region has not delivered yet.
+func (r *replicator) dropFrom(region string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	kept := r.queue[:0]
+	for _, en := range r.queue {
+		if en.from != region {
+			kept = append(kept, en)
+		}
+	}
+	clear(r.queue[len(kept):])
+	r.queue = kept
+	heap.Init(&r.queue)
+}
+
+// dropTable drops the entries of a table on their way to a Region (every
+// Region when to is "").
+func (r *replicator) dropTable(table, to string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	kept := r.queue[:0]
+	for _, en := range r.queue {
+		if en.table != table || (to != "" && en.to != to) {
+			kept = append(kept, en)
+		}
+	}
+	clear(r.queue[len(kept):])
+	r.queue = kept
+	heap.Init(&r.queue)
+}
+
+// applyReplicated writes a replicated change to this Region's replica,
+// unless the replica holds a later version of the item (or no replica of
+// the table is here any more). It reports whether the change was applied.
+func (e *Engine) applyReplicated(en *replEntry, arrivalOrder bool) bool {
+	t := e.anyStatus(en.table)
+	if t == nil {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	l := t.replica
+	if l == nil || t.deleted {
+		return false
+	}
+	k := string(en.key)
+	if cur, ok := l.versions[k]; ok && !arrivalOrder && !en.ver.after(cur) {
+		return false
+	}
+	old, err := t.get(en.key)
+	if err != nil {
+		return false
+	}
+	next, err := decodeRaw(en.val)
+	if err != nil {
+		return false
+	}
+	if old == nil && next == nil {
+		l.versions[k] = en.ver
+		return true
+	}
+	l.applying, t.serviceWrite = true, en.ttl
+	defer func() { l.applying, t.serviceWrite = false, false }()
+	t.write(en.key, old, next, 0, e.now())
+	if err := e.commit([]*table{t}, nil, false); err != nil {
+		return false
+	}
+	l.versions[k] = en.ver
+	return true
+}
+
+// LatencyStats are the ReplicationLatency figures of one table from one
+// Region to another: the time from a write's commit in its Region to its
+// application in the other, as CloudWatch's ReplicationLatency metric
+// ("Monitoring global tables").
+type LatencyStats struct {
+	Count   int
+	Average time.Duration
+	Maximum time.Duration
+	Last    time.Duration
+	sum     time.Duration
+}
+
+func (s *LatencyStats) add(d time.Duration) {
+	s.Count++
+	s.sum += d
+	s.Average = s.sum / time.Duration(s.Count)
+	s.Maximum = max(s.Maximum, d)
+	s.Last = d
+}
