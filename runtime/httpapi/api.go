@@ -176,6 +176,8 @@ type call struct {
 	caller    string
 	principal Principal
 	keyHash   string
+	// outcome is a declined flow's outcome to log, set by flowReply.
+	outcome string
 }
 
 func (a *API) serve(ctx context.Context, req events.APIGatewayV2HTTPRequest, allow map[string]bool) events.APIGatewayV2HTTPResponse {
@@ -263,8 +265,11 @@ func (a *API) dispatch(ctx context.Context, c *call, method, path string, allow 
 	outcome := "ok"
 	if r.flow != "" {
 		outcome = "created"
-		if resp.Headers["Idempotent-Replayed"] == "true" {
+		switch {
+		case resp.Headers["Idempotent-Replayed"] == "true":
 			outcome = "replayed"
+		case c.outcome != "":
+			outcome = c.outcome
 		}
 	}
 	return resp, outcome, r.flow
@@ -324,6 +329,9 @@ func withNewline(body []byte) string {
 // fromFlow writes a flow's stored or fresh response.
 func fromFlow(r payments.Response) events.APIGatewayV2HTTPResponse {
 	h := map[string]string{"Content-Type": "application/json"}
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		h["Content-Type"] = ct
+	}
 	if r.Replayed {
 		h["Idempotent-Replayed"] = "true"
 	}

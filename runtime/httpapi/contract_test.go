@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/oncetable/oncetable/runtime/httpapi"
 )
@@ -74,4 +75,65 @@ func TestEveryProblemTypeHasACode(t *testing.T) {
 		}
 		seen[pt.Code] = pt.Type
 	}
+}
+
+// TestDeclinesStoredAndReplayed: a money flow that started and was
+// declined stores its problem under the key, and a retry with the key gets
+// it back (Idempotent-Replayed) even after the state changed; a request
+// refused by validation stores nothing, so its corrected retry runs.
+func TestDeclinesStoredAndReplayed(t *testing.T) {
+	h := newHarness(t)
+	h.seed(t, "u1", 1000, map[string]int64{"o-open": 500, "o-paid": 300})
+	h.must(t, 200, "POST", "/orders/o-paid/settle", "", key("settle-paid"))
+
+	// The issue's late retry: a debit declined for insufficient funds, a
+	// top-up hours later, the same request retried.
+	first := h.must(t, 402, "POST", "/users/u1/debits", `{"amount":5000,"currency":"EUR"}`, key("late"))
+	h.env.Clock.Advance(3 * time.Hour)
+	h.must(t, 201, "POST", "/users/u1/credits", `{"amount":10000,"currency":"EUR"}`, key("topup"))
+	late := h.must(t, 402, "POST", "/users/u1/debits", `{"amount":5000,"currency":"EUR"}`, key("late"))
+	if late.Body != first.Body || late.Headers["Idempotent-Replayed"] != "true" || late.Headers["Content-Type"] != "application/problem+json" {
+		t.Errorf("late retry: %v %s, want the first 402 replayed (%s)", late.Headers, late.Body, first.Body)
+	}
+	if b := h.must(t, 200, "GET", "/users/u1/balance", "", nil); field(t, b.Body, "balance") != float64(1000-300+10000) {
+		t.Errorf("balance after the replayed decline: %s, want %d", b.Body, 1000-300+10000)
+	}
+	if n := countIdem(t, h.env, "debit"); n != 1 {
+		t.Errorf("%d debit records, want the decline's 1", n)
+	}
+
+	declined := []struct {
+		name, path, body string
+		status           int
+		code             string
+	}{
+		{"settle of a paid order", "/orders/o-paid/settle", "", 409, "already_paid"},
+		{"charge of another amount", "/orders/o-open/payments", `{"amount":1,"currency":"EUR"}`, 422, "amount_mismatch"},
+		{"settle of another amount", "/orders/o-open/settle", `{"amount":1,"currency":"EUR"}`, 422, "amount_mismatch"},
+		{"debit in another currency", "/users/u1/debits", `{"amount":1,"currency":"USD"}`, 422, "currency_mismatch"},
+	}
+	for _, c := range declined {
+		t.Run(c.name, func(t *testing.T) {
+			k := key("declined-" + c.name)
+			a := h.must(t, c.status, "POST", c.path, c.body, k)
+			b := h.must(t, c.status, "POST", c.path, c.body, k)
+			if p := problem(t, c.status, a.Body); p.Code != c.code || a.Headers["Idempotent-Replayed"] != "" {
+				t.Errorf("first answer %v %s, want a fresh %s", a.Headers, a.Body, c.code)
+			}
+			if b.Body != a.Body || b.Headers["Idempotent-Replayed"] != "true" {
+				t.Errorf("retry %v %s, want %s replayed", b.Headers, b.Body, a.Body)
+			}
+		})
+	}
+
+	// Another request under a declined key is a reused key.
+	h.must(t, 422, "POST", "/users/u1/debits", `{"amount":6000,"currency":"EUR"}`, key("late"))
+
+	// Validation failures store nothing: the corrected request runs.
+	h.must(t, 400, "POST", "/users/u1/debits", `{"amount":1.5,"currency":"EUR"}`, key("fixed"))
+	h.must(t, 201, "POST", "/users/u1/debits", `{"amount":150,"currency":"EUR"}`, key("fixed"))
+	// So do missing entities: the user may exist later.
+	h.must(t, 404, "POST", "/users/later/credits", `{"amount":1,"currency":"EUR"}`, key("later"))
+	h.seed(t, "later", 0, nil)
+	h.must(t, 201, "POST", "/users/later/credits", `{"amount":1,"currency":"EUR"}`, key("later"))
 }

@@ -135,6 +135,9 @@ type ProblemType struct {
 	Code   string // the Problem's code member
 	Status int
 	Title  string
+	// Stored: a money flow declined with this problem stores it under the
+	// request's Idempotency-Key, and a retry with the key replays it.
+	Stored bool
 }
 
 // ProblemOf returns the problem type that err is answered with.
@@ -144,7 +147,7 @@ func ProblemOf(err error) ProblemType {
 	}
 	for _, m := range problems {
 		if errors.Is(err, m.err) {
-			return ProblemType{Type: ProblemTypeBase + m.slug, Code: code(m.slug), Status: m.status, Title: m.title}
+			return ProblemType{Type: ProblemTypeBase + m.slug, Code: code(m.slug), Status: m.status, Title: m.title, Stored: payments.Declined(m.err)}
 		}
 	}
 	return ProblemOf(errInternal)
@@ -158,7 +161,7 @@ func ProblemTypes() []ProblemType {
 	for _, m := range problems {
 		if !seen[m.slug] {
 			seen[m.slug] = true
-			out = append(out, ProblemType{Type: ProblemTypeBase + m.slug, Code: code(m.slug), Status: m.status, Title: m.title})
+			out = append(out, ProblemType{Type: ProblemTypeBase + m.slug, Code: code(m.slug), Status: m.status, Title: m.title, Stored: payments.Declined(m.err)})
 		}
 	}
 	return append(out, ProblemOf(errInternal))

@@ -259,13 +259,16 @@ func TestRequestCounts(t *testing.T) {
 		{"credit reused key", "/users/hank/credits", `{"amount":11,"currency":"EUR"}`, "k-credit", 422, tx},
 		{"debit first", "/users/hank/debits", `{"amount":10,"currency":"EUR"}`, "k-debit", 201, tx},
 		{"debit replay", "/users/hank/debits", `{"amount":10,"currency":"EUR"}`, "k-debit", 201, tx},
-		{"debit insufficient", "/users/hank/debits", `{"amount":999999,"currency":"EUR"}`, "k-debit-2", 402, tx},
+		{"debit insufficient", "/users/hank/debits", `{"amount":999999,"currency":"EUR"}`, "k-debit-2", 402, map[string]int{"PutItem": 1, "TransactWriteItems": 1}},
+		{"debit insufficient replay", "/users/hank/debits", `{"amount":999999,"currency":"EUR"}`, "k-debit-2", 402, tx},
 		{"order first", "/users/hank/orders", `{"orderId":"o-h3","currency":"EUR","items":[{"productId":"p","quantity":1,"unitPrice":5}]}`, "k-order", 201, tx},
 		{"order replay", "/users/hank/orders", `{"orderId":"o-h3","currency":"EUR","items":[{"productId":"p","quantity":1,"unitPrice":5}]}`, "k-order", 201, tx},
 		{"charge first", "/orders/o-h1/payments", `{"amount":700,"currency":"EUR"}`, "k-charge", 201, tx},
 		{"charge replay", "/orders/o-h1/payments", `{"amount":700,"currency":"EUR"}`, "k-charge", 201, tx},
 		{"settle first", "/orders/o-h2/settle", "", "k-settle", 200, map[string]int{"BatchGetItem": 1, "TransactWriteItems": 1}},
 		{"settle replay", "/orders/o-h2/settle", "", "k-settle", 200, map[string]int{"BatchGetItem": 1}},
+		{"settle already paid", "/orders/o-h2/settle", "", "k-settle-2", 409, map[string]int{"BatchGetItem": 1, "GetItem": 2, "PutItem": 1}},
+		{"settle already paid replay", "/orders/o-h2/settle", "", "k-settle-2", 409, map[string]int{"BatchGetItem": 1}},
 	}
 	paymentID := ""
 	for _, s := range steps {

@@ -134,7 +134,23 @@ func created[T any](v T, err error) (reply, error) {
 	return reply{status: http.StatusCreated, body: v}, err
 }
 
-func flowReply(r payments.Response, err error) (reply, error) { return reply{flow: &r}, err }
+// flowReply answers a money flow with its stored or fresh response. A
+// declined flow (payments.Declined) is answered with its problem, stored
+// under the key first, so that a retry with the key replays the refusal
+// even after the state changed; a flow route gets this by answering
+// through flowReply.
+func (a *API) flowReply(ctx context.Context, c *call, idem payments.Idem) func(payments.Response, error) (reply, error) {
+	return func(r payments.Response, err error) (reply, error) {
+		if err != nil && payments.Declined(err) {
+			p, outcome := problemOf(err)
+			ev := encodeProblem(p, err)
+			c.outcome = outcome
+			r, err = a.svc.Decline(ctx, idem, payments.Response{Status: ev.StatusCode,
+				Header: http.Header{"Content-Type": {ev.Headers["Content-Type"]}}, Body: json.RawMessage(strings.TrimSuffix(ev.Body, "\n"))})
+		}
+		return reply{flow: &r}, err
+	}
+}
 
 // response encodes r.
 func (r reply) response() (events.APIGatewayV2HTTPResponse, error) {
@@ -227,7 +243,7 @@ func (a *API) amountFlow(ctx context.Context, c *call, param, flow string, run f
 	if err != nil {
 		return reply{}, err
 	}
-	return flowReply(run(ctx, idem, id, amt))
+	return a.flowReply(ctx, c, idem)(run(ctx, idem, id, amt))
 }
 
 func (a *API) credit(ctx context.Context, c *call) (reply, error) {
@@ -311,7 +327,7 @@ func (a *API) createOrder(ctx context.Context, c *call) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	return flowReply(a.svc.CreateOrder(ctx, idem, userID, order))
+	return a.flowReply(ctx, c, idem)(a.svc.CreateOrder(ctx, idem, userID, order))
 }
 
 func (a *API) getOrder(ctx context.Context, c *call) (reply, error) {
@@ -357,7 +373,7 @@ func (a *API) settle(ctx context.Context, c *call) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	return flowReply(a.svc.Settle(ctx, idem, orderID, expected))
+	return a.flowReply(ctx, c, idem)(a.svc.Settle(ctx, idem, orderID, expected))
 }
 
 func (a *API) unprocessed(ctx context.Context, c *call) (reply, error) {

@@ -141,6 +141,9 @@ figures show the cost of the protocol's requests under contention, not DynamoDB'
   IdempotencyAlreadyInProgressError whenever it arrives while the winner is between its Put and its
   Update, and the client has to retry later.
 `)
+	if declines != "" {
+		b.WriteString("\n" + declines + "\n")
+	}
 	return b.String()
 }
 

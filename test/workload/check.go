@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/localrun"
@@ -292,7 +293,11 @@ func (c *checker) records() map[claim][]keys.Key {
 			c.fail(InvKeyOnce, fmt.Sprintf("record %s/%s (%s, status %d): ", k.PK, k.SK, r.Operation, r.Status)+fmt.Sprintf(format, a...))
 		}
 		if r.Status < 200 || r.Status > 299 {
-			bad("stores a non-success response %s", r.Body)
+			// A declined money flow stores its problem (402, 409, 422) and
+			// claims no effect; any other failure must not be stored.
+			if !storedDecline(r.Status, r.Body) {
+				bad("stores a non-success response %s", r.Body)
+			}
 			continue
 		}
 		var b struct {
@@ -423,9 +428,21 @@ func (c *checker) intents() {
 		}
 		sent[k] = append(sent[k], in)
 		rec, exists := c.st.Records[k]
+		// A stored decline is the answer of a request that ran and was
+		// refused: it applied nothing, and every answer under the key is it.
+		declined := exists && storedDecline(rec.Status, rec.Body)
+		if declined {
+			exists = false
+		}
 		fp := fingerprint(in)
 		for _, i := range in.Attempts {
 			a := c.h.Attempts[i]
+			if declined && in.Kind != KindReuse && a.Status == rec.Status && strings.TrimSuffix(a.Body, "\n") != string(rec.Body) {
+				c.fail(InvReplayIdent, fmt.Sprintf("attempt #%d answered %d %s; the stored decline is %s", a.Seq, a.Status, a.Body, rec.Body), originAnd(c.h, in)...)
+			}
+			if declined && a.Status >= 200 && a.Status <= 299 {
+				c.fail(InvKeyOnce, fmt.Sprintf("attempt #%d got %d, yet key %q stores a decline", a.Seq, a.Status, in.Key), originAnd(c.h, in)...)
+			}
 			if a.Status < 200 || a.Status > 299 {
 				continue
 			}
@@ -442,7 +459,7 @@ func (c *checker) intents() {
 		}
 		switch in.Kind {
 		case KindNew:
-			if exists && rec.Fingerprint != fp {
+			if (exists || declined) && rec.Fingerprint != fp {
 				c.fail(InvKeyOnce, fmt.Sprintf("key %q's record has fingerprint %s, the request %s", in.Key, rec.Fingerprint, fp), in)
 			}
 			if in.Status >= 400 && exists {
@@ -537,3 +554,20 @@ func originAnd(h *History, in *Intent) []*Intent {
 }
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+// storedDecline reports whether a stored non-success response is the
+// problem of a declined money flow, which the API stores under its key.
+func storedDecline(status int, body []byte) bool {
+	var p struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(body, &p) != nil {
+		return false
+	}
+	for _, pt := range httpapi.ProblemTypes() {
+		if pt.Type == p.Type {
+			return pt.Stored && pt.Status == status
+		}
+	}
+	return false
+}

@@ -1,0 +1,33 @@
+package payments
+
+import (
+	"context"
+	"errors"
+)
+
+// declines are the refusals of a flow that started: the state it found
+// said no. Each is stored under the request's key ([Service.Decline]), so
+// a retry is refused the same way even after the state changed (a top-up
+// after insufficient funds). Validation failures and missing entities are
+// not declines: nothing started, and a corrected retry must run.
+var declines = []error{ErrInsufficientFunds, ErrAlreadyPaid, ErrAmountMismatch, ErrCurrencyMismatch, ErrBalanceLimit, ErrPriceMismatch}
+
+// Declined reports whether err is a decline, whose answer is stored under
+// the request's key.
+func Declined(err error) bool {
+	for _, d := range declines {
+		if errors.Is(err, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// Decline stores resp, the answer to a declined flow, under idem's key
+// (one conditional PutItem), so that a retry with the key replays it. When
+// the key already holds a record (a concurrent duplicate that succeeded or
+// was declined first), Decline answers that record, replayed; another
+// request under the key is ErrIdempotencyKeyReused.
+func (s *Service) Decline(ctx context.Context, idem Idem, resp Response) (Response, error) {
+	return s.records.Store(ctx, s.idemRequest(idem, ""), resp)
+}
