@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/idempotency/idemhttp"
@@ -349,15 +351,69 @@ func (c *call) idem(operation string, body []byte) (payments.Idem, error) {
 	if err := idempotency.ValidateKey(key); err != nil {
 		return payments.Idem{}, atParam("Idempotency-Key", err)
 	}
-	path := c.req.RawPath
-	if path == "" {
-		path = c.req.RequestContext.HTTP.Path
-	}
-	fp, err := idempotency.Fingerprint(c.req.RequestContext.HTTP.Method, path, body)
+	fp, err := idempotency.Fingerprint(c.req.RequestContext.HTTP.Method, c.canonicalPath(), nfcJSON(body))
 	if err != nil {
 		return payments.Idem{}, err
 	}
 	return payments.Idem{Scope: idempotency.Scope{Caller: c.caller, Operation: operation}, Key: key, Fingerprint: fp}, nil
+}
+
+// canonicalPath is the request's path as the route reads it: the route's
+// pattern with each parameter in its canonical form (NFC), escaped once.
+// A client or proxy that writes the same request another way (%69 for i,
+// a trailing slash, the stage's prefix, é decomposed) sends the same
+// canonical path, so its retry replays instead of meeting 422.
+func (c *call) canonicalPath() string {
+	var b strings.Builder
+	for _, seg := range c.route.pattern {
+		b.WriteByte('/')
+		if name, ok := strings.CutPrefix(seg, "{"); ok {
+			b.WriteString(url.PathEscape(c.params[strings.TrimSuffix(name, "}")]))
+		} else {
+			b.WriteString(seg)
+		}
+	}
+	return b.String()
+}
+
+// nfcJSON is body with every string in NFC, the form the handler uses: a
+// retry whose ids a client normalised fingerprints as the first request.
+// A body that is not JSON, or already normal, is returned as it is.
+func nfcJSON(body []byte) []byte {
+	if norm.NFC.IsNormal(body) && !bytes.Contains(body, []byte(`\u`)) {
+		return body
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return body
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(nfcValue(v)) != nil {
+		return body
+	}
+	return buf.Bytes()
+}
+
+func nfcValue(v any) any {
+	switch t := v.(type) {
+	case string:
+		return norm.NFC.String(t)
+	case []any:
+		for i := range t {
+			t[i] = nfcValue(t[i])
+		}
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[norm.NFC.String(k)] = nfcValue(e)
+		}
+		return out
+	}
+	return v
 }
 
 // route is one method + path pattern.

@@ -20,6 +20,9 @@ type Limit struct {
 	MaxBytes int
 	Pattern  string
 	Format   string // JSON Schema format, such as "email"
+	// ProductID fields are ID fields that follow keys.ValidateProductID
+	// (ASCII letters, digits and -_.:~).
+	ProductID bool
 	// ID fields follow keys.ValidateID (1..keys.MaxIDLength bytes, no '#',
 	// '/', white space or control characters).
 	ID bool
@@ -124,7 +127,7 @@ type OrderLineRequest struct {
 // Limits implements Limited.
 func (OrderLineRequest) Limits() map[string]Limit {
 	return map[string]Limit{
-		"productId": {Required: true, ID: true},
+		"productId": {Required: true, ID: true, ProductID: true},
 		"quantity":  {Required: true, Min: 1, Max: payments.MaxQuantity},
 		"unitPrice": {Required: true, Amount: true},
 	}
@@ -142,7 +145,7 @@ type CreateProductRequest struct {
 // Limits implements Limited.
 func (CreateProductRequest) Limits() map[string]Limit {
 	return map[string]Limit{
-		"productId": {Required: true, ID: true},
+		"productId": {Required: true, ID: true, ProductID: true},
 		"name":      {Required: true, MaxBytes: MaxNameBytes},
 		"price":     {Required: true, Amount: true},
 		"currency":  {Required: true, Currency: true},
@@ -187,5 +190,8 @@ func requiredID(kind, v string) (string, error) {
 	if v == "" {
 		return "", atParam(kind, fmt.Errorf("%w: %q is required: choose the id, so that a retry cannot create a second %s", keys.ErrInvalidID, kind, strings.TrimSuffix(kind, "Id")))
 	}
-	return v, keys.ValidateID(kind, v)
+	if kind == "productId" {
+		return v, keys.ValidateProductID(kind, v)
+	}
+	return keys.CanonicalID(kind, v)
 }

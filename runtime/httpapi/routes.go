@@ -107,14 +107,17 @@ func (c *call) decode(v any) ([]byte, error) {
 }
 
 // checkParams validates the path parameters, every one an id named after
-// its pattern segment, in pattern order, before any handler runs.
+// its pattern segment, in pattern order, before any handler runs, and
+// puts each in its canonical form (NFC) for the handler.
 func (c *call) checkParams() error {
 	for _, seg := range c.route.pattern {
 		if name, ok := strings.CutPrefix(seg, "{"); ok {
 			name = strings.TrimSuffix(name, "}")
-			if err := keys.ValidateID(name, c.params[name]); err != nil {
+			id, err := keys.CanonicalID(name, c.params[name])
+			if err != nil {
 				return err
 			}
+			c.params[name] = id
 		}
 	}
 	return nil
@@ -301,7 +304,10 @@ func (a *API) createOrder(ctx context.Context, c *call) (reply, error) {
 		return reply{}, atParam("currency", err)
 	}
 	if in.OrderID != "" {
-		if err := keys.ValidateID("orderId", in.OrderID); err != nil {
+		if c.principal.roleFor(c.route.roles) == RoleCustomer {
+			return reply{}, atParam("orderId", fmt.Errorf("%w: a customer's orders get their ids from the server: leave \"orderId\" out (the Idempotency-Key makes a retry return the same order)", keys.ErrInvalidID))
+		}
+		if in.OrderID, err = keys.CanonicalID("orderId", in.OrderID); err != nil {
 			return reply{}, err
 		}
 	}
@@ -318,7 +324,7 @@ func (a *API) createOrder(ctx context.Context, c *call) (reply, error) {
 		if !ok {
 			return reply{}, atParam(fmt.Sprintf("items[%d].quantity", i), fmt.Errorf("%w: items[%d].quantity must be a JSON integer 1..%d", payments.ErrInvalidOrder, i, payments.MaxQuantity))
 		}
-		if err := keys.ValidateID("productId", it.ProductID); err != nil {
+		if err := keys.ValidateProductID("productId", it.ProductID); err != nil {
 			return reply{}, atParam(fmt.Sprintf("items[%d].productId", i), fmt.Errorf("items[%d]: %w", i, err))
 		}
 		order.Items = append(order.Items, payments.NewItem{ProductID: it.ProductID, Quantity: q, UnitPrice: price})

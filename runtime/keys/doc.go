@@ -2,9 +2,13 @@
 // and validates the ids that go into them.
 //
 // Every id that reaches a key passes [ValidateID]: non-empty, at most 128
-// bytes of UTF-8, and free of the '#' delimiter, '/', and control
-// characters. So no id can forge a key in another entity's key space
-// ("u1#LEDGER#..." is rejected rather than stored).
+// bytes of UTF-8 in NFC, and free of the '#' delimiter, '/', control,
+// invisible, bidirectional control, unassigned and private-use characters.
+// So no id can forge a key in another entity's key space ("u1#LEDGER#..."
+// is rejected rather than stored), and two ids that read alike are the
+// same bytes. [CanonicalID] normalises a client's id to NFC first; product
+// ids are ASCII ([ValidateProductID]), so that no line can name a
+// lookalike of a catalogue product.
 //
 // Key layout (PK / SK):
 //

@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // MaxIDLength is the longest id, in bytes, that a key may embed.
@@ -98,6 +100,16 @@ func (e *InvalidIDError) Error() string {
 func (e *InvalidIDError) Unwrap() error { return ErrInvalidID }
 
 // ValidateID checks an id of the given kind (used only in the error).
+//
+// An id is compared byte for byte wherever it is used (keys, conditions,
+// ownership), so ValidateID admits only ids whose bytes are the one way of
+// writing what they show: in Unicode Normalization Form C (NFC; see
+// [CanonicalID], which normalises first), without characters that show
+// nothing or reorder the text around them (format characters such as
+// U+200B ZERO WIDTH SPACE, bidirectional controls such as U+202E, default
+// ignorables such as U+034F and variation selectors), and without
+// unassigned or private-use code points, whose rendering and
+// normalisation no one can know.
 func ValidateID(kind, id string) error {
 	switch {
 	case id == "":
@@ -117,9 +129,65 @@ func ValidateID(kind, id string) error {
 			return &InvalidIDError{Kind: kind, ID: id, Reason: "must not contain control characters"}
 		case unicode.IsSpace(r):
 			return &InvalidIDError{Kind: kind, ID: id, Reason: "must not contain white space"}
+		case unicode.Is(unicode.Bidi_Control, r):
+			return &InvalidIDError{Kind: kind, ID: id, Reason: fmt.Sprintf("must not contain bidirectional control characters (%U)", r)}
+		case invisible(r):
+			return &InvalidIDError{Kind: kind, ID: id, Reason: fmt.Sprintf("must not contain invisible characters (%U)", r)}
+		case !assigned(r):
+			return &InvalidIDError{Kind: kind, ID: id, Reason: fmt.Sprintf("must not contain unassigned or private-use characters (%U)", r)}
+		}
+	}
+	if !norm.NFC.IsNormalString(id) {
+		return &InvalidIDError{Kind: kind, ID: id, Reason: "must be in Unicode Normalization Form C (NFC)"}
+	}
+	return nil
+}
+
+// CanonicalID returns id in NFC, the form every key and comparison uses,
+// once [ValidateID] accepts it: "é" sent decomposed (e + U+0301) names the
+// same entity as "é" sent precomposed.
+func CanonicalID(kind, id string) (string, error) {
+	if utf8.ValidString(id) {
+		id = norm.NFC.String(id)
+	}
+	return id, ValidateID(kind, id)
+}
+
+// invisible reports the characters that render as nothing: format
+// characters (Cf: zero-width spaces and joiners, the byte order mark, tag
+// characters), the other default-ignorable code points (Hangul fillers,
+// U+034F COMBINING GRAPHEME JOINER) and variation selectors.
+func invisible(r rune) bool {
+	return unicode.In(r, unicode.Cf, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)
+}
+
+// assigned reports whether r has a character assigned in the Unicode
+// version of package unicode, other than private use (Co) and surrogates.
+func assigned(r rune) bool {
+	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z, unicode.Cc, unicode.Cf)
+}
+
+// ValidateProductID is [ValidateID] plus the catalogue's own rule: a
+// product id is 1..128 bytes of ASCII letters, digits and "-_.:~". An
+// order line is priced from the catalogue when its productId names a
+// product, and at the client's price otherwise, so an id that only looks
+// like a catalogue id ("mug" in Cyrillic letters, "Ｍug" in full width)
+// would escape the price check: in ASCII without white space, two product
+// ids that look alike are alike.
+func ValidateProductID(kind, id string) error {
+	if err := ValidateID(kind, id); err != nil {
+		return err
+	}
+	for _, r := range id {
+		if !productIDChar(r) {
+			return &InvalidIDError{Kind: kind, ID: id, Reason: fmt.Sprintf("must be ASCII letters, digits and -_.:~ (a catalogue id), not %q (%U)", r, r)}
 		}
 	}
 	return nil
+}
+
+func productIDChar(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.:~", r)
 }
 
 // Key is a primary key.
@@ -217,7 +285,7 @@ func (l Layout) Payment(orderID, paymentID string) (Key, error) {
 
 // Product is a product item.
 func (l Layout) Product(productID string) (Key, error) {
-	if err := ValidateID("productId", productID); err != nil {
+	if err := ValidateProductID("productId", productID); err != nil {
 		return Key{}, err
 	}
 	return Key{PK: l.ProductPrefix + productID, SK: l.ProductPrefix + productID}, nil

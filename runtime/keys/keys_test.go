@@ -29,6 +29,24 @@ func TestValidateID(t *testing.T) {
 		{"del", "u\x7f1", false},
 		{"space", "u 1", false},
 		{"invalid utf8", "u\xff", false},
+		{"decomposed (not NFC)", "rene\u0301", false},
+		{"precomposed (NFC)", "ren\u00e9", true},
+		{"CJK", "\u7528\u6237", true},
+		{"emoji", "u\U0001f600", true},
+		{"zero width space", "a\u200bb", false},
+		{"zero width joiner", "a\u200db", false},
+		{"byte order mark", "\ufeffa", false},
+		{"soft hyphen", "a\u00adb", false},
+		{"right-to-left override", "a\u202eb", false},
+		{"left-to-right isolate", "a\u2066b", false},
+		{"arabic letter mark", "a\u061cb", false},
+		{"combining grapheme joiner", "a\u034fb", false},
+		{"variation selector", "a\ufe0f", false},
+		{"Hangul filler", "a\u3164", false},
+		{"tag", "a\U000e0041", false},
+		{"unassigned", "a\u0378", false},
+		{"private use", "a\ue000", false},
+		{"noncharacter", "a\uffff", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -43,6 +61,41 @@ func TestValidateID(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestCanonicalID(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"rene\u0301", "ren\u00e9"},
+		{"ren\u00e9", "ren\u00e9"},
+		{"\u212b", "\u00c5"}, // ANGSTROM SIGN is canonically A WITH RING ABOVE
+		{"alice", "alice"},
+	} {
+		got, err := keys.CanonicalID("userId", tt.in)
+		if err != nil || got != tt.want {
+			t.Errorf("CanonicalID(%+q) = %+q, %v; want %+q", tt.in, got, err, tt.want)
+		}
+	}
+	if _, err := keys.CanonicalID("userId", "a\u200bb"); !errors.Is(err, keys.ErrInvalidID) {
+		t.Errorf("CanonicalID with a zero width space: %v, want ErrInvalidID", err)
+	}
+}
+
+func TestValidateProductID(t *testing.T) {
+	for _, tt := range []struct {
+		id string
+		ok bool
+	}{
+		{"mug", true}, {"SKU-42.eu_1:x~y", true},
+		{"m\u0443g", false}, {"\uff2dug", false}, {"mug\u200b", false}, {"j\u00fcrgen", false}, {"a#b", false}, {"", false},
+	} {
+		err := keys.ValidateProductID("productId", tt.id)
+		if (err == nil) != tt.ok || (err != nil && !errors.Is(err, keys.ErrInvalidID)) {
+			t.Errorf("ValidateProductID(%+q) = %v, want ok=%v", tt.id, err, tt.ok)
+		}
+	}
+	if _, err := keys.Default.Product("m\u0443g"); !errors.Is(err, keys.ErrInvalidID) {
+		t.Errorf("Product key of a Cyrillic id: %v, want ErrInvalidID", err)
 	}
 }
 

@@ -111,7 +111,7 @@ func price(in NewOrder) ([]money.Amount, money.Amount, error) {
 	lines := make([]money.Amount, len(in.Items))
 	for i, it := range in.Items {
 		var err error
-		if err := keys.ValidateID("productId", it.ProductID); err != nil {
+		if err := keys.ValidateProductID("productId", it.ProductID); err != nil {
 			return nil, money.Amount{}, err
 		}
 		if it.Quantity < 1 || it.Quantity > MaxQuantity {

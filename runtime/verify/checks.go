@@ -253,6 +253,9 @@ func checkGroup(kind byte, g *group, recent func(string) bool, report func(Viola
 	for _, f := range g.of(fMalformed) {
 		report(Violation{Kind: MalformedItem, Keys: keysOf(f), Detail: f.Status})
 	}
+	for _, f := range g.of(fBadID) {
+		report(Violation{Kind: NonCanonicalID, Keys: keysOf(f), Detail: f.Status + "; the API refuses this id, so the item cannot be named through it"})
+	}
 	switch kind {
 	case groupUser:
 		checkUser(g, report)

@@ -21,6 +21,10 @@
 //     record, without which a retry of its request would apply it again
 //     ([EffectWithoutRecord]).
 //
+// It also reports every user, address, order or product whose key holds an
+// id that the API refuses today ([NonCanonicalID]): such an item can no
+// longer be named through the API.
+//
 // A violation names, where it can, the transaction it breaks (the settle of
 // order o-1, the credit cr_… of user alice): a backup that captured part of
 // a transaction shows as such a violation.

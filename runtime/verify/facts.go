@@ -30,6 +30,7 @@ const (
 	fClaimSettle                      // a settle record
 	fMalformed                        // an item that does not decode: Status the error
 	fHasRecord                        // a credit or debit record, in its entry's group, whatever its layout
+	fBadID                            // an id in a key that the API would refuse: Status the reason
 )
 
 // Join groups: a fact is checked with the other facts of its user or of
@@ -134,6 +135,9 @@ func (r *reader) facts(item map[string]types.AttributeValue, c *counts, out []fa
 	default:
 		c.Other++
 	}
+	if f, bad := r.badID(et.Value, k); bad {
+		out = append(out, f)
+	}
 	if err != nil {
 		id, g := strings.TrimPrefix(k.PK, r.layout.UserPrefix), byte(groupUser)
 		if strings.HasPrefix(k.PK, r.layout.OrderPrefix) {
@@ -142,6 +146,34 @@ func (r *reader) facts(item map[string]types.AttributeValue, c *counts, out []fa
 		out = append(out, fact{Group: g, ID: id, Kind: fMalformed, Key: k, Status: fmt.Sprintf("%s item: %v", et.Value, err)})
 	}
 	return out
+}
+
+// badID checks the id that an item's key names, as the API names it today
+// (keys.ValidateID, keys.ValidateProductID): an id stored before a rule
+// that refuses it cannot be named through the API any more.
+func (r *reader) badID(entity string, k keys.Key) (fact, bool) {
+	var kind, id string
+	validate := keys.ValidateID
+	switch entity {
+	case store.TypeUser:
+		kind, id = "userId", r.userOf(k.PK)
+	case store.TypeAddress:
+		kind, id = "addressId", strings.TrimPrefix(k.SK, r.layout.AddressPrefix)
+	case store.TypeOrder:
+		kind, id = "orderId", r.orderOf(k.PK)
+	case store.TypeProduct:
+		kind, id, validate = "productId", strings.TrimPrefix(k.PK, r.layout.ProductPrefix), keys.ValidateProductID
+	default:
+		return fact{}, false
+	}
+	err := validate(kind, id)
+	if err == nil {
+		return fact{}, false
+	}
+	if entity == store.TypeOrder {
+		return fact{Group: groupOrder, ID: id, Kind: fBadID, Key: k, Status: err.Error()}, true
+	}
+	return fact{Group: groupUser, ID: k.PK, Kind: fBadID, Key: k, Status: err.Error()}, true
 }
 
 func (r *reader) key(item map[string]types.AttributeValue) keys.Key {

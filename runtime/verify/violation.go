@@ -38,6 +38,11 @@ const (
 
 	// MalformedItem is an item of a known entity type that does not decode.
 	MalformedItem Kind = "malformed-item"
+	// NonCanonicalID is a user, address, order or product whose key holds
+	// an id that keys.ValidateID (or ValidateProductID) refuses: not NFC,
+	// an invisible, bidirectional control or unassigned character, a
+	// non-ASCII product id. The API can no longer name it.
+	NonCanonicalID Kind = "non-canonical-id"
 )
 
 // Kinds lists every kind, in report order.
@@ -45,7 +50,7 @@ var Kinds = []Kind{
 	BalanceMismatch, NegativeBalance, LedgerWithoutUser, InvalidLedgerEntry,
 	PaidWithoutPayment, PaidWithoutSettle, SettleMismatch, OrderWithoutSummary, SummaryMismatch,
 	PaymentWithoutOrder, PaymentMismatch, SettleWithoutPaidOrder,
-	RecordWithoutEffect, EffectWithoutRecord, MalformedItem,
+	RecordWithoutEffect, EffectWithoutRecord, MalformedItem, NonCanonicalID,
 }
 
 // Violation is one broken invariant.

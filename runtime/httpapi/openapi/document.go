@@ -131,7 +131,7 @@ func parameters(op httpapi.Operation) []any {
 	var out []any
 	for _, seg := range strings.Split(op.Path, "/") {
 		if name, ok := strings.CutPrefix(seg, "{"); ok {
-			out = append(out, obj{"name": strings.TrimSuffix(name, "}"), "in": "path", "required": true, "schema": idSchema()})
+			out = append(out, obj{"name": strings.TrimSuffix(name, "}"), "in": "path", "required": true, "schema": paramSchema(name)})
 		}
 	}
 	for _, p := range op.Query {
@@ -182,4 +182,13 @@ func problemTypes(op httpapi.Operation) map[int]statusTypes {
 		out[status] = st
 	}
 	return out
+}
+
+// paramSchema is the schema of a path parameter ("productId}" as cut from
+// its pattern segment).
+func paramSchema(name string) obj {
+	if strings.TrimSuffix(name, "}") == "productId" {
+		return productIDSchema()
+	}
+	return idSchema()
 }

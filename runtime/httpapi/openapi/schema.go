@@ -15,9 +15,14 @@ import (
 // sorted, so the document is byte-for-byte reproducible.
 type obj = map[string]any
 
-// idPattern is keys.ValidateID as an ECMA-262 pattern: no '#', '/', white
-// space or control characters.
-const idPattern = `^[^#/\s\u0000-\u001f\u007f-\u009f]+$`
+// idPattern is keys.ValidateID as far as an ECMA-262 pattern can say it:
+// no '#', '/', white space, control characters, the common invisible and
+// bidirectional control characters, or private use; unassigned code points
+// and NFC are stated in the description.
+const idPattern = `^[^#/\s\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ue000-\uf8ff]+$`
+
+// productIDPattern is keys.ValidateProductID: a catalogue id is ASCII.
+const productIDPattern = `^[A-Za-z0-9._:~-]+$`
 
 var rawMessage = reflect.TypeFor[json.RawMessage]()
 
@@ -176,6 +181,8 @@ func (s schemas) requestField(t reflect.Type, l httpapi.Limit) obj {
 			}
 			return obj{"type": "string", "enum": codes, "description": "ISO 4217 code"}
 		})
+	case l.ID && l.ProductID:
+		return productIDSchema()
 	case l.ID:
 		return idSchema()
 	case t.Kind() == reflect.Slice:
@@ -201,5 +208,10 @@ func (s schemas) requestField(t reflect.Type, l httpapi.Limit) obj {
 
 func idSchema() obj {
 	return obj{"type": "string", "minLength": 1, "maxLength": keys.MaxIDLength, "pattern": idPattern,
-		"description": fmt.Sprintf("at most %d bytes; no '#', '/', white space or control characters", keys.MaxIDLength)}
+		"description": fmt.Sprintf("at most %d bytes, normalised to NFC before use; no '#', '/', white space, control, invisible (format, default-ignorable, variation selector), bidirectional control, unassigned or private-use characters", keys.MaxIDLength)}
+}
+
+func productIDSchema() obj {
+	return obj{"type": "string", "minLength": 1, "maxLength": keys.MaxIDLength, "pattern": productIDPattern,
+		"description": fmt.Sprintf("a catalogue id: 1..%d ASCII letters, digits and -_.:~", keys.MaxIDLength)}
 }
