@@ -25,6 +25,7 @@ require (
 	github.com/oncetable/oncetable/runtime/retry v0.0.0-00010101000000-000000000000
 	github.com/oncetable/oncetable/runtime/txn v0.0.0-00010101000000-000000000000
 	github.com/truora/minidyn v0.8.2
+	golang.org/x/text v0.44.0
 )
 
 require (
@@ -56,7 +57,6 @@ require (
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/telemetry v0.0.0-20261009151841-97e8ea77aa2a // indirect
-	golang.org/x/text v0.44.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect
 	golang.org/x/tools/cmd/godoc v0.1.0-deprecated // indirect
 	golang.org/x/tools/godoc v0.1.0-deprecated // indirect
