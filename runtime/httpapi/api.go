@@ -346,9 +346,9 @@ func (c *call) idem(operation string, body []byte) (payments.Idem, error) {
 	if strings.Contains(key, ",") {
 		// API Gateway (and the local runner) join repeated headers with
 		// commas; the IETF draft allows exactly one key per request.
-		return payments.Idem{}, atParam("Idempotency-Key", fmt.Errorf("%w: send exactly one Idempotency-Key header, without commas (got %d values joined as one)", idempotency.ErrKeyInvalid, strings.Count(key, ",")+1))
+		return payments.Idem{}, atParam("Idempotency-Key", fmt.Errorf("%w: send exactly one Idempotency-Key header, without commas (got %d values joined as one)", idemhttp.ErrKeyInvalid, strings.Count(key, ",")+1))
 	}
-	if err := idempotency.ValidateKey(key); err != nil {
+	if err := idemhttp.ValidateKey(key); err != nil {
 		return payments.Idem{}, atParam("Idempotency-Key", err)
 	}
 	fp, err := idempotency.Fingerprint(c.req.RequestContext.HTTP.Method, c.canonicalPath(), nfcJSON(body))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/cursor"
 	"github.com/oncetable/oncetable/runtime/idempotency"
+	"github.com/oncetable/oncetable/runtime/idempotency/idemhttp"
 	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/money"
 	"github.com/oncetable/oncetable/runtime/payments"
@@ -63,7 +64,7 @@ var pageParams = []Param{
 
 var (
 	bodyErrors   = []error{ErrUnsupportedMedia, ErrBodyTooLarge}
-	keyErrors    = []error{idempotency.ErrKeyMissing, idempotency.ErrKeyInvalid, idempotency.ErrKeyReused}
+	keyErrors    = []error{idempotency.ErrKeyMissing, idemhttp.ErrKeyInvalid, idempotency.ErrKeyReused}
 	amountErrors = []error{money.ErrInvalidAmount, money.ErrUnknownCurrency}
 )
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/cursor"
 	"github.com/oncetable/oncetable/runtime/idempotency"
+	"github.com/oncetable/oncetable/runtime/idempotency/idemhttp"
 	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/money"
 	"github.com/oncetable/oncetable/runtime/payments"
@@ -63,7 +64,7 @@ type mapping struct {
 var problems = []mapping{
 	{idempotency.ErrKeyReused, http.StatusUnprocessableEntity, "idempotency-key-reused", "Idempotency-Key reused with a different request", "key_reused"},
 	{idempotency.ErrKeyMissing, http.StatusBadRequest, "idempotency-key-missing", "Idempotency-Key header required", "invalid"},
-	{idempotency.ErrKeyInvalid, http.StatusBadRequest, "idempotency-key-invalid", "Invalid Idempotency-Key", "invalid"},
+	{idemhttp.ErrKeyInvalid, http.StatusBadRequest, "idempotency-key-invalid", "Invalid Idempotency-Key", "invalid"},
 	{payments.ErrInsufficientFunds, http.StatusPaymentRequired, "insufficient-funds", "Insufficient funds", "insufficient_funds"},
 	{payments.ErrAlreadyPaid, http.StatusConflict, "already-paid", "Order already paid", "already_paid"},
 	{payments.ErrAmountMismatch, http.StatusUnprocessableEntity, "amount-mismatch", "Amount does not match the order", "amount_mismatch"},

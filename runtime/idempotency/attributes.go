@@ -202,9 +202,11 @@ func decodeHeader(v types.AttributeValue, name string, err error) (http.Header, 
 }
 
 // condition is the write condition of a record: absent or expired at now.
+// A record stops blocking its key at the second its TTL names (TTL <=
+// now), so InProgressError.Until is the first moment a retry succeeds.
 func (a Attributes) condition(now time.Time) expression.ConditionBuilder {
 	return expression.AttributeNotExists(expression.Name(a.PartitionKey)).
-		Or(expression.Name(a.TTL).LessThan(expression.Value(now.Unix())))
+		Or(expression.Name(a.TTL).LessThanEqual(expression.Value(now.Unix())))
 }
 
 func (a Attributes) put(table string, r Record, now time.Time) (*types.Put, error) {

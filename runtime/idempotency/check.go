@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/oncetable/oncetable/runtime/txn"
 )
 
 // ConfigError is a table that does not match the [Options]: Option names
@@ -145,13 +147,16 @@ func orDisabled(s string) string {
 	return s
 }
 
-// refused names the options behind a ValidationException: the table's key
-// names are not Options.Attributes', the commonest misconfiguration.
+// refused names the options behind a ValidationException about the
+// record's key: the table's key names or types are not Options.Attributes',
+// the commonest misconfiguration. Any other error, other validation errors
+// included, is returned as it is: a ConfigError only ever means
+// configuration.
 func (t *Table) refused(err error) error {
 	var api smithy.APIError
-	isValidation := errors.As(err, &api) && api.ErrorCode() == "ValidationException"
-	var c interface{ Code(string) string }
-	if errors.As(err, &c) && c.Code(RecordItem) == "ValidationError" {
+	isValidation := errors.As(err, &api) && api.ErrorCode() == "ValidationException" && keyProblem(api.ErrorMessage())
+	var c *txn.CancelledError
+	if errors.As(err, &c) && c.Code(RecordItem) == "ValidationError" && keyProblem(aws.ToString(c.Reasons[RecordItem].Message)) {
 		isValidation = true
 	}
 	if !isValidation {
@@ -211,4 +216,13 @@ func CreateTable(ctx context.Context, db *dynamodb.Client, name string, a Attrib
 		return fmt.Errorf("idempotency: enable TTL on %s: %w", name, err)
 	}
 	return nil
+}
+
+// keyProblem reports whether a ValidationException's message is about the
+// item's key (a missing key attribute or one of the wrong type), which
+// means the options' key names or the table's do not match.
+func keyProblem(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "missing the key") || strings.Contains(m, "type mismatch for key") ||
+		strings.Contains(m, "key element does not match") || strings.Contains(m, "key schema")
 }

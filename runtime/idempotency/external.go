@@ -160,6 +160,14 @@ func (p *Pending) Complete(ctx context.Context, eff *Effect) (Response, error) {
 	}
 	a := p.t.o.Attributes
 	now := p.t.o.Clock()
+	done := p.rec
+	done.State, done.LockedUntil, done.Owner = "", 0, ""
+	done.Status, done.Header, done.Body, done.ExpiresAt = resp.Status, resp.Header, resp.Body, now.Add(p.t.o.Expiry).Unix()
+	if err := checkSize(a.encode(done)); err != nil {
+		// The answer cannot be stored: give the key back at once instead of
+		// leaving it pending for the whole window.
+		return Response{}, errors.Join(err, p.Release(ctx))
+	}
 	upd := expression.Set(expression.Name(a.Status), expression.Value(resp.Status)).
 		Set(expression.Name(a.Body), expression.Value(bodyValue(resp.Body))).
 		Set(expression.Name(a.TTL), expression.Value(now.Add(p.t.o.Expiry).Unix())).

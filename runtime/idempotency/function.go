@@ -77,7 +77,7 @@ func Func[In, Out any](t *Table, operation string, key func(In) (string, error),
 func funcRequest[In any](ctx context.Context, o FuncOptions, operation string, key func(In) (string, error), in In) (Request, error) {
 	k, err := key(in)
 	if err != nil {
-		return Request{}, fmt.Errorf("%w: %w", ErrKeyInvalid, err)
+		return Request{}, fmt.Errorf("idempotency: key of the input: %w", err)
 	}
 	caller, err := o.Caller(ctx)
 	if err != nil {

@@ -15,9 +15,6 @@ import (
 	"time"
 )
 
-// MaxKeyLength is the longest Idempotency-Key accepted, in bytes.
-const MaxKeyLength = 255
-
 // DefaultExpiry is how long a record blocks its key when no expiry is configured.
 const DefaultExpiry = 24 * time.Hour
 
@@ -26,10 +23,10 @@ const EntityType = "Idempotency"
 
 // Sentinel errors.
 var (
-	// ErrKeyMissing is an empty idempotency key.
+	// ErrKeyMissing is an empty idempotency key. Any other key is accepted:
+	// it is hashed, never stored (HTTP's rules for the Idempotency-Key
+	// header are idemhttp's).
 	ErrKeyMissing = errors.New("idempotency: an idempotency key is required")
-	// ErrKeyInvalid is a key longer than [MaxKeyLength] or not printable ASCII.
-	ErrKeyInvalid = errors.New("idempotency: invalid idempotency key")
 	// ErrKeyReused means the key was used before with a different request.
 	ErrKeyReused = errors.New("idempotency: key reused with a different request")
 	// ErrRequestInvalid is a [Request] without a scope (caller and
@@ -40,33 +37,15 @@ var (
 
 // check refuses a request the library cannot keep apart from others.
 func (r Request) check() error {
-	if err := ValidateKey(r.Key); err != nil {
-		return err
-	}
 	switch {
+	case r.Key == "":
+		return ErrKeyMissing
 	case r.Scope.Caller == "":
 		return fmt.Errorf("%w: Scope.Caller is empty (set it to the authenticated caller, or a constant for a single-tenant service)", ErrRequestInvalid)
 	case r.Scope.Operation == "":
 		return fmt.Errorf("%w: Scope.Operation is empty", ErrRequestInvalid)
 	case r.Fingerprint == "":
 		return fmt.Errorf("%w: Fingerprint is empty (use Fingerprint or FingerprintOf)", ErrRequestInvalid)
-	}
-	return nil
-}
-
-// ValidateKey checks a header value: present, at most [MaxKeyLength] bytes,
-// printable ASCII only.
-func ValidateKey(key string) error {
-	if key == "" {
-		return ErrKeyMissing
-	}
-	if len(key) > MaxKeyLength {
-		return fmt.Errorf("%w: longer than %d characters", ErrKeyInvalid, MaxKeyLength)
-	}
-	for i := 0; i < len(key); i++ {
-		if c := key[i]; c < 0x20 || c > 0x7e {
-			return fmt.Errorf("%w: non-printable character at position %d", ErrKeyInvalid, i)
-		}
 	}
 	return nil
 }
@@ -175,7 +154,7 @@ type Record struct {
 }
 
 // Expired reports whether the record no longer blocks its key at now.
-func (r Record) Expired(now time.Time) bool { return r.ExpiresAt < now.Unix() }
+func (r Record) Expired(now time.Time) bool { return r.ExpiresAt <= now.Unix() }
 
 // Pending reports whether an external-mode call still holds the key.
 func (r Record) Pending() bool { return r.State == statePending }

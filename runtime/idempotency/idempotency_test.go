@@ -1,37 +1,11 @@
 package idempotency_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/oncetable/oncetable/runtime/idempotency"
 )
-
-func TestValidateKey(t *testing.T) {
-	tests := []struct {
-		name string
-		key  string
-		want error
-	}{
-		{"uuid", "8e03978e-40d5-43e8-bc93-6894a57f9324", nil},
-		{"printable punctuation", "order 42: retry #1 (~)", nil},
-		{"max length", strings.Repeat("k", 255), nil},
-		{"missing", "", idempotency.ErrKeyMissing},
-		{"too long", strings.Repeat("k", 256), idempotency.ErrKeyInvalid},
-		{"tab", "a\tb", idempotency.ErrKeyInvalid},
-		{"newline", "a\nb", idempotency.ErrKeyInvalid},
-		{"non-ascii", "clé", idempotency.ErrKeyInvalid},
-		{"del", "a\x7f", idempotency.ErrKeyInvalid},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if err := idempotency.ValidateKey(tt.key); !errors.Is(err, tt.want) {
-				t.Errorf("ValidateKey(%q) = %v, want %v", tt.key, err, tt.want)
-			}
-		})
-	}
-}
 
 func TestFingerprintIsCanonical(t *testing.T) {
 	a, err := idempotency.Fingerprint("POST", "/users/u1/debits", []byte(`{"amount": 100, "currency":"EUR"}`))

@@ -14,7 +14,8 @@ const statePending = "pending"
 var ErrInProgress = errors.New("idempotency: a request with this key is still in progress")
 
 // InProgressError is a duplicate of an external-mode call that is still
-// pending. Until is when the pending record stops blocking the key.
+// pending. Until is the first moment a retry can succeed: the pending
+// record blocks the key before Until and not at or after it.
 type InProgressError struct {
 	Until time.Time
 }

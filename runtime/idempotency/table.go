@@ -199,12 +199,14 @@ type EffectFunc func(now time.Time) (*Effect, error)
 // with Replayed set, after checking its fingerprint on the record that
 // ReturnValuesOnConditionCheckFailure returned (still one request).
 //
-// Errors: [ErrKeyMissing] and [ErrKeyInvalid] for a bad key,
-// [ErrRequestInvalid] for a request without scope or fingerprint,
-// [ErrKeyReused] for a key sent with another request, *[txn.CancelledError]
-// when one of the effect's own items failed (read it by item name),
-// *[ConfigError] when the table refused the record (its key names are not
-// Options.Attributes'), and retry.ErrUnavailable when conflicts or
+// Errors: [ErrKeyMissing] for an empty key, [ErrRequestInvalid] for a
+// request without scope or fingerprint, [ErrKeyReused] for a key sent with
+// another request, *[ResultTooLargeError] when the record with the effect's
+// answer would exceed DynamoDB's item size limit (nothing is written),
+// *[txn.CancelledError] when one of the effect's own items failed (read it
+// by item name), *[ConfigError] when the table refused the record's key
+// (its key names are not Options.Attributes'), and retry.ErrUnavailable
+// when conflicts or
 // throttling outlived the retries. A cancelled effect is not recorded, so a
 // later call may succeed.
 func (t *Table) Do(ctx context.Context, req Request, effect EffectFunc) (Response, error) {
@@ -266,6 +268,9 @@ func (t *Table) attempt(req Request, recKey itemKey, effect EffectFunc, now time
 	put, err := t.o.Attributes.put(t.name, newRecord(recKey, req.Scope, req.Fingerprint, resp, now, t.o.Expiry), now)
 	if err != nil {
 		return txn.Items{}, Response{}, fmt.Errorf("idempotency: record: %w", err)
+	}
+	if err := checkSize(put.Item); err != nil {
+		return txn.Items{}, Response{}, err
 	}
 	items := eff.Items
 	items.Add(RecordItem, types.TransactWriteItem{Put: put})

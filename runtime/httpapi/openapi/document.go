@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/oncetable/oncetable/runtime/httpapi"
-	"github.com/oncetable/oncetable/runtime/idempotency"
+	"github.com/oncetable/oncetable/runtime/idempotency/idemhttp"
 )
 
 // Version is the OpenAPI version of the document.
@@ -153,7 +153,7 @@ func parameters(op httpapi.Operation) []any {
 	if op.Key == httpapi.KeyRequired {
 		out = append(out, obj{"name": "Idempotency-Key", "in": "header", "required": true,
 			"description": "one key per logical request, scoped to the caller and the operation; exactly one such header",
-			"schema":      obj{"type": "string", "minLength": 1, "maxLength": idempotency.MaxKeyLength, "pattern": `^[\u0020-\u007e]+$`}})
+			"schema":      obj{"type": "string", "minLength": 1, "maxLength": idemhttp.MaxKeyLength, "pattern": `^[\u0020-\u007e]+$`}})
 	}
 	return out
 }

@@ -202,12 +202,39 @@ func (a answer) headers() http.Header {
 	return h
 }
 
+// MaxKeyLength is the longest Idempotency-Key header value accepted, in
+// bytes (HTTP's rule; the core library accepts any non-empty key).
+const MaxKeyLength = 255
+
+// ErrKeyInvalid is an Idempotency-Key header value that breaks the header's
+// rule: 1 to [MaxKeyLength] printable ASCII characters. The error's message
+// names the rule and what broke it.
+var ErrKeyInvalid = errors.New("idemhttp: invalid Idempotency-Key")
+
+// ValidateKey checks an Idempotency-Key header value against HTTP's rule:
+// present ([idempotency.ErrKeyMissing]), at most [MaxKeyLength] bytes and
+// printable ASCII only ([ErrKeyInvalid]).
+func ValidateKey(key string) error {
+	if key == "" {
+		return idempotency.ErrKeyMissing
+	}
+	if len(key) > MaxKeyLength {
+		return fmt.Errorf("%w: %d bytes, longer than the header's limit of %d", ErrKeyInvalid, len(key), MaxKeyLength)
+	}
+	for i := 0; i < len(key); i++ {
+		if c := key[i]; c < 0x20 || c > 0x7e {
+			return fmt.Errorf("%w: byte 0x%02x at position %d is not printable ASCII, which the header requires", ErrKeyInvalid, c, i)
+		}
+	}
+	return nil
+}
+
 // ParseKey reads an Idempotency-Key header value: a Structured Field
 // string ("..." with \" and \\ escapes) or, leniently, a bare value.
 func ParseKey(v string) (string, error) {
 	v = strings.TrimSpace(v)
 	if len(v) < 2 || v[0] != '"' {
-		return v, idempotency.ValidateKey(v)
+		return v, ValidateKey(v)
 	}
 	var b strings.Builder
 	for i := 1; i < len(v); i++ {
@@ -216,17 +243,17 @@ func ParseKey(v string) (string, error) {
 			b.WriteByte(v[i+1])
 			i++
 		case c == '\\':
-			return "", fmt.Errorf("%w: bad escape in structured string", idempotency.ErrKeyInvalid)
+			return "", fmt.Errorf("%w: bad escape in structured string", ErrKeyInvalid)
 		case c == '"' && i == len(v)-1:
 			k := b.String()
-			return k, idempotency.ValidateKey(k)
+			return k, ValidateKey(k)
 		case c == '"':
-			return "", fmt.Errorf("%w: text after the closing quote", idempotency.ErrKeyInvalid)
+			return "", fmt.Errorf("%w: text after the closing quote", ErrKeyInvalid)
 		default:
 			b.WriteByte(c)
 		}
 	}
-	return "", fmt.Errorf("%w: unterminated structured string", idempotency.ErrKeyInvalid)
+	return "", fmt.Errorf("%w: unterminated structured string", ErrKeyInvalid)
 }
 
 // prepare checks the key and the body and builds the record's request.
