@@ -40,14 +40,18 @@
 //	})
 //
 // resp.Replayed tells a replay from a first call; a replay's Status, Header
-// and Body are the stored ones, byte for byte. Errors are typed:
-// [ErrKeyMissing] and [ErrKeyInvalid] (a bad key), [ErrRequestInvalid] (no
-// scope or fingerprint), [ErrKeyReused], *[ConfigError] (the table does not
-// match the options) and *[txn.CancelledError] when one of the effect's own
-// conditions failed, read by item name: c.Failed("debit"). A cancelled
-// effect is not recorded: it had no effect and a later retry may succeed.
+// and Body are the stored ones, byte for byte. Any non-empty key is
+// accepted (it is hashed, never stored; the Idempotency-Key header's rules
+// are idemhttp's). Errors are typed: [ErrKeyMissing] (an empty key),
+// [ErrRequestInvalid] (no scope or fingerprint), [ErrKeyReused],
+// *[ResultTooLargeError] (the record with the answer would exceed
+// DynamoDB's 400 KB item limit; nothing is written), *[ConfigError] (only:
+// the table does not match the options) and *[txn.CancelledError] when one
+// of the effect's own conditions failed, read by item name:
+// c.Failed("debit"). A cancelled effect is not recorded: it had no effect
+// and a later retry may succeed.
 //
-// The record's write condition is attribute_not_exists(pk) OR ttl < :now,
+// The record's write condition is attribute_not_exists(pk) OR ttl <= :now,
 // so an expired record counts as absent before the TTL sweeper deletes it,
 // and ReturnValuesOnConditionCheckFailure=ALL_OLD returns the blocking
 // record inside the cancellation reason, whose fingerprint is checked
@@ -62,15 +66,16 @@
 // the external system, and stores its answer; an error releases the key.
 // [Table.Begin] and [Pending.Complete] are the same in two steps. A
 // duplicate that arrives while the record is pending gets
-// *[InProgressError] (HTTP 409) until the in-progress window ends: by
-// default the context's deadline (a Lambda's remaining time), else
-// Options.Window.
+// *[InProgressError] (HTTP 409) until the in-progress window ends, at
+// InProgressError.Until, the first moment a retry succeeds: by default the
+// context's deadline (a Lambda's remaining time), else Options.Window.
 //
 // [Func] makes any Go function idempotent (Powertools' idempotent_function):
 // the key comes from the input, the output is stored with a [Codec].
 //
 // Adapters: runtime/idempotency/idemhttp (net/http and API Gateway HTTP
-// API v2) and runtime/idempotency/idemqueue (SQS and EventBridge). See
+// API v2) and runtime/idempotency/idemqueue (SQS standard and FIFO,
+// DynamoDB Streams, Kinesis and EventBridge, both modes). See
 // docs/idempotency.md for the ten-minute path and the comparison with
 // Powertools.
 //

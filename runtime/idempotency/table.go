@@ -120,7 +120,7 @@ type Request struct {
 	// Scope is what the key is unique within: the authenticated caller and
 	// the operation. Both are required.
 	Scope Scope
-	// Key is the client's idempotency key, checked with [ValidateKey].
+	// Key is the idempotency key: any non-empty string (it is hashed).
 	Key string
 	// Fingerprint identifies the request's content (see [Fingerprint] and
 	// [FingerprintOf]). Required.

@@ -365,7 +365,7 @@ Fuzz targets cover the same ground with generated input. Their seed corpora (tes
 |---|---|---|
 | FuzzRequest | test/badinput | any method, path and query, Content-Type, Idempotency-Key and body through the local runner's handler: no panic, no 5xx, and a refused request leaves the whole table unchanged |
 | FuzzParseJSON | runtime/money | no panic; an accepted amount is exactly a plain integer literal in 1..10^12 with a known currency; a refusal wraps a money sentinel |
-| FuzzValidateKey | runtime/idempotency | an accepted Idempotency-Key is exactly 1..255 printable ASCII bytes; canonical JSON is stable |
+| FuzzValidateKey | runtime/idempotency/idemhttp | an accepted Idempotency-Key is exactly 1..255 printable ASCII bytes (the header's rule; the core library takes any non-empty key) |
 | FuzzDecode | runtime/cursor | only a cursor the codec issued for this query verifies; round trip; a cursor of another query is refused |
 
 `

@@ -22,13 +22,18 @@ import (
 	"github.com/oncetable/oncetable/runtime/idempotency/idemqueue"
 )
 
-// reserve is the consumer's handler: one stock reservation per message.
-func reserve(db *dynamodb.Client) idemqueue.SQSHandler {
+// reserve is the consumer's handler: one stock reservation per order,
+// keyed on the body's order id.
+func reserve(db *dynamodb.Client) func(context.Context, events.SQSEvent) (events.SQSEventResponse, error) {
 	records := idempotency.NewTable(db, "shipments")
-	return idemqueue.SQS(records, "reserve", func(context.Context, events.SQSMessage) (idempotency.Plan, error) {
-		return idempotency.Plan{Effect: func(time.Time) (*idempotency.Effect, error) {
-			return &idempotency.Effect{Status: 200, Body: json.RawMessage(`{"reserved":true}`)}, nil
-		}}, nil
+	return idemqueue.SQS(records, idemqueue.Options[events.SQSMessage]{
+		Operation: "reserve",
+		Key: func(m events.SQSMessage) (string, error) {
+			var o struct{ Order string }
+			return o.Order, json.Unmarshal([]byte(m.Body), &o)
+		},
+	}, func(context.Context, events.SQSMessage, idemqueue.Attempt) (*idempotency.Effect, error) {
+		return &idempotency.Effect{Status: 200, Body: json.RawMessage(`{"reserved":true}`)}, nil
 	})
 }
 
