@@ -3,6 +3,8 @@ package ddblocal_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand"
 	"testing"
 	"time"
 
@@ -149,6 +151,15 @@ func TestGlobalTableFaults(t *testing.T) {
 	if q := rep.WaitQuiet(); q.Pending != 0 || !q.Identical || value(t, west, "p") != "1" {
 		t.Errorf("healed: %+v", q)
 	}
+	rep.Pause()
+	putV(t, east, "paused", "1")
+	if q := rep.WaitQuiet(); q.Pending != 1 || value(t, west, "paused") != "" {
+		t.Errorf("paused: %+v, want the write held back", q)
+	}
+	rep.Resume()
+	if q := rep.WaitQuiet(); q.Pending != 0 || !q.Identical {
+		t.Errorf("resumed: %+v", q)
+	}
 	putV(t, east, "lost", "1")
 	rep.Crash("us-east-1", false)
 	_, err := east.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String("users"),
@@ -181,5 +192,271 @@ func TestGlobalTableControlPlaneErrors(t *testing.T) {
 		if err := update(region); !errors.As(err, &ae) || ae.ErrorCode() != "ValidationException" {
 			t.Errorf("%s: err = %v, want ValidationException", name, err)
 		}
+	}
+}
+
+// strongEngine opens three Regions of the US Region set with "users", an
+// MRSC global table of three replicas.
+func strongEngine(t *testing.T) *ddblocal.Engine {
+	t.Helper()
+	ctx := context.Background()
+	eng := ddblocal.New(func(o *ddblocal.Options) {
+		o.Regions = []string{"us-east-1", "us-east-2", "us-west-2"}
+		o.ManualReplication = true
+	})
+	t.Cleanup(func() { eng.Close() })
+	east := eng.Region("us-east-1").Client()
+	if _, err := east.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String("users"),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := east.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("users"),
+		MultiRegionConsistency: types.MultiRegionConsistencyStrong,
+		ReplicaUpdates: []types.ReplicationGroupUpdate{
+			{Create: &types.CreateReplicationGroupMemberAction{RegionName: aws.String("us-east-2")}},
+			{Create: &types.CreateReplicationGroupMemberAction{RegionName: aws.String("us-west-2")}},
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng
+}
+
+func errCode(err error) string {
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		return ae.ErrorCode()
+	}
+	return ""
+}
+
+// TestGlobalTableStrong: under MRSC an acknowledged write is read at once
+// in every Region; transactions and TTL are refused; a Region cut off
+// from every other cannot write, while the majority can.
+func TestGlobalTableStrong(t *testing.T) {
+	ctx := context.Background()
+	eng := strongEngine(t)
+	e1, e2, w2 := eng.Region("us-east-1").Client(), eng.Region("us-east-2").Client(), eng.Region("us-west-2").Client()
+	putV(t, e1, "a", "1")
+	for name, db := range map[string]*dynamodb.Client{"us-east-2": e2, "us-west-2": w2} {
+		if got := value(t, db, "a"); got != "1" {
+			t.Errorf("%s right after the write: a = %q, want 1", name, got)
+		}
+	}
+	d, err := w2.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("users")})
+	if err != nil || d.Table.MultiRegionConsistency != types.MultiRegionConsistencyStrong || len(d.Table.Replicas) != 2 {
+		t.Errorf("DescribeTable in us-west-2: %+v, %v", d, err)
+	}
+	_, err = e1.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: &types.Put{
+		TableName: aws.String("users"), Item: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "tx"}}}}}})
+	if errCode(err) != "ValidationException" {
+		t.Errorf("TransactWriteItems: %v, want ValidationException", err)
+	}
+	if got := value(t, e2, "tx"); got != "" {
+		t.Errorf("a refused transaction wrote tx = %q", got)
+	}
+	_, err = e1.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String("users"),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("exp"), Enabled: aws.Bool(true)}})
+	if errCode(err) != "ValidationException" {
+		t.Errorf("UpdateTimeToLive: %v, want ValidationException", err)
+	}
+	rep := eng.Replication()
+	rep.Partition("us-east-1", "us-east-2")
+	rep.Partition("us-east-1", "us-west-2")
+	_, err = e1.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("users"), Item: map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "cut"}}}, func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
+	if errCode(err) != "InternalServerError" {
+		t.Errorf("a write in a cut-off Region: %v, want InternalServerError", err)
+	}
+	if got := value(t, e1, "cut"); got != "" {
+		t.Errorf("the refused write is in us-east-1: %q", got)
+	}
+	putV(t, e2, "b", "2") // us-east-2 and us-west-2 are a majority
+	if got := value(t, w2, "b"); got != "2" {
+		t.Errorf("us-west-2: b = %q, want 2", got)
+	}
+	rep.Heal("us-east-1", "us-east-2")
+	rep.Heal("us-east-1", "us-west-2")
+	if q := rep.WaitQuiet(); !q.Identical {
+		t.Errorf("after healing: %v", q.Differences)
+	}
+}
+
+// TestGlobalTableStrongRequirements: MRSC's documented requirements.
+func TestGlobalTableStrongRequirements(t *testing.T) {
+	ctx := context.Background()
+	eng := ddblocal.New(func(o *ddblocal.Options) {
+		o.Regions = []string{"us-east-1", "us-east-2", "us-west-2", "eu-west-1"}
+	})
+	defer eng.Close()
+	east := eng.Region("us-east-1").Client()
+	if _, err := east.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String("users"),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	create := func(regions ...string) []types.ReplicationGroupUpdate {
+		var out []types.ReplicationGroupUpdate
+		for _, r := range regions {
+			out = append(out, types.ReplicationGroupUpdate{Create: &types.CreateReplicationGroupMemberAction{RegionName: aws.String(r)}})
+		}
+		return out
+	}
+	for name, in := range map[string]*dynamodb.UpdateTableInput{
+		"two Regions":        {ReplicaUpdates: create("us-east-2")},
+		"another Region set": {ReplicaUpdates: create("us-east-2", "eu-west-1")},
+		"four Regions":       {ReplicaUpdates: create("us-east-2", "us-west-2"), GlobalTableWitnessUpdates: []types.GlobalTableWitnessGroupUpdate{{Create: &types.CreateGlobalTableWitnessGroupMemberAction{RegionName: aws.String("eu-west-1")}}}},
+	} {
+		in.TableName, in.MultiRegionConsistency = aws.String("users"), types.MultiRegionConsistencyStrong
+		if _, err := east.UpdateTable(ctx, in); errCode(err) != "ValidationException" {
+			t.Errorf("%s: %v, want ValidationException", name, err)
+		}
+	}
+	putV(t, east, "x", "1")
+	_, err := east.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("users"), MultiRegionConsistency: types.MultiRegionConsistencyStrong,
+		ReplicaUpdates: create("us-east-2", "us-west-2")})
+	if errCode(err) != "ValidationException" {
+		t.Errorf("a table with items: %v, want ValidationException", err)
+	}
+	if _, err := east.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String("users"), Key: map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "x"}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = east.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("users"), MultiRegionConsistency: types.MultiRegionConsistencyStrong,
+		ReplicaUpdates:            create("us-east-2"),
+		GlobalTableWitnessUpdates: []types.GlobalTableWitnessGroupUpdate{{Create: &types.CreateGlobalTableWitnessGroupMemberAction{RegionName: aws.String("us-west-2")}}}})
+	if err != nil {
+		t.Fatalf("two replicas and a witness on the empty table: %v", err)
+	}
+	d, err := eng.Region("us-east-2").Client().DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("users")})
+	if err != nil || len(d.Table.GlobalTableWitnesses) != 1 || aws.ToString(d.Table.GlobalTableWitnesses[0].RegionName) != "us-west-2" {
+		t.Errorf("DescribeTable in us-east-2: witnesses %+v, %v", d.Table.GlobalTableWitnesses, err)
+	}
+}
+
+// TestGlobalTableTransactionArrivesItemByItem: a transaction is atomic in
+// its Region only; elsewhere its items arrive one at a time.
+func TestGlobalTableTransactionArrivesItemByItem(t *testing.T) {
+	ctx := context.Background()
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	eng := ddblocal.New(func(o *ddblocal.Options) {
+		o.Regions = []string{"us-east-1", "eu-west-1"}
+		o.ManualReplication = true
+		o.Clock = func() time.Time { return clock }
+	})
+	defer eng.Close()
+	east, west := eng.Region("us-east-1").Client(), eng.Region("eu-west-1").Client()
+	_, err := east.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String("users"),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest,
+		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addReplica(t, eng, "us-east-1", "eu-west-1")
+	lags := []time.Duration{10 * time.Millisecond, 500 * time.Millisecond}
+	eng.Replication().SetFaults(ddblocal.ReplicationFaults{Lag: func(*rand.Rand) time.Duration { d := lags[0]; lags = lags[1:]; return d }})
+	var items []types.TransactWriteItem
+	for _, pk := range []string{"debit", "credit"} {
+		items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String("users"),
+			Item: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: pk}, "v": &types.AttributeValueMemberS{Value: "1"}}}})
+	}
+	if _, err := east.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items}); err != nil {
+		t.Fatal(err)
+	}
+	clock = clock.Add(100 * time.Millisecond)
+	if n := eng.Replication().Deliver(); n != 1 {
+		t.Errorf("Deliver after 100 ms applied %d writes, want 1", n)
+	}
+	if d, c := value(t, west, "debit"), value(t, west, "credit"); d != "1" || c != "" {
+		t.Errorf("eu-west-1 mid-way: debit %q, credit %q; want the debit alone", d, c)
+	}
+	clock = clock.Add(time.Second)
+	eng.Replication().Deliver()
+	if c := value(t, west, "credit"); c != "1" {
+		t.Errorf("eu-west-1 at the end: credit %q, want 1", c)
+	}
+	if s := eng.Replication().ReplicationLatency("users", "us-east-1", "eu-west-1"); s.Count != 2 || s.Maximum != 1100*time.Millisecond {
+		t.Errorf("ReplicationLatency = %+v, want 2 writes, the slowest 1.1 s", s)
+	}
+}
+
+// TestGlobalTableStreamsAndTTL: each replica's stream carries every
+// write applied to it, replicated ones once each; a TTL deletion in one
+// Region reaches the other as a deletion by the service; ClientRequestTokens
+// are per Region.
+func TestGlobalTableStreamsAndTTL(t *testing.T) {
+	ctx := context.Background()
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	eng := ddblocal.New(func(o *ddblocal.Options) {
+		o.Regions = []string{"us-east-1", "eu-west-1"}
+		o.ManualReplication = true
+		o.Clock = func() time.Time { return clock }
+		o.TTLSweepInterval = -1
+	})
+	defer eng.Close()
+	east, west := eng.Region("us-east-1").Client(), eng.Region("eu-west-1").Client()
+	_, err := east.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String("users"),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest,
+		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := east.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String("users"),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("exp"), Enabled: aws.Bool(true)}}); err != nil {
+		t.Fatal(err)
+	}
+	addReplica(t, eng, "us-east-1", "eu-west-1")
+	putV(t, east, "a", "1")
+	putV(t, west, "b", "2")
+	_, err = east.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("users"), Item: map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "old"}, "exp": &types.AttributeValueMemberN{Value: fmt.Sprint(clock.Add(-time.Hour).Unix())}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.Replication().WaitQuiet()
+	if n, err := eng.Region("us-east-1").SweepTTL(ctx); err != nil || n != 1 {
+		t.Fatalf("SweepTTL in us-east-1 = %d, %v", n, err)
+	}
+	eng.Replication().WaitQuiet()
+	for _, r := range eng.Regions() {
+		recs := streamRecords(t, eng.Region(r), "users")
+		if len(recs) != 4 {
+			t.Errorf("%s's stream: %d records, want 4 (a, b, old, old's deletion): %v", r, len(recs), recs)
+			continue
+		}
+		last := recs[3]
+		if last.EventName != "REMOVE" || last.UserIdentity == nil || aws.ToString(last.UserIdentity.PrincipalId) != "dynamodb.amazonaws.com" {
+			t.Errorf("%s: the TTL deletion's record is %+v", r, last)
+		}
+	}
+	if got := value(t, west, "old"); got != "" {
+		t.Errorf("eu-west-1 still holds the expired item")
+	}
+	tx := func(db *dynamodb.Client, v string) error {
+		_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String("tok"),
+			TransactItems: []types.TransactWriteItem{{Put: &types.Put{TableName: aws.String("users"),
+				Item: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "t-" + v}}}}}})
+		return err
+	}
+	if err := tx(east, "east"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx(west, "west"); err != nil {
+		t.Errorf("the same token with another request in eu-west-1: %v, want accepted (tokens are per Region)", err)
 	}
 }

@@ -52,6 +52,19 @@ type replicaLink struct {
 	// applying is set while a replicated change is written, which is not
 	// sent on again.
 	applying bool
+	// strongVers are the versions replicateStrong gave the changes of the
+	// operation being committed, which shipCommitted keeps.
+	strongVers []itemVersion
+}
+
+// nextVersion is the version of a local write of key k at now: now in
+// the Region, later than the version it replaces.
+func (l *replicaLink) nextVersion(k string, now time.Time) itemVersion {
+	v := itemVersion{at: now.UnixNano(), region: l.region}
+	if prev, ok := l.versions[k]; ok && !v.after(prev) {
+		v.at = prev.at + 1
+	}
+	return v
 }
 
 // replEntry is one item's change on its way to one replica.
@@ -76,17 +89,19 @@ func (l *replicaLink) shipCommitted(t *table, now time.Time) {
 	}
 	r := l.set.repl
 	tos := r.set.replicaRegions(t.name, l.region)
-	for _, c := range t.changes {
+	strong := len(l.strongVers) == len(t.changes)
+	for i, c := range t.changes {
 		k := string(c.key)
-		v := itemVersion{at: now.UnixNano(), region: l.region}
-		if prev, ok := l.versions[k]; ok && !v.after(prev) {
-			v.at = prev.at + 1
+		v := l.nextVersion(k, now)
+		if strong {
+			v = l.strongVers[i]
 		}
 		l.versions[k] = v
 		if len(tos) > 0 {
 			r.enqueue(t.name, l.region, tos, c.key, c.val, v, t.serviceWrite, now)
 		}
 	}
+	l.strongVers = l.strongVers[:0]
 }
 
 // entryHeap orders entries by due time, then by when they were made.
@@ -334,10 +349,23 @@ func (e *Engine) applyReplicated(en *replEntry, arrivalOrder bool) bool {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	l := t.replica
-	if l == nil || t.deleted {
+	if t.replica == nil || t.deleted {
 		return false
 	}
+	l := t.replica
+	l.applying = true
+	defer func() { l.applying = false }()
+	if !e.applyLocked(t, en, arrivalOrder) {
+		return false
+	}
+	return e.commit([]*table{t}, nil, false) == nil
+}
+
+// applyLocked writes a replicated change to t, a replica, without
+// committing it; the caller holds t.mu and has set applying. It reports
+// whether the change was newer than the replica's item.
+func (e *Engine) applyLocked(t *table, en *replEntry, arrivalOrder bool) bool {
+	l := t.replica
 	k := string(en.key)
 	if cur, ok := l.versions[k]; ok && !arrivalOrder && !en.ver.after(cur) {
 		return false
@@ -350,17 +378,13 @@ func (e *Engine) applyReplicated(en *replEntry, arrivalOrder bool) bool {
 	if err != nil {
 		return false
 	}
+	l.versions[k] = en.ver
 	if old == nil && next == nil {
-		l.versions[k] = en.ver
 		return true
 	}
-	l.applying, t.serviceWrite = true, en.ttl
-	defer func() { l.applying, t.serviceWrite = false, false }()
+	t.serviceWrite = en.ttl
 	t.write(en.key, old, next, 0, e.now())
-	if err := e.commit([]*table{t}, nil, false); err != nil {
-		return false
-	}
-	l.versions[k] = en.ver
+	t.serviceWrite = false
 	return true
 }
 

@@ -235,6 +235,16 @@ func (e *Engine) commit(tables []*table, tok *tokenRecord, isTx bool) error {
 		return nil
 	}
 	now := e.now()
+	for _, t := range tables {
+		if t.replica != nil && len(t.changes) > 0 {
+			if err := t.replica.replicateStrong(t, isTx, now); err != nil {
+				for _, t := range tables {
+					t.rollback(now)
+				}
+				return err
+			}
+		}
+	}
 	id := e.commitSeq.Add(1)
 	if e.db == nil {
 		for _, t := range tables {

@@ -165,8 +165,9 @@ func (t *table) capture(oldRaw, newRaw []byte, now time.Time) {
 		rec.newRaw = newRaw
 	}
 	rec.seq = s.seq.Add(1)
-	if t.persist {
-		// Readers see it once the store holds it (see Engine.commit).
+	if t.persist || t.replica != nil {
+		// Readers see it once the store holds it (see Engine.commit), or
+		// once a replica's write is committed in every Region it must be.
 		t.streamChanges = append(t.streamChanges, streamChange{s: s, rec: rec})
 		return
 	}

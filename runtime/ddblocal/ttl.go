@@ -41,6 +41,9 @@ func (e *Engine) updateTimeToLive(_ context.Context, in *updateTimeToLiveInput) 
 	if err != nil {
 		return nil, err
 	}
+	if err := refuseStrongTTL(t); err != nil {
+		return nil, err
+	}
 	t.mu.Lock()
 	switch {
 	case *spec.Enabled && t.ttlEnabled:
