@@ -68,7 +68,20 @@ type Options[R any] struct {
 	// effect (a malformed message that no retry can fix). Default: none, so
 	// every failure is retried and, in the end, dead-lettered.
 	Drop func(err error) bool
+	// Offload, if set, stores an answer body over [OffloadOver] bytes
+	// elsewhere (an S3 PutObject under name, the key's scoped hash, which
+	// does not reveal the key) and returns a pointer to it (its s3:// URL);
+	// the record then holds {"offloaded":"<pointer>"} as its body, which
+	// replays see (OnReplay). Without it such an answer fails the record
+	// with *idempotency.ResultTooLargeError once it exceeds the item limit.
+	Offload func(ctx context.Context, name string, body []byte) (pointer string, err error)
 }
+
+// OffloadOver is the body size above which Options.Offload stores an
+// answer elsewhere: well under DynamoDB's 400 KB item limit
+// (idempotency.MaxItemSize), which also holds the record's key and
+// bookkeeping attributes.
+const OffloadOver = 300 * 1024
 
 // Attempt is what an effect is run with: Now, the attempt's time; and, in
 // LockFirst mode, ForwardKey, the key to hand to the external system
@@ -153,11 +166,11 @@ func (h *handler[R]) one(ctx context.Context, r R) (err error) {
 	var resp idempotency.Response
 	if h.o.Mode == LockFirst {
 		resp, err = h.records.Run(ctx, req, func(ctx context.Context, forwardKey string) (*idempotency.Effect, error) {
-			return h.safe(ctx, r, Attempt{Now: h.records.Now(), ForwardKey: forwardKey})
+			return h.safe(ctx, r, Attempt{Now: h.records.Now(), ForwardKey: forwardKey}, req.Scope.Hash(key))
 		})
 	} else {
 		resp, err = h.records.Do(ctx, req, func(now time.Time) (*idempotency.Effect, error) {
-			return h.safe(ctx, r, Attempt{Now: now})
+			return h.safe(ctx, r, Attempt{Now: now}, req.Scope.Hash(key))
 		})
 	}
 	if err == nil && resp.Replayed && h.o.OnReplay != nil {
@@ -168,7 +181,7 @@ func (h *handler[R]) one(ctx context.Context, r R) (err error) {
 
 // safe runs the work, turning a panic into an error so that nothing is
 // written (Do) or the key is released (Run).
-func (h *handler[R]) safe(ctx context.Context, r R, at Attempt) (eff *idempotency.Effect, err error) {
+func (h *handler[R]) safe(ctx context.Context, r R, at Attempt, name string) (eff *idempotency.Effect, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = panicked(p)
@@ -178,7 +191,36 @@ func (h *handler[R]) safe(ctx context.Context, r R, at Attempt) (eff *idempotenc
 	if err == nil && eff == nil {
 		err = errors.New("idemqueue: Work returned no Effect and no error")
 	}
+	if err == nil && h.o.Offload != nil {
+		err = h.offload(ctx, eff, name)
+	}
 	return eff, err
+}
+
+// offload replaces a body over OffloadOver with a pointer to where
+// Options.Offload stored it.
+func (h *handler[R]) offload(ctx context.Context, eff *idempotency.Effect, name string) error {
+	var body []byte
+	switch b := eff.Body.(type) {
+	case json.RawMessage:
+		body = b
+	case []byte:
+		body = b
+	default:
+		var err error
+		if body, err = json.Marshal(b); err != nil {
+			return err
+		}
+	}
+	if len(body) <= OffloadOver {
+		return nil
+	}
+	ptr, err := h.o.Offload(ctx, name, body)
+	if err != nil {
+		return fmt.Errorf("idemqueue: offload a %d-byte answer: %w", len(body), err)
+	}
+	eff.Body = map[string]string{"offloaded": ptr}
+	return nil
 }
 
 // ErrPanic is wrapped by the error of a record whose work panicked.

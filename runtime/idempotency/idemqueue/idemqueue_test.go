@@ -519,3 +519,41 @@ func TestEventBridge(t *testing.T) {
 		t.Errorf("reserved %d, want 1", w.reserved(t, "o1"))
 	}
 }
+
+// TestOffload: with Options.Offload an answer over OffloadOver is stored
+// elsewhere (here a map standing in for S3) under the key's scoped hash,
+// the record holds the pointer, and a replay sees it; in both modes.
+func TestOffload(t *testing.T) {
+	for _, mode := range []idemqueue.Mode{idemqueue.Transactional, idemqueue.LockFirst} {
+		t.Run(fmt.Sprint("mode=", mode), func(t *testing.T) {
+			w := newWorld(t)
+			var mu sync.Mutex
+			bucket := map[string][]byte{}
+			var replayed []byte
+			h := idemqueue.SQS(w.records, idemqueue.Options[events.SQSMessage]{Operation: "label", Mode: mode,
+				Offload: func(_ context.Context, name string, body []byte) (string, error) {
+					mu.Lock()
+					defer mu.Unlock()
+					bucket[name] = body
+					return "s3://labels/" + name, nil
+				},
+				OnReplay: func(_ events.SQSMessage, stored idempotency.Response) { replayed = stored.Body }},
+				func(context.Context, events.SQSMessage, idemqueue.Attempt) (*idempotency.Effect, error) {
+					return &idempotency.Effect{Status: 200, Body: strings.Repeat("x", 500_000)}, nil
+				})
+			ev := sqsBatch(stdQueue, `m1={"order":"o1"}`)
+			for range 2 {
+				if resp, err := h(context.Background(), ev); err != nil || len(resp.BatchItemFailures) != 0 {
+					t.Fatalf("%v, %v", sqsFailures(resp), err)
+				}
+			}
+			name := idempotency.Scope{Caller: stdQueue, Operation: "label"}.Hash("m1")
+			if len(bucket) != 1 || len(bucket[name]) != 500_002 {
+				t.Fatalf("bucket holds %d objects, %d bytes under the key's hash; want one of 500002", len(bucket), len(bucket[name]))
+			}
+			if want := `{"offloaded":"s3://labels/` + name + `"}`; string(replayed) != want {
+				t.Errorf("replayed body %s, want %s", replayed, want)
+			}
+		})
+	}
+}
