@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/ddbtest"
 	"github.com/oncetable/oncetable/runtime/idempotency"
 )
@@ -166,4 +169,21 @@ func TestConfigErrorOnlyForConfiguration(t *testing.T) {
 	if !errors.As(err, &ce) || !strings.Contains(ce.Option, "PartitionKey") {
 		t.Fatalf("options naming other keys: %v, want a ConfigError naming PartitionKey", err)
 	}
+}
+
+// TestLimitsOverAnEndpoint runs the tests above against a DynamoDB endpoint
+// over HTTP (DYNAMODB_ENDPOINT): the embedded engine behind an httptest
+// server, unless DYNAMODB_ENDPOINT already names one.
+func TestLimitsOverAnEndpoint(t *testing.T) {
+	if os.Getenv(ddbtest.EndpointEnv) != "" {
+		t.Skip("the tests already run on " + os.Getenv(ddbtest.EndpointEnv))
+	}
+	eng := ddblocal.New()
+	t.Cleanup(func() { eng.Close() })
+	srv := httptest.NewServer(eng.Handler())
+	t.Cleanup(srv.Close)
+	t.Setenv(ddbtest.EndpointEnv, srv.URL)
+	t.Run("RetryAtExactlyUntil", TestRetryAtExactlyUntil)
+	t.Run("ResultTooLarge", TestResultTooLarge)
+	t.Run("ConfigErrorOnlyForConfiguration", TestConfigErrorOnlyForConfiguration)
 }
