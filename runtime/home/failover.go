@@ -1,0 +1,253 @@
+package home
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/oncetable/oncetable/runtime/schema"
+)
+
+// noRegion is the home of a stopped cell's ownership item: no Region's
+// fence passes until Claim names one.
+const noRegion = "-"
+
+// Claim writes the cell's ownership item in the Region of db as l says,
+// unless the item there is already at l's epoch with a home, or later. It is the step
+// that lets l.Region write; run it only where l.Region commits, after the
+// previous epoch's items are there (DrainProof) or in takeover mode.
+func Claim(ctx context.Context, db DB, table string, l Lease) error {
+	cond, err := expression.NewBuilder().WithCondition(expression.Or(
+		expression.AttributeNotExists(expression.Name(schema.PartitionKey)),
+		expression.Name(attrEpoch).LessThan(expression.Value(l.Epoch)),
+		expression.Name(attrEpoch).Equal(expression.Value(l.Epoch)).And(expression.Name(attrHome).Equal(expression.Value(noRegion))))).Build()
+	if err != nil {
+		return err
+	}
+	item := OwnerKey(l.Cell)
+	item[attrHome] = &types.AttributeValueMemberS{Value: l.Region}
+	item[attrEpoch] = &types.AttributeValueMemberN{Value: strconv.FormatInt(l.Epoch, 10)}
+	_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item,
+		ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values()})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return fmt.Errorf("home: claim of cell %s at epoch %d: the ownership item is at that epoch with a home, or later: %w", l.Cell, l.Epoch, ErrLeaseConflict)
+	}
+	return err
+}
+
+// Stop fences the cell's current owner at once: in the Region of db,
+// where that owner commits, the ownership item moves from epoch to
+// epoch+1 with no home, so every later transaction of the old epoch fails
+// its fence there. Stop is a single conditional write in the owner's own
+// replica, so no replication delay lets a write of the old epoch commit
+// after it.
+func Stop(ctx context.Context, db DB, table, cell string, epoch int64) error {
+	ex, err := expression.NewBuilder().
+		WithCondition(expression.Name(attrEpoch).Equal(expression.Value(epoch))).
+		WithUpdate(expression.Set(expression.Name(attrHome), expression.Value(noRegion)).
+			Set(expression.Name(attrEpoch), expression.Value(epoch+1))).Build()
+	if err != nil {
+		return err
+	}
+	_, err = db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: OwnerKey(cell),
+		ConditionExpression: ex.Condition(), UpdateExpression: ex.Update(),
+		ExpressionAttributeNames: ex.Names(), ExpressionAttributeValues: ex.Values()})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return fmt.Errorf("home: stop of cell %s: its ownership item is not at epoch %d: %w", cell, epoch, ErrLeaseConflict)
+	}
+	return err
+}
+
+// Proof is what DrainProof found.
+type Proof struct {
+	// Items is how many items of the cell the source Region holds.
+	Items int
+	// Differences names the sort keys that differ, at most 10.
+	Differences []string
+}
+
+// Drained reports whether the cell's items are identical in both Regions.
+func (p Proof) Drained() bool { return len(p.Differences) == 0 }
+
+// DrainProof compares every item of the cell (its partition "CELL#<cell>")
+// in two Regions with strongly consistent Queries. Identical items in
+// both, the stopped ownership item included, prove that every write the
+// old owner made before Stop has reached the new one: Stop is the old
+// owner's last write, and replication does not invent items.
+func DrainProof(ctx context.Context, from, to DB, table, cell string) (Proof, error) {
+	a, err := cellItems(ctx, from, table, cell)
+	if err != nil {
+		return Proof{}, err
+	}
+	b, err := cellItems(ctx, to, table, cell)
+	if err != nil {
+		return Proof{}, err
+	}
+	p := Proof{Items: len(a)}
+	keys := make([]string, 0, len(a)+len(b))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !reflect.DeepEqual(a[k], b[k]) && len(p.Differences) < 10 {
+			p.Differences = append(p.Differences, k)
+		}
+	}
+	return p, nil
+}
+
+func cellItems(ctx context.Context, db DB, table, cell string) (map[string]map[string]types.AttributeValue, error) {
+	kc, err := expression.NewBuilder().WithKeyCondition(expression.Key(schema.PartitionKey).Equal(expression.Value(PK(cell)))).Build()
+	if err != nil {
+		return nil, err
+	}
+	items := map[string]map[string]types.AttributeValue{}
+	in := &dynamodb.QueryInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true),
+		KeyConditionExpression: kc.KeyCondition(), ExpressionAttributeNames: kc.Names(), ExpressionAttributeValues: kc.Values()}
+	for {
+		out, err := db.Query(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range out.Items {
+			sk, _ := it[schema.SortKey].(*types.AttributeValueMemberS)
+			if sk != nil {
+				items[sk.Value] = it
+			}
+		}
+		if out.LastEvaluatedKey == nil {
+			return items, nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// Failover moves cells between Regions. Regions maps each Region to its
+// client of the money table.
+type Failover struct {
+	Table   string
+	Leases  *Leases
+	Regions map[string]DB
+	// Wait is called between drain proofs that found differences (in a
+	// deployment, a sleep of about the replication latency; in the
+	// simulation, a delivery of replicated writes). Attempts bounds them.
+	Wait     func(context.Context) error
+	Attempts int
+}
+
+// PlannedReport is what a planned failover did.
+type PlannedReport struct {
+	From, To string
+	Epoch    int64 // the new epoch
+	Items    int   // items proven replicated
+	Proofs   int   // drain proofs run
+}
+
+// ErrNotDrained is a planned failover whose drain proof still found
+// differences after Attempts: the cell is stopped (no Region writes it)
+// until Resume or a retry of Planned.
+var ErrNotDrained = errors.New("home: the cell's items are not identical in both Regions")
+
+// Planned moves a cell from its home Region to another with nothing lost
+// and nothing applied twice: the lease moves to the next epoch (the old
+// Region can no longer renew), Stop fences the old Region in its own
+// replica, DrainProof shows the cell's items identical in both Regions,
+// and Claim lets the new Region write.
+func (f *Failover) Planned(ctx context.Context, cell, to string) (PlannedReport, error) {
+	l, err := f.Leases.Get(ctx, cell)
+	if err != nil {
+		return PlannedReport{}, err
+	}
+	if l.Region == to {
+		return PlannedReport{}, fmt.Errorf("home: cell %s is already homed in %s", cell, to)
+	}
+	src, dst := f.Regions[l.Region], f.Regions[to]
+	if src == nil || dst == nil {
+		return PlannedReport{}, fmt.Errorf("home: planned failover of cell %s from %s to %s: unknown Region", cell, l.Region, to)
+	}
+	nl, err := f.Leases.Move(ctx, l, to)
+	if err != nil {
+		return PlannedReport{}, err
+	}
+	if err := Stop(ctx, src, f.Table, cell, l.Epoch); err != nil {
+		return PlannedReport{}, err
+	}
+	rep := PlannedReport{From: l.Region, To: to, Epoch: nl.Epoch}
+	if err := f.drain(ctx, src, dst, cell, &rep); err != nil {
+		return rep, err
+	}
+	return rep, Claim(ctx, dst, f.Table, nl)
+}
+
+// Resume finishes a planned failover that ErrNotDrained left stopped.
+func (f *Failover) Resume(ctx context.Context, cell, from string) (PlannedReport, error) {
+	nl, err := f.Leases.Get(ctx, cell)
+	if err != nil {
+		return PlannedReport{}, err
+	}
+	rep := PlannedReport{From: from, To: nl.Region, Epoch: nl.Epoch}
+	if err := f.drain(ctx, f.Regions[from], f.Regions[nl.Region], cell, &rep); err != nil {
+		return rep, err
+	}
+	return rep, Claim(ctx, f.Regions[nl.Region], f.Table, nl)
+}
+
+func (f *Failover) drain(ctx context.Context, src, dst DB, cell string, rep *PlannedReport) error {
+	for rep.Proofs < max(f.Attempts, 1) {
+		p, err := DrainProof(ctx, src, dst, f.Table, cell)
+		rep.Proofs++
+		if err != nil {
+			return err
+		}
+		if p.Drained() {
+			rep.Items = p.Items
+			return nil
+		}
+		if f.Wait != nil {
+			if err := f.Wait(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return fmt.Errorf("home: cell %s after %d proofs: %w", cell, rep.Proofs, ErrNotDrained)
+}
+
+// Takeover gives a cell whose home Region is unreachable to another
+// Region under the next epoch, once the old lease has run out by the
+// margin (before that it fails with ErrLeaseConflict: retry later). The
+// old Region's acknowledged writes that had not replicated arrive later
+// under the old epoch; the ledger check finds and quarantines them.
+func (f *Failover) Takeover(ctx context.Context, cell, to string) (Lease, error) {
+	l, err := f.Leases.Get(ctx, cell)
+	if err != nil {
+		return Lease{}, err
+	}
+	if l.Region == to {
+		return l, fmt.Errorf("home: cell %s is already homed in %s", cell, to)
+	}
+	dst := f.Regions[to]
+	if dst == nil {
+		return Lease{}, fmt.Errorf("home: takeover of cell %s by %s: unknown Region", cell, to)
+	}
+	nl, err := f.Leases.Takeover(ctx, l, to)
+	if err != nil {
+		return Lease{}, err
+	}
+	return nl, Claim(ctx, dst, f.Table, nl)
+}
