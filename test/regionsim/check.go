@@ -40,12 +40,16 @@ func (c *Cluster) ownerRegion(ctx context.Context, cell string) (string, error) 
 
 // Repair makes a cell's replicas identical after a crash dropped a
 // backlog: an item one Region lacks is written again where it is, an item
-// that differs is written again from the owner, and replication carries
-// the copies. It changes no item's content.
+// that differs is written again from the Region that wrote the cell last
+// (its owner, or the Region a stopped planned failover is leaving), and
+// replication carries the copies. It changes no item's content.
 func (c *Cluster) Repair(ctx context.Context, cell string) (int, error) {
 	owner, err := c.ownerRegion(ctx, cell)
 	if err != nil {
 		return 0, err
+	}
+	if from, ok := c.stopped[cell]; ok {
+		owner = from
 	}
 	all := map[string]map[string]map[string]types.AttributeValue{}
 	for _, r := range c.cfg.Regions {

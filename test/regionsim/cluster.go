@@ -77,7 +77,8 @@ type Cluster struct {
 	down    map[string]bool // crashed: unreachable by anyone
 	isolate map[string]bool // partitioned from every other Region and the lease store
 	cached  map[string]map[string]home.Lease
-	ids     int // the naive design's per-attempt ledger ids
+	stopped map[string]string // cells a planned failover left stopped, and the Region they left
+	ids     int               // the naive design's per-attempt ledger ids
 }
 
 // Start is the simulated clock's origin.
@@ -93,7 +94,7 @@ func NewCluster(ctx context.Context, cfg Config) (*Cluster, error) {
 		cfg.Margin = 2 * time.Second
 	}
 	c := &Cluster{cfg: cfg, DB: map[string]*dynamodb.Client{}, skew: map[string]time.Duration{}, down: map[string]bool{},
-		isolate: map[string]bool{}, cached: map[string]map[string]home.Lease{}}
+		isolate: map[string]bool{}, cached: map[string]map[string]home.Lease{}, stopped: map[string]string{}}
 	c.clock.Store(Start.UnixNano())
 	c.Eng = ddblocal.New(func(o *ddblocal.Options) {
 		o.Regions = append(append([]string(nil), cfg.Regions...), LeaseRegion)
@@ -235,7 +236,7 @@ func (c *Cluster) InitCell(ctx context.Context, cell, region string, balances ma
 	for _, u := range users {
 		item := map[string]types.AttributeValue{
 			schema.PartitionKey: s(home.PK(cell)), schema.SortKey: s(c.acctSK(u, 1)),
-			"balance": n(balances[u]), "seq": n(0), "base_epoch": n(0), "base_seq": n(0)}
+			"balance": n(balances[u]), "opening": n(balances[u]), "seq": n(0), "base_epoch": n(0), "base_seq": n(0)}
 		if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(Table), Item: item}); err != nil {
 			return err
 		}

@@ -142,13 +142,65 @@ func (c *Cluster) account(ctx context.Context, db *dynamodb.Client, cell, user s
 	if err != nil {
 		return account{}, err
 	}
-	var a account
+	var prev map[string]types.AttributeValue
 	for _, it := range items {
-		if e := epochOf(str(it, schema.SortKey)); e < epoch && e >= a.baseEpoch {
-			a = account{balance: num(it, "balance"), baseEpoch: e, baseSeq: num(it, "seq")}
+		if e := epochOf(str(it, schema.SortKey)); e < epoch && (prev == nil || e > epochOf(str(prev, schema.SortKey))) {
+			prev = it
 		}
 	}
+	if prev == nil {
+		return account{}, nil
+	}
+	return c.carry(ctx, db, cell, user, prev)
+}
+
+// carry is the base a user's first account item of a new epoch starts
+// from: the previous epoch's entries this Region holds without a gap, up
+// to that epoch's last. After a takeover the Region may hold a
+// transaction's items only in part; the base closes over the entries it
+// counts, writing again the idempotency record and the paid order of
+// each (their content is the entry's own), so that no retry applies them
+// twice. An entry beyond the base is late: Reconcile quarantines it.
+func (c *Cluster) carry(ctx context.Context, db *dynamodb.Client, cell, user string, prev map[string]types.AttributeValue) (account, error) {
+	pe := epochOf(str(prev, schema.SortKey))
+	entries, err := query(ctx, db, cell, fmt.Sprintf("LEDGER#%s#E%06d#", user, pe))
+	if err != nil {
+		return account{}, err
+	}
+	a := account{balance: num(prev, "opening"), baseEpoch: pe}
+	last := num(prev, "seq")
+	for _, it := range entries {
+		if seqOf(str(it, schema.SortKey)) != a.baseSeq+1 || a.baseSeq == last {
+			break
+		}
+		if err := c.closeEntry(ctx, db, cell, it); err != nil {
+			return account{}, err
+		}
+		a.baseSeq++
+		a.balance += num(it, "amount")
+	}
 	return a, nil
+}
+
+// closeEntry writes again, where missing, the idempotency record and the
+// paid order that committed with a ledger entry.
+func (c *Cluster) closeEntry(ctx context.Context, db *dynamodb.Client, cell string, entry map[string]types.AttributeValue) error {
+	it := put(cell, "IDEM#"+str(entry, "key"), map[string]types.AttributeValue{"entry": entry[schema.SortKey], "amount": entry["amount"]}).Put
+	_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: it.TableName, Item: it.Item, ConditionExpression: it.ConditionExpression,
+		ExpressionAttributeNames: it.ExpressionAttributeNames})
+	var ccf *types.ConditionalCheckFailedException
+	if err != nil && !errors.As(err, &ccf) {
+		return err
+	}
+	if o := str(entry, "order"); o != "" {
+		u := update(cell, "ORDER#"+o, expression.AttributeExists(expression.Name(schema.PartitionKey)),
+			expression.Set(expression.Name("status"), expression.Value("paid")).Set(expression.Name("paid_key"), expression.Value(str(entry, "key")))).Update
+		if _, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: u.TableName, Key: u.Key, ConditionExpression: u.ConditionExpression,
+			UpdateExpression: u.UpdateExpression, ExpressionAttributeNames: u.ExpressionAttributeNames, ExpressionAttributeValues: u.ExpressionAttributeValues}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (c *Cluster) execFenced(ctx context.Context, r string, req Request) (Result, error) {
@@ -260,7 +312,7 @@ func (c *Cluster) prepare(ctx context.Context, r string, req Request, epoch int6
 			expression.Set(expression.Name("balance"), expression.Value(a.balance+delta)).Set(expression.Name("seq"), expression.Value(a.seq+1))))
 	default:
 		items.Add("account", put(req.Cell, c.acctSK(req.User, epoch), map[string]types.AttributeValue{
-			"balance": n(a.balance + delta), "seq": n(1), "base_epoch": n(a.baseEpoch), "base_seq": n(a.baseSeq)}))
+			"balance": n(a.balance + delta), "opening": n(a.balance), "seq": n(1), "base_epoch": n(a.baseEpoch), "base_seq": n(a.baseSeq)}))
 	}
 	res.Outcome, res.Entry = Applied, entry
 	return res, items, items.Err()
