@@ -87,7 +87,7 @@ var operations = map[string]Operation{
 	RouteUserOrders: {Summary: "List a user's orders, newest first", Status: http.StatusOK, Response: store.Page[store.UserOrder]{}, Query: pageParams,
 		Errors: []error{keys.ErrInvalidID, cursor.ErrInvalid, store.ErrNotFound}},
 	RouteCreateOrder: {Summary: "Create an order", Body: CreateOrderRequest{}, Status: http.StatusCreated, Response: store.OrderView{}, Key: KeyRequired,
-		Errors: join(bodyErrors, keyErrors, amountErrors, []error{keys.ErrInvalidID, payments.ErrInvalidOrder, payments.ErrPriceMismatch, store.ErrNotFound, store.ErrAlreadyExists})},
+		Errors: join(bodyErrors, keyErrors, amountErrors, []error{keys.ErrInvalidID, payments.ErrInvalidOrder, payments.ErrPriceMismatch, payments.ErrCurrencyMismatch, store.ErrNotFound, store.ErrAlreadyExists})},
 	RouteGetOrder: {Summary: "Read an order with its items and payments", Status: http.StatusOK, Response: store.OrderView{},
 		Errors: []error{keys.ErrInvalidID, store.ErrNotFound}},
 	RouteListOrders: {Summary: "List orders by status", Status: http.StatusOK, Response: store.Page[store.Order]{},

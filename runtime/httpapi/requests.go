@@ -20,6 +20,8 @@ type Limit struct {
 	MaxBytes int
 	Pattern  string
 	Format   string // JSON Schema format, such as "email"
+	// Enum, when set, is the closed set of values a text field takes.
+	Enum []string
 	// ProductID fields are ID fields that follow keys.ValidateProductID
 	// (ASCII letters, digits and -_.:~).
 	ProductID bool
@@ -85,7 +87,7 @@ func (AddAddressRequest) Limits() map[string]Limit {
 		"line2":      {MaxBytes: MaxLineBytes},
 		"city":       {Required: true, MaxBytes: MaxCityBytes},
 		"postalCode": {Required: true, MaxBytes: MaxPostalCodeBytes},
-		"country":    {Required: true, MaxBytes: 2, Pattern: "^[A-Z]{2}$"},
+		"country":    {Required: true, MaxBytes: 2, Enum: countries},
 	}
 }
 

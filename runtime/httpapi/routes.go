@@ -222,8 +222,8 @@ func (a *API) addAddress(ctx context.Context, c *call) (reply, error) {
 	if err := checkFields(in, "line1", in.Line1, "line2", in.Line2, "city", in.City, "postalCode", in.PostalCode, "country", in.Country); err != nil {
 		return reply{}, err
 	}
-	if len(in.Country) != 2 || strings.ToUpper(in.Country) != in.Country {
-		return reply{}, atParam("country", fmt.Errorf("%w: \"country\" must be an ISO 3166-1 alpha-2 code such as DE", ErrBadRequest))
+	if !isCountry(in.Country) {
+		return reply{}, atParam("country", fmt.Errorf("%w: \"country\" %q is not an ISO 3166-1 alpha-2 country code (upper case, such as DE)", ErrBadRequest, in.Country))
 	}
 	return created(a.st.AddAddress(ctx, userID, store.NewAddress{AddressID: id, Line1: in.Line1, Line2: in.Line2,
 		City: in.City, PostalCode: in.PostalCode, Country: in.Country}))

@@ -167,6 +167,7 @@ func TestOrderPricesFromCatalogue(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	f.user(t, "u1", 0)
+	f.user(t, "u-usd", 0) // orders in USD: the first fixes its currency
 	if _, err := f.st.CreateProduct(ctx, store.NewProduct{ProductID: "mug", Name: "Mug", Price: 1250, Currency: "EUR"}); err != nil {
 		t.Fatal(err)
 	}
@@ -184,12 +185,12 @@ func TestOrderPricesFromCatalogue(t *testing.T) {
 		{"two lines of one product, the second differs", []payments.NewItem{line("mug", 1250), line("mug", 1)}, 2},
 		{"catalogue product, other currency", []payments.NewItem{{ProductID: "mug", Quantity: 1, UnitPrice: money.Amount{Minor: 1250, Currency: "USD"}}}, 1},
 	} {
-		cur := money.Currency("EUR")
+		cur, user := money.Currency("EUR"), "u1"
 		if tt.items[0].UnitPrice.Currency == "USD" {
-			cur = "USD"
+			cur, user = "USD", "u-usd"
 		}
 		id := fmt.Sprintf("o%d", i)
-		_, err := f.svc.CreateOrder(ctx, idem(payments.FlowCreateOrder, id, "/users/u1/orders", id), "u1",
+		_, err := f.svc.CreateOrder(ctx, idem(payments.FlowCreateOrder, id, "/users/"+user+"/orders", id), user,
 			payments.NewOrder{OrderID: id, Currency: cur, Items: tt.items})
 		var pme *payments.PriceMismatchError
 		switch {
@@ -202,5 +203,32 @@ func TestOrderPricesFromCatalogue(t *testing.T) {
 				t.Errorf("%s: the refused order was written: %v", tt.name, err)
 			}
 		}
+	}
+}
+
+// An order's currency is its user's balance's: an order in another
+// currency could be charged but never settled. A user without a currency
+// yet gets the order's, as from a first credit.
+func TestOrderCurrencyIsTheBalances(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.user(t, "eu", 1000)
+	usd := payments.NewOrder{OrderID: "o-usd", Currency: "USD", Items: []payments.NewItem{{ProductID: "p1", Quantity: 1, UnitPrice: money.Amount{Minor: 100, Currency: "USD"}}}}
+	_, err := f.svc.CreateOrder(ctx, idem(payments.FlowCreateOrder, "c1", "/users/eu/orders", usd), "eu", usd)
+	if !errors.Is(err, payments.ErrCurrencyMismatch) {
+		t.Fatalf("USD order of a EUR balance: %v, want ErrCurrencyMismatch", err)
+	}
+	if _, err := f.st.Order(ctx, "o-usd"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the refused order was written: %v", err)
+	}
+	f.user(t, "fresh", 0)
+	if _, err := f.svc.CreateOrder(ctx, idem(payments.FlowCreateOrder, "c2", "/users/fresh/orders", usd), "fresh", usd); err != nil {
+		t.Fatalf("USD order of a user without a currency: %v", err)
+	}
+	if b, err := f.st.Balance(ctx, "fresh"); err != nil || b.Currency != "USD" {
+		t.Errorf("balance after the first order: %+v %v, want its currency USD", b, err)
+	}
+	if _, err := f.svc.Credit(ctx, idem(payments.FlowCredit, "c3", "/users/fresh/credits", 5), "fresh", eur(5)); !errors.Is(err, payments.ErrCurrencyMismatch) {
+		t.Errorf("EUR credit after a USD order: %v, want ErrCurrencyMismatch", err)
 	}
 }

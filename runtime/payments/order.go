@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -89,13 +90,23 @@ func (s *Service) createOrderFlow(idem Idem, userID string, in NewOrder) (flow, 
 	fail := func(c *txn.CancelledError) error {
 		switch {
 		case c.Failed(itemCounter):
-			return fmt.Errorf("user %q: %w", userID, ErrNotFound)
+			return orderUserFailure(userID, c.Item(itemCounter), in.Currency)
 		case c.Failed(itemOrder):
 			return fmt.Errorf("order %q: %w", in.OrderID, ErrAlreadyExists)
 		}
 		return s.priceFailure(d, c)
 	}
 	return flow{name: FlowCreateOrder, idem: idem, partition: uk.PK, invocation: []string{in.OrderID}, build: build, writesOrders: true, fail: fail}, nil
+}
+
+// orderUserFailure explains a failed order counter from the profile's
+// ALL_OLD image: no user, or a balance in another currency.
+func orderUserFailure(userID string, old map[string]types.AttributeValue, cur money.Currency) error {
+	var u store.User
+	if len(old) == 0 || attributevalue.UnmarshalMap(old, &u) != nil {
+		return fmt.Errorf("user %q: %w", userID, ErrNotFound)
+	}
+	return fmt.Errorf("balance of user %q is in %s, the order in %s: %w", userID, u.Currency, cur, ErrCurrencyMismatch)
 }
 
 // price checks an order's lines and returns each line's total and the
@@ -144,10 +155,15 @@ func (s *Service) orderEffect(d draft, shape store.OrderShape, now time.Time) (*
 	view := d.view(s.keys, now, sk.SK)
 	eff := &idempotency.Effect{Status: http.StatusCreated, Body: view}
 	count := expression.Name("orderCount")
+	cur := expression.Value(string(d.in.Currency))
+	// The order's currency is the balance's, or fixes it as a first credit
+	// would: an order in another currency could be charged but never
+	// settled.
 	counter, err := s.items.Update(d.user,
 		expression.Set(count, expression.Plus(expression.IfNotExists(count, expression.Value(0)), expression.Value(1))).
+			Set(currencyName, expression.IfNotExists(currencyName, cur)).
 			Set(updatedName, expression.Value(ts)),
-		s.items.Exists())
+		s.items.Exists().And(expression.Or(expression.AttributeNotExists(currencyName), currencyName.Equal(cur))))
 	if err != nil {
 		return nil, err
 	}

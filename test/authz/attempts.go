@@ -3,9 +3,13 @@ package authz
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/oncetable/oncetable/runtime/cursor"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 )
 
@@ -20,6 +24,10 @@ type Fixture struct {
 	Currency string
 	// Auth gives the scopes. Default: httpapi.Auth's defaults.
 	Auth httpapi.Auth
+	// CursorSecret is the API's cursor secret, which an attacker who
+	// learnt or derived it signs cursors with; "" leaves those attempts
+	// out.
+	CursorSecret string
 }
 
 // Request is one call of a route with a valid body.
@@ -66,7 +74,7 @@ type Attempt struct {
 	Caller string // the token's subject (the local X-Local-Caller)
 	Scopes string // the token's scope claim (the local X-Local-Scopes)
 	Request
-	Status  int    // 403 or 404
+	Status  int    // 403 or 404; 400 for the attempts that name the attacker's own data
 	Problem string // problem type slug
 }
 
@@ -76,6 +84,13 @@ const (
 	GroupCustomerRole  = "customer on a route for other roles"
 	GroupServiceRole   = "service on a back-office route"
 	GroupNoScope       = "no recognised scope"
+	// GroupOrderOracle: a customer creating an order in its own account
+	// under the id of another user's order, to learn whether it exists
+	// (or to take it): refused as any customer-chosen order id is.
+	GroupOrderOracle = "customer naming an order id on create"
+	// GroupForgedCursor: a customer paging its own list with a cursor
+	// signed with the API's secret that points into the victim's data.
+	GroupForgedCursor = "customer with a signed cursor into another user's data"
 )
 
 // NoScope is the scope claim of a token that grants no role.
@@ -108,6 +123,53 @@ func Attempts(f Fixture) (out []Attempt, missing []string) {
 			add(GroupServiceRole, "authz-backend", service, http.StatusForbidden, "forbidden")
 		}
 		add(GroupNoScope, f.Victim, NoScope, http.StatusForbidden, "forbidden")
+		out = append(out, ownAttempts(f, r, customer)...)
 	}
 	return out, missing
+}
+
+// ownAttempts are the attacks of a customer on its own routes that aim at
+// the victim's data: an order id of the victim's on create, and cursors
+// signed for the attacker's own lists that point at the victim's items.
+func ownAttempts(f Fixture, r httpapi.RouteSpec, customer string) []Attempt {
+	own := strings.ReplaceAll(r.Path, "{userId}", f.Attacker)
+	at := func(group string, req Request, status int, problem string) Attempt {
+		return Attempt{Group: group, Route: r.Name, Caller: f.Attacker, Scopes: customer, Request: req, Status: status, Problem: problem}
+	}
+	switch r.Name {
+	case httpapi.RouteCreateOrder:
+		body := fmt.Sprintf(`{"orderId":%q,"currency":%q,"items":[{"productId":"p1","quantity":1,"unitPrice":100}]}`, f.Order, f.Currency)
+		return []Attempt{at(GroupOrderOracle, Request{Method: r.Method, Path: own, Body: body, Key: "authz-oracle"}, http.StatusBadRequest, "invalid-id")}
+	case httpapi.RouteLedger, httpapi.RouteUserOrders:
+		if f.CursorSecret == "" {
+			return nil
+		}
+		binding, prefix := "ledger", "LEDGER#"
+		if r.Name == httpapi.RouteUserOrders {
+			binding, prefix = "userOrders", "ORDER#"
+		}
+		var out []Attempt
+		for _, key := range []map[string]string{
+			{"PK": "USER#" + f.Victim, "SK": prefix + "9999"},    // the victim's partition
+			{"PK": "USER#" + f.Attacker, "SK": "PROFILE#ADDR#x"}, // outside the list's prefix
+		} {
+			out = append(out, at(GroupForgedCursor, Request{Method: r.Method, Path: own + "?cursor=" + url.QueryEscape(signCursor(f.CursorSecret, binding, key))},
+				http.StatusBadRequest, "invalid-cursor"))
+		}
+		return out
+	}
+	return nil
+}
+
+// signCursor signs a cursor as the API does (runtime/cursor).
+func signCursor(secret, binding string, key map[string]string) string {
+	av := map[string]types.AttributeValue{}
+	for k, v := range key {
+		av[k] = &types.AttributeValueMemberS{Value: v}
+	}
+	c, err := cursor.New([]byte(secret)).Encode(binding, av)
+	if err != nil {
+		panic(err) // string attributes always encode
+	}
+	return c
 }

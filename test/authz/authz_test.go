@@ -22,7 +22,10 @@ import (
 
 const table = "oncetable-authz"
 
-var fixture = authz.Fixture{Victim: "alice", Attacker: "bob", Order: "o-alice", Total: 2500, Currency: "EUR"}
+// The API runs with the default cursor secret, derived from the table name
+// (store.Options.CursorSecret), which the attacker derives too.
+var fixture = authz.Fixture{Victim: "alice", Attacker: "bob", Order: "o-alice", Total: 2500, Currency: "EUR",
+	CursorSecret: "oncetable-cursor/" + table}
 
 // caller is who sends a request: a subject and its scope claim.
 type caller struct{ sub, scopes string }
@@ -144,7 +147,7 @@ func TestAttempts(t *testing.T) {
 	}
 	// Every route once without a scope; the others by the route table.
 	if n := len(httpapi.Routes()); groups[authz.GroupNoScope] != n || groups[authz.GroupWrongCustomer] == 0 ||
-		groups[authz.GroupCustomerRole] == 0 || groups[authz.GroupServiceRole] == 0 {
+		groups[authz.GroupCustomerRole] == 0 || groups[authz.GroupServiceRole] == 0 || groups[authz.GroupOrderOracle] != 1 || groups[authz.GroupForgedCursor] != 4 {
 		t.Fatalf("attempts per group %v, want %d without a scope and some of every group", groups, n)
 	}
 	e := newEnv(t)

@@ -207,6 +207,8 @@ func catalogue(aliceCursor, bobCursor string) []badInput {
 			body: []byte(`{"amount":1,"currency":"EUR"}`), status: 422, problem: "amount-mismatch"},
 		{group: "business rule", name: "charge in another currency than the order's", method: "POST", path: "/orders/o-open/payments", header: key("cat-charge-usd"),
 			body: []byte(`{"amount":2500,"currency":"USD"}`), status: 422, problem: "currency-mismatch", detail: "is in EUR, the request in USD"},
+		{group: "business rule", name: "order in another currency than the balance", method: "POST", path: "/users/alice/orders", header: key("cat-order-usd"),
+			body: []byte(`{"currency":"USD","items":[{"productId":"p1","quantity":1,"unitPrice":100}]}`), status: 422, problem: "currency-mismatch", detail: "is in EUR, the order in USD"},
 		{group: "business rule", name: "debit beyond the balance", method: "POST", path: "/users/bob/debits", header: key("cat-debit-funds"),
 			body: []byte(`{"amount":571,"currency":"EUR"}`), status: 402, problem: "insufficient-funds"},
 		{group: "business rule", name: "debit of an unknown user", method: "POST", path: "/users/nobody/debits", header: key("cat-debit-nobody"),
@@ -224,6 +226,10 @@ func catalogue(aliceCursor, bobCursor string) []badInput {
 			body: []byte(`{"name":"Mug","price":1250,"currency":"EUR"}`), status: 400, problem: "invalid-id", detail: "\"productId\" is required"},
 		{group: "id", name: "new address without an id", method: "POST", path: "/users/alice/addresses", header: hdr(),
 			body: []byte(`{"line1":"1 Main St","city":"Berlin","postalCode":"10115","country":"DE"}`), status: 400, problem: "invalid-id", detail: "\"addressId\" is required"},
+		{group: "JSON", name: "address country that is not an ISO 3166-1 code", method: "POST", path: "/users/alice/addresses", header: hdr(),
+			body: []byte(`{"addressId":"home","line1":"1 Main St","city":"Berlin","postalCode":"10115","country":"D1"}`), status: 400, problem: "bad-request", detail: "not an ISO 3166-1 alpha-2 country code"},
+		{group: "JSON", name: "address country reserved but not assigned (UK for GB)", method: "POST", path: "/users/alice/addresses", header: hdr(),
+			body: []byte(`{"addressId":"home","line1":"1 Main St","city":"London","postalCode":"SW1A 1AA","country":"UK"}`), status: 400, problem: "bad-request", detail: "not an ISO 3166-1 alpha-2 country code"},
 		{group: "business rule", name: "user that exists already", method: "POST", path: "/users", header: hdr(),
 			body: []byte(`{"userId":"alice","name":"Alice 2","email":"alice2@example.com"}`), status: 409, problem: "already-exists"},
 
@@ -240,7 +246,7 @@ func catalogue(aliceCursor, bobCursor string) []badInput {
 // customer on alice's data and her order o-open, a customer or a service on
 // a route its role lacks, and tokens without a recognised scope.
 func authorization() []badInput {
-	attempts, _ := authz.Attempts(authz.Fixture{Victim: "alice", Attacker: "bob", Order: "o-open", Total: 2500, Currency: "EUR"})
+	attempts, _ := authz.Attempts(authz.Fixture{Victim: "alice", Attacker: "bob", Order: "o-open", Total: 2500, Currency: "EUR", CursorSecret: cursorSecret})
 	out := make([]badInput, len(attempts))
 	for i, a := range attempts {
 		h := hdr(localrun.CallerHeader, a.Caller, localrun.ScopesHeader, a.Scopes)

@@ -114,7 +114,7 @@ const (
 	InvReplayIdent     = "replayed responses are byte-identical to the first"
 	InvReuseNoEffect   = "a key reused with a different body never applied anything"
 	InvConservation    = "money is conserved: credits - debits - settles = sum of balances"
-	InvIntruderRefused = "a customer's call on another user's data, or on a route for other roles, is refused (403/404) and applies nothing"
+	InvIntruderRefused = "a customer's call on another user's data, or on a route for other roles, is refused (403/404; 400 for another user's order id on create or a forged cursor) and applies nothing"
 )
 
 // flowOf maps a keyed operation to its idempotency operation.
@@ -523,7 +523,11 @@ func (c *checker) intruders() {
 		}
 		for _, i := range in.Attempts {
 			a := c.h.Attempts[i]
-			if a.Status != 0 && !ambiguous(a.Status) && a.Status != http.StatusForbidden && a.Status != http.StatusNotFound {
+			refused := a.Status == http.StatusForbidden || a.Status == http.StatusNotFound
+			if in.Refusal != 0 {
+				refused = a.Status == in.Refusal
+			}
+			if a.Status != 0 && !ambiguous(a.Status) && !refused {
 				c.fail(InvIntruderRefused, fmt.Sprintf("attempt #%d by customer %s got %d %s", a.Seq, in.Caller, a.Status, a.Body), in)
 			}
 		}

@@ -9,10 +9,14 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/oncetable/oncetable/runtime/cursor"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/localrun"
 )
@@ -204,6 +208,12 @@ func (c *client) intrudeLoop(ctx context.Context) {
 // office's routes, which refuse every customer. Every one must be refused
 // (404 as if the data did not exist, or 403) and change nothing.
 func (c *client) intrude(ctx context.Context) {
+	if c.rng.IntN(5) == 0 {
+		if in, ok := c.ownIntrusion(); ok {
+			c.send(ctx, in)
+		}
+		return
+	}
 	in, ok := c.request(intrusions[c.rng.IntN(len(intrusions))])
 	if !ok {
 		return
@@ -215,6 +225,38 @@ func (c *client) intrude(ctx context.Context) {
 	}
 	in.Kind, in.Caller, in.Scopes = KindIntrude, attacker, httpapi.DefaultCustomerScope
 	c.send(ctx, in)
+}
+
+// ownIntrusion is a hostile customer's call on its own routes aimed at
+// another user: creating an order in its own account under the id of
+// another user's order (to learn that it exists, or to take it), or
+// paging its own ledger with a cursor signed with the API's secret that
+// points into the victim's partition. Both must be 400 and apply nothing.
+func (c *client) ownIntrusion() (*Intent, bool) {
+	w := c.run.world
+	attacker, ok := w.user(c.rng)
+	if !ok {
+		return nil, false
+	}
+	victim, ok := w.order(c.rng)
+	if !ok || victim.user == attacker {
+		return nil, false
+	}
+	in := &Intent{Kind: KindIntrude, Caller: attacker, Scopes: httpapi.DefaultCustomerScope, User: attacker, Origin: -1, Refusal: http.StatusBadRequest}
+	if c.rng.IntN(2) == 0 {
+		in.Op, in.Method, in.Key = OpCreateOrder, http.MethodPost, c.key()
+		in.Path = "/users/" + attacker + "/orders"
+		in.Body = fmt.Sprintf(`{"orderId":%q,"currency":"EUR","items":[{"productId":"p1","quantity":1,"unitPrice":100}]}`, victim.id)
+		return in, true
+	}
+	cur, err := cursor.New([]byte(cursorSecret)).Encode("ledger", map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "USER#" + victim.user}, "SK": &types.AttributeValueMemberS{Value: "LEDGER#9999"}})
+	if err != nil {
+		return nil, false
+	}
+	in.Op, in.Method = OpLedger, http.MethodGet
+	in.Path = "/users/" + attacker + "/ledger?limit=5&cursor=" + url.QueryEscape(cur)
+	return in, true
 }
 
 // request builds a fresh request of op on a user or order of the world;

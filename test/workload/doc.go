@@ -14,7 +14,9 @@
 // body. Beside them, Config.Intruders hostile customers (X-Local-Scopes
 // payments/customer) call other users' debits, orders, charges, settles,
 // balances and ledgers and the back office's routes (credit, orders by
-// status). Every attempt is recorded in a history. After the run, [Check]
+// status), and, on their own routes, create orders under other users' order
+// ids and page their ledgers with cursors signed with the API's secret that
+// point into other users' partitions. Every attempt is recorded in a history. After the run, [Check]
 // compares the history with the final table and reports each violation of
 // these invariants, with the history that led to it:
 //
@@ -31,8 +33,9 @@
 //   - replayed responses are byte-identical to the first;
 //   - a key reused with a different body never applied anything;
 //   - money is conserved: credits - debits - settles = sum of balances;
-//   - no hostile customer's call succeeds: each is answered 403 or 404
-//     (or not definitively, and retried) and leaves no idempotency record.
+//   - no hostile customer's call succeeds: each is answered 403 or 404 (400
+//     for another user's order id on create or a forged cursor), or not
+//     definitively and retried, and leaves no idempotency record.
 //
 // Beside the clients, the table's stream (NEW_AND_OLD_IMAGES) is read by
 // runtime/streampoll, as an event source mapping would, into the

@@ -47,19 +47,23 @@ const (
 // Intent is one logical request of a client: its attempts share the
 // Idempotency-Key and body.
 type Intent struct {
-	ID       int
-	Client   int
-	Op       Op
-	Kind     string
-	Caller   string // X-Local-Caller
-	Scopes   string // X-Local-Scopes; "" is the local operator
-	Method   string
-	Path     string
-	Key      string // Idempotency-Key, "" on routes without one
-	Body     string
-	Origin   int    // the intent whose key a resubmit or reuse sends again, else -1
-	User     string // the user the request acts on (for orders: the owner)
-	Order    string
+	ID     int
+	Client int
+	Op     Op
+	Kind   string
+	Caller string // X-Local-Caller
+	Scopes string // X-Local-Scopes; "" is the local operator
+	Method string
+	Path   string
+	Key    string // Idempotency-Key, "" on routes without one
+	Body   string
+	Origin int    // the intent whose key a resubmit or reuse sends again, else -1
+	User   string // the user the request acts on (for orders: the owner)
+	Order  string
+	// Refusal is the status a hostile customer's call on its own route
+	// must get (400: an order id of another user's on create, a forged
+	// cursor); 0 for calls on others' data or routes (403 or 404).
+	Refusal  int
 	Attempts []int // indexes into History.Attempts
 
 	// Final outcome, set when the client stops: the status and body of

@@ -49,11 +49,15 @@ func (l *Live) Deploy(opts ...func(*httpapi.Config)) {
 	l.api.swap(localrun.Handler(httpapi.New(l.DB, cfg).Handle, nil))
 }
 
+// cursorSecret signs the API's cursors; the hostile customers sign their
+// forged cursors with it too, as one who learnt the secret would.
+const cursorSecret = "oncetable workload cursor secret, 32+ bytes"
+
 // apiConfig is the API's configuration: the run's base, then Config.API,
 // then opts.
 func (r *runner) apiConfig(opts ...func(*httpapi.Config)) httpapi.Config {
 	cfg := httpapi.Config{Table: Table, Log: io.Discard, Metrics: io.Discard,
-		CursorSecret: []byte("oncetable workload cursor secret, 32+ bytes"), Auth: localrun.OperatorAuth(httpapi.Auth{})}
+		CursorSecret: []byte(cursorSecret), Auth: localrun.OperatorAuth(httpapi.Auth{})}
 	for _, f := range r.cfg.API {
 		f(&cfg)
 	}

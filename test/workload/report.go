@@ -31,7 +31,8 @@ type Counts struct {
 	ServerErrors                       int // 5xx attempts
 	Resubmits, Reuses                  int
 	// Intrusions are hostile customers' calls (KindIntrude); of them,
-	// IntrusionsRefused were answered 403 or 404 in the end (the others
+	// IntrusionsRefused were answered 403 or 404 (400 for an order id of
+	// another user's on create, or a forged cursor) in the end (the others
 	// got no definitive answer; any success is a violation).
 	Intrusions, IntrusionsRefused int
 }
@@ -50,7 +51,7 @@ func (r *Result) Counts() Counts {
 			c.Reuses++
 		case KindIntrude:
 			c.Intrusions++
-			if in.Status == http.StatusForbidden || in.Status == http.StatusNotFound {
+			if in.Status == http.StatusForbidden || in.Status == http.StatusNotFound || in.Refusal != 0 && in.Status == in.Refusal {
 				c.IntrusionsRefused++
 			}
 		}
@@ -129,7 +130,7 @@ func (r *Result) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "| requests (intents) | %d |\n| HTTP attempts | %d |\n| retries (same key, same body) | %d |\n", c.Intents, c.Attempts, c.Retries)
 	fmt.Fprintf(w, "| responses marked Idempotent-Replayed | %d |\n| old keys resubmitted | %d |\n| keys reused with a different body | %d |\n",
 		c.ReplayedResponses, c.Resubmits, c.Reuses)
-	fmt.Fprintf(w, "| customers' calls on other users' data or back-office routes | %d |\n| of them refused (403/404) | %d |\n", c.Intrusions, c.IntrusionsRefused)
+	fmt.Fprintf(w, "| customers' calls on other users' data or back-office routes | %d |\n| of them refused (403/404; 400 for another user's order id or a forged cursor) | %d |\n", c.Intrusions, c.IntrusionsRefused)
 	fmt.Fprintf(w, "| client timeouts | %d |\n| connection errors | %d |\n| responses dropped by the client | %d |\n| 5xx responses | %d |\n",
 		c.Timeouts, c.TransportErrors, c.Dropped, c.ServerErrors)
 	fmt.Fprintf(w, "| refused, then applied by an earlier attempt still in flight (allowed, see below) | %d |\n", len(r.Observations))

@@ -198,6 +198,10 @@ func (s schemas) requestField(t reflect.Type, l httpapi.Limit) obj {
 		if l.Pattern != "" {
 			o["pattern"] = l.Pattern
 		}
+		if len(l.Enum) > 0 {
+			o["enum"] = l.Enum
+			o["description"] = fmt.Sprintf("one of %d codes", len(l.Enum))
+		}
 		if l.Format != "" {
 			o["format"] = l.Format
 		}
