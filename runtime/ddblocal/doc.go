@@ -245,6 +245,10 @@
 // clock then its name (inferred: see replication.go). Reads, conditions
 // and ClientRequestTokens are local to a Region, and every replica's
 // stream carries the writes applied to it, replicated ones included.
+// MultiRegionConsistency STRONG makes a write reach every reachable
+// replica before it commits (see replication_strong.go). With Options.Dir
+// the versions and each Region's backlog of unreplicated writes are kept
+// with the rows and survive a restart.
 //
 // Replication is the fault API of the Regions, seeded and deterministic
 // with Options.ManualReplication and a fake Clock:

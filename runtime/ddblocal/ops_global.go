@@ -155,6 +155,7 @@ func (e *Engine) updateGlobal(ctx context.Context, t *table, in *updateTableInpu
 			return nil, err
 		}
 	}
+	defer set.saveGroup(t.name)
 	for _, w := range in.GlobalTableWitnessUpdates {
 		set.mu.Lock()
 		if g := set.groups[t.name]; g != nil {
@@ -359,6 +360,7 @@ func (e *Engine) leaveGlobal(t *table) {
 		}
 	}
 	set.mu.Unlock()
+	set.saveGroup(t.name)
 	set.repl.dropTable(t.name, e.opts.Region)
 	if last != "" {
 		if lt := set.engines[last].anyStatus(t.name); lt != nil {

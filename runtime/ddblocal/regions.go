@@ -76,6 +76,10 @@ func openRegions(o Options) (*Engine, error) {
 		e.global = set
 		set.engines[r] = e
 	}
+	if err := set.load(); err != nil {
+		set.closeAll()
+		return nil, err
+	}
 	return set.engines[primary], nil
 }
 

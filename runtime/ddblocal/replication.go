@@ -53,8 +53,14 @@ type replicaLink struct {
 	// sent on again.
 	applying bool
 	// strongVers are the versions replicateStrong gave the changes of the
-	// operation being committed, which shipCommitted keeps.
+	// operation being committed, which prepare keeps.
 	strongVers []itemVersion
+	// pending are the versions of the changes being committed, and outbox
+	// their entries for the other replicas (prepare); incoming are the
+	// versions of the replicated changes applied before they commit.
+	pending  []itemVersion
+	outbox   []*replEntry
+	incoming []itemVersion
 }
 
 // nextVersion is the version of a local write of key k at now: now in
@@ -78,30 +84,51 @@ type replEntry struct {
 	ttl       bool      // a deletion by TTL
 	committed time.Time // when it committed in its Region
 	due       time.Time // when it may be applied
+	failed    bool      // its Region could not store it: delivered again
 }
 
-// shipCommitted turns the changes t committed into entries for every
-// other replica; the caller holds t.mu and calls it before the changes
-// are forgotten.
-func (l *replicaLink) shipCommitted(t *table, now time.Time) {
+// prepare gives the changes of the operation t is about to commit their
+// versions and, for a local write, makes the entries for every other
+// replica, so that the store can hold them with the rows (see
+// saveReplication). The caller holds t.mu.
+func (l *replicaLink) prepare(t *table, now time.Time) {
+	l.pending, l.outbox = l.pending[:0], nil
 	if l.applying {
+		l.pending = append(l.pending, l.incoming...)
+		l.incoming = l.incoming[:0]
 		return
 	}
-	r := l.set.repl
-	tos := r.set.replicaRegions(t.name, l.region)
 	strong := len(l.strongVers) == len(t.changes)
 	for i, c := range t.changes {
-		k := string(c.key)
-		v := l.nextVersion(k, now)
+		v := l.nextVersion(string(c.key), now)
 		if strong {
 			v = l.strongVers[i]
 		}
-		l.versions[k] = v
-		if len(tos) > 0 {
-			r.enqueue(t.name, l.region, tos, c.key, c.val, v, t.serviceWrite, now)
-		}
+		l.pending = append(l.pending, v)
 	}
 	l.strongVers = l.strongVers[:0]
+	r := l.set.repl
+	for _, to := range l.set.replicaRegions(t.name, l.region) {
+		for i, c := range t.changes {
+			l.outbox = append(l.outbox, &replEntry{seq: r.nextSeq(), table: t.name, from: l.region, to: to,
+				key: c.key, val: c.val, ver: l.pending[i], ttl: t.serviceWrite, committed: now})
+		}
+	}
+}
+
+// shipCommitted hands the entries of the operation t committed to the
+// replicator; the caller holds t.mu.
+func (l *replicaLink) shipCommitted(t *table) {
+	for i, c := range t.changes {
+		if i < len(l.pending) && l.pending[i].region != "" {
+			l.versions[string(c.key)] = l.pending[i]
+		}
+	}
+	l.pending = l.pending[:0]
+	if len(l.outbox) > 0 {
+		l.set.repl.enqueue(l.outbox)
+	}
+	l.outbox = nil
 }
 
 // entryHeap orders entries by due time, then by when they were made.
@@ -166,33 +193,37 @@ func newReplicator(set *regionSet, manual bool) *replicator {
 	}
 }
 
-// enqueue adds one entry per destination for a committed change.
-func (r *replicator) enqueue(table, from string, tos []string, key, val []byte, v itemVersion, ttl bool, now time.Time) {
+// nextSeq numbers an entry.
+func (r *replicator) nextSeq() uint64 {
 	r.mu.Lock()
-	for _, to := range tos {
-		r.seq++
-		due := now
+	defer r.mu.Unlock()
+	r.seq++
+	return r.seq
+}
+
+// enqueue schedules entries after their lag.
+func (r *replicator) enqueue(ens []*replEntry) {
+	r.mu.Lock()
+	for _, en := range ens {
+		due := en.committed
 		if r.faults.Lag != nil {
-			due = now.Add(r.faults.Lag(r.rng))
+			due = due.Add(r.faults.Lag(r.rng))
 		}
 		// One item's changes reach a replica in the order they were made.
-		order := to + "\x00" + table + "\x00" + string(key)
+		order := en.to + "\x00" + en.table + "\x00" + string(en.key)
 		if last, ok := r.lastDue[order]; ok && due.Before(last) {
 			due = last
 		}
 		r.lastDue[order] = due
-		heap.Push(&r.queue, &replEntry{seq: r.seq, table: table, from: from, to: to, key: key, val: val,
-			ver: v, ttl: ttl, committed: now, due: due})
+		en.due = due
+		heap.Push(&r.queue, en)
 	}
 	started := r.started
 	r.mu.Unlock()
 	if !started && !r.manual {
 		r.start()
 	}
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
+	r.poke()
 }
 
 // blocked reports whether an entry cannot be delivered now; the caller
@@ -225,8 +256,11 @@ func (r *replicator) takeDue(now time.Time) []*replEntry {
 	return out
 }
 
-// deliver applies entries in order and records their latency.
-func (r *replicator) deliver(ens []*replEntry, fastForward bool) {
+// deliver applies entries in order, records their latency and removes
+// them from their Regions' backlogs; it returns how many it removed.
+func (r *replicator) deliver(ens []*replEntry, fastForward bool) int {
+	var done []*replEntry
+	defer func() { r.forget(done) }()
 	for _, en := range ens {
 		e := r.set.engines[en.to]
 		if e == nil {
@@ -236,7 +270,18 @@ func (r *replicator) deliver(ens []*replEntry, fastForward bool) {
 		if fastForward && at.Before(en.due) {
 			at = en.due
 		}
-		if e.applyReplicated(en, r.arrivalOrder) {
+		applied := e.applyReplicated(en, r.arrivalOrder)
+		if en.failed {
+			// Kept for a later delivery, as a Region that could not
+			// write keeps its backlog.
+			en.failed = false
+			r.mu.Lock()
+			heap.Push(&r.queue, en)
+			r.mu.Unlock()
+			continue
+		}
+		done = append(done, en)
+		if applied {
 			r.mu.Lock()
 			k := latencyKey{en.table, en.from, en.to}
 			s := r.latency[k]
@@ -248,6 +293,7 @@ func (r *replicator) deliver(ens []*replEntry, fastForward bool) {
 			r.mu.Unlock()
 		}
 	}
+	return len(done)
 }
 
 // start runs background delivery, once.
@@ -310,12 +356,16 @@ func (r *replicator) pending() int {
 
 // dropFrom drops the entries a Region has not delivered yet.
 func (r *replicator) dropFrom(region string) {
+	var dropped []*replEntry
+	defer func() { r.forget(dropped) }()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	kept := r.queue[:0]
 	for _, en := range r.queue {
 		if en.from != region {
 			kept = append(kept, en)
+		} else {
+			dropped = append(dropped, en)
 		}
 	}
 	clear(r.queue[len(kept):])
@@ -326,12 +376,16 @@ func (r *replicator) dropFrom(region string) {
 // dropTable drops the entries of a table on their way to a Region (every
 // Region when to is "").
 func (r *replicator) dropTable(table, to string) {
+	var dropped []*replEntry
+	defer func() { r.forget(dropped) }()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	kept := r.queue[:0]
 	for _, en := range r.queue {
 		if en.table != table || (to != "" && en.to != to) {
 			kept = append(kept, en)
+		} else {
+			dropped = append(dropped, en)
 		}
 	}
 	clear(r.queue[len(kept):])
@@ -354,11 +408,15 @@ func (e *Engine) applyReplicated(en *replEntry, arrivalOrder bool) bool {
 	}
 	l := t.replica
 	l.applying = true
-	defer func() { l.applying = false }()
+	defer func() { l.applying, l.incoming = false, l.incoming[:0] }()
 	if !e.applyLocked(t, en, arrivalOrder) {
 		return false
 	}
-	return e.commit([]*table{t}, nil, false) == nil
+	if err := e.commit([]*table{t}, nil, false); err != nil {
+		en.failed = true
+		return false
+	}
+	return true
 }
 
 // applyLocked writes a replicated change to t, a replica, without
@@ -378,10 +436,11 @@ func (e *Engine) applyLocked(t *table, en *replEntry, arrivalOrder bool) bool {
 	if err != nil {
 		return false
 	}
-	l.versions[k] = en.ver
 	if old == nil && next == nil {
+		l.versions[k] = en.ver
 		return true
 	}
+	l.incoming = append(l.incoming, en.ver)
 	t.serviceWrite = en.ttl
 	t.write(en.key, old, next, 0, e.now())
 	t.serviceWrite = false

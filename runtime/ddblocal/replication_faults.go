@@ -143,9 +143,7 @@ func (p *Replication) SetClockSkew(region string, d time.Duration) {
 // Regions' clock and that no partition, pause or crash holds back, and
 // returns how many it applied or dropped as older than the replica's.
 func (p *Replication) Deliver() int {
-	ens := p.set.repl.takeDue(p.set.baseClock())
-	p.set.repl.deliver(ens, false)
-	return len(ens)
+	return p.set.repl.deliver(p.set.repl.takeDue(p.set.baseClock()), false)
 }
 
 // QuietReport is what WaitQuiet found.
@@ -167,10 +165,9 @@ func (p *Replication) WaitQuiet() QuietReport {
 	r := p.set.repl
 	for {
 		ens := r.takeDue(time.Time{})
-		if len(ens) == 0 {
-			break
+		if len(ens) == 0 || r.deliver(ens, true) == 0 {
+			break // nothing left, or only writes a Region cannot store
 		}
-		r.deliver(ens, true)
 	}
 	rep := QuietReport{Pending: r.pending()}
 	rep.Differences = p.set.differences(10)

@@ -112,7 +112,7 @@ func (l *replicaLink) replicateStrong(t *table, isTx bool, now time.Time) error 
 			e.applyLocked(pt, en, false)
 		}
 		err := e.commit([]*table{pt}, nil, false)
-		pt.replica.applying = false
+		pt.replica.applying, pt.replica.incoming = false, pt.replica.incoming[:0]
 		if err != nil {
 			return err
 		}

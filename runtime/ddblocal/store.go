@@ -243,6 +243,7 @@ func (e *Engine) commit(tables []*table, tok *tokenRecord, isTx bool) error {
 				}
 				return err
 			}
+			t.replica.prepare(t, now)
 		}
 	}
 	id := e.commitSeq.Add(1)
@@ -308,6 +309,9 @@ func saveChanges(tx *bolt.Tx, t *table) error {
 			return err
 		}
 	}
+	if t.replica != nil {
+		return t.replica.save(tx, t)
+	}
 	return nil
 }
 
@@ -319,7 +323,7 @@ func (t *table) committed(now time.Time, id uint64, isTx bool, budget int64) {
 	}
 	if len(t.changes) > 0 {
 		if t.replica != nil {
-			t.replica.shipCommitted(t, now)
+			t.replica.shipCommitted(t)
 		}
 		t.remember(now, id, isTx, budget)
 	}
@@ -376,7 +380,7 @@ func (e *Engine) dropStoredTable(name string) error {
 		if err := tx.Bucket(metaBucket).Delete([]byte(name)); err != nil {
 			return err
 		}
-		for _, b := range [][]byte{itemsBucket(name), historyBucket(name)} {
+		for _, b := range [][]byte{itemsBucket(name), historyBucket(name), versionsBucket(name)} {
 			if tx.Bucket(b) != nil {
 				if err := tx.DeleteBucket(b); err != nil {
 					return err
