@@ -73,7 +73,8 @@ $(STATICCHECK):
 	@mv $(TOOLS)/staticcheck $@
 
 ## run: the local runner: the API on 127.0.0.1:8080 over the embedded DynamoDB engine on 127.0.0.1:8000
-##      (RUN_FLAGS="-data-dir .data" keeps state; RUN_FLAGS="-dynamodb-endpoint URL" uses another endpoint)
+##      (RUN_FLAGS="-data-dir .data" keeps state; RUN_FLAGS="-dynamodb-endpoint URL" uses another endpoint;
+##      RUN_FLAGS="-regions us-east-1,eu-west-1" serves several Regions on the engine's port, the API in the first)
 # The runner is built, then exec'd: it is make's only child, so Ctrl-C and
 # `kill <make's pid>` (make forwards SIGTERM) reach it, and it stops with
 # status 0. `go build` fetches only the modules the runner imports, never
