@@ -153,10 +153,12 @@ deploy: require-env
 require-env:
 	@if [ -z "$(ENV)" ]; then echo "set ENV, for example: make $(MAKECMDGOALS) ENV=dev" >&2; exit 2; fi
 
-## lint: gofmt, go vet and staticcheck over every module: the workspace's (go.work) and the nested ones (NESTED_MODULES)
+## lint: gofmt, go mod tidy -diff, go vet and staticcheck over every module: the workspace's (go.work) and the nested ones (NESTED_MODULES)
 lint: deps $(STATICCHECK)
 	@unformatted=$$(gofmt -l $(GO_FILES)); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed on:"; echo "$$unformatted"; exit 1; fi
+	@for m in . $(WORK_MODULES) $(NESTED_MODULES); do (cd $$m && GOWORK=off go mod tidy -diff >/dev/null) || \
+		{ echo "go.mod or go.sum of $$m is not tidy: run (cd $$m && GOWORK=off go mod tidy)"; exit 1; }; done
 	go vet $(GO_PATTERNS)
 	$(STATICCHECK) $(GO_PATTERNS)
 	@for m in $(NESTED_MODULES); do echo "lint $$m"; (cd $$m && GOWORK=off go vet ./... && GOWORK=off $(STATICCHECK) ./...) || exit 1; done
