@@ -2,7 +2,6 @@ package backup
 
 import (
 	"cmp"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -21,6 +20,7 @@ import (
 	"github.com/oncetable/oncetable/constructs/alarms"
 	"github.com/oncetable/oncetable/constructs/gofunction"
 	"github.com/oncetable/oncetable/constructs/oncall"
+	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/restorevalidation"
 )
 
@@ -88,12 +88,8 @@ func (r *RestoreTesting) validation(c constructs.Construct, table awsdynamodb.IT
 		// functions' logs, or with the stack's data when that goes.
 		LogRetentionDays: v.LogRetentionDays,
 		DestroyLogs:      removal == awscdk.RemovalPolicy_DESTROY,
-		Environment: map[string]string{
-			restorevalidation.SourceTableEnv: *table.TableName(),
-			restorevalidation.PlanARNEnv:     *r.Plan.AttrRestoreTestingPlanArn(),
-			restorevalidation.SegmentsEnv:    strconv.Itoa(cmp.Or(v.Segments, 8)),
-			restorevalidation.MaxRCUEnv:      strconv.Itoa(cmp.Or(v.MaxRCU, 2000)),
-		},
+		Environment: config.RestoreValidation{SourceTable: *table.TableName(), PlanARN: *r.Plan.AttrRestoreTestingPlanArn(),
+			Segments: v.Segments, MaxRCU: float64(v.MaxRCU)}.Environment(),
 	})
 	restored := stack.FormatArn(&awscdk.ArnComponents{Service: jsii.String("dynamodb"), Resource: jsii.String("table"),
 		ResourceName: jsii.String(restorevalidation.RestoredTablePrefix + "*"), ArnFormat: awscdk.ArnFormat_SLASH_RESOURCE_NAME})

@@ -1,11 +1,11 @@
 // Package gofunction is the CDK construct for a Go Lambda function: it builds
 // a Go main package with the local Go toolchain into a `bootstrap` binary for
 // the provided.al2023 runtime on arm64 and wires it with a role, an explicit
-// log group, X-Ray tracing and the oncetable environment variables.
+// log group, X-Ray tracing and the environment of its runtime/config value.
 //
 //	fn := gofunction.New(stack, "Charge", &gofunction.Props{
-//		Entry:     "./lambdas/charge",
-//		TableName: *table.TableName(),
+//		Entry:       "./lambdas/charge",
+//		Environment: config.Payments{Table: *table.TableName()}.Environment(),
 //	})
 //	fn.Monitor(ops, &gofunction.AlarmProps{ErrorKind: oncall.MoneyFunctionErrors}) // error and throttle rates, p99 duration, concurrency + widgets
 //

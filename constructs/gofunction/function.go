@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 	"time"
 
@@ -20,20 +19,13 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
-
-	"github.com/oncetable/oncetable/runtime/schema"
 )
-
-// IdempotencyExpiryEnv is the environment variable that carries
-// Props.IdempotencyExpiry as a Go duration (read by runtime/httpapi).
-const IdempotencyExpiryEnv = "IDEMPOTENCY_EXPIRY"
 
 // Defaults of Props.
 const (
-	DefaultMemoryMB          = 256
-	DefaultTimeout           = 10 * time.Second
-	DefaultLogRetentionDays  = 30
-	DefaultIdempotencyExpiry = 24 * time.Hour
+	DefaultMemoryMB         = 256
+	DefaultTimeout          = 10 * time.Second
+	DefaultLogRetentionDays = 30
 )
 
 // Props configures one function. Every zero value is its documented
@@ -70,12 +62,8 @@ type Props struct {
 	// Logs use it (AllowLogsToUseKey). Default: nil, CloudWatch Logs'
 	// own encryption.
 	LogKey awskms.IKey
-	// TableName becomes TABLE_NAME. Default: unset (the runtime's default).
-	TableName string
-	// IdempotencyExpiry becomes IDEMPOTENCY_EXPIRY. Default: 24h.
-	IdempotencyExpiry time.Duration
-	// Environment adds further variables; it may not override TABLE_NAME or
-	// IDEMPOTENCY_EXPIRY.
+	// Environment is the function's environment: the Environment of its
+	// runtime/config value, which its main reads back. Default: none.
 	Environment map[string]string
 	// ReservedConcurrency caps and reserves concurrent executions.
 	// Default: 0, unreserved (the account's pool).
@@ -115,7 +103,6 @@ func New(scope constructs.Construct, id string, props *Props) *Function {
 	p.MemoryMB = cmp.Or(p.MemoryMB, DefaultMemoryMB)
 	p.Timeout = cmp.Or(p.Timeout, DefaultTimeout)
 	p.LogRetentionDays = cmp.Or(p.LogRetentionDays, DefaultLogRetentionDays)
-	p.IdempotencyExpiry = cmp.Or(p.IdempotencyExpiry, DefaultIdempotencyExpiry)
 	p.Description = cmp.Or(p.Description, "oncetable "+p.Entry)
 	switch {
 	case p.MemoryMB < 128 || p.MemoryMB > 10240:
@@ -124,8 +111,6 @@ func New(scope constructs.Construct, id string, props *Props) *Function {
 		panic(fmt.Sprintf("gofunction: Timeout %s must be whole seconds in 1s..15m", p.Timeout))
 	case p.ReservedConcurrency < 0:
 		panic("gofunction: ReservedConcurrency must not be negative")
-	case p.IdempotencyExpiry < 0:
-		panic("gofunction: IdempotencyExpiry must not be negative")
 	}
 	retention := RetentionDays(p.LogRetentionDays)
 
@@ -153,20 +138,9 @@ func New(scope constructs.Construct, id string, props *Props) *Function {
 		Resources: &[]*string{f.LogGroup.LogGroupArn()},
 	}))
 
-	env := map[string]*string{IdempotencyExpiryEnv: jsii.String(p.IdempotencyExpiry.String())}
-	if p.TableName != "" {
-		env[schema.TableNameEnv] = jsii.String(p.TableName)
-	}
-	keys := make([]string, 0, len(p.Environment))
-	for k := range p.Environment {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if k == schema.TableNameEnv || k == IdempotencyExpiryEnv {
-			panic("gofunction: set " + k + " through its own Props field, not Environment")
-		}
-		env[k] = jsii.String(p.Environment[k])
+	env := make(map[string]*string, len(p.Environment))
+	for k, v := range p.Environment {
+		env[k] = jsii.String(v)
 	}
 
 	tracing := awslambda.Tracing_ACTIVE

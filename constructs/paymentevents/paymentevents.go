@@ -21,7 +21,7 @@ import (
 	"github.com/oncetable/oncetable/constructs/alarms"
 	"github.com/oncetable/oncetable/constructs/gofunction"
 	"github.com/oncetable/oncetable/constructs/oncall"
-	"github.com/oncetable/oncetable/runtime/outbox"
+	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/store"
 )
@@ -173,7 +173,7 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentEvents {
 		LogRetentionDays: p.LogRetentionDays,
 		DestroyLogs:      p.DestroyLogs,
 		LogKey:           p.TableKey,
-		Environment:      map[string]string{outbox.BusNameEnv: *e.Bus.EventBusName()},
+		Environment:      config.Events{BusName: *e.Bus.EventBusName()}.Environment(),
 	})
 	role := e.Function.Role
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{

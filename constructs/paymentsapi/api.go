@@ -3,7 +3,6 @@ package paymentsapi
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"sort"
 	"time"
 
@@ -24,7 +23,7 @@ import (
 
 	"github.com/oncetable/oncetable/constructs/gofunction"
 	"github.com/oncetable/oncetable/constructs/singletable"
-	"github.com/oncetable/oncetable/runtime/cursorsecret"
+	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 )
 
@@ -245,13 +244,12 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
 		if entry == "" {
 			entry = "./lambdas/" + name
 		}
-		env := authEnvironment(auth)
-		if access[name].Orders {
-			maps.Copy(env, p.Orders.Environment())
-		}
+		cfg := config.Payments{Table: *p.Table.TableName(), IdempotencyExpiry: p.IdempotencyExpiry, Orders: p.Orders.Config(),
+			Auth: config.Auth{CustomerScope: auth.CustomerScope, OperatorScope: auth.OperatorScope, ServiceScope: auth.ServiceScope,
+				UserClaim: auth.UserClaim, IAMOperators: auth.IAMOperators}}
 		if name == httpapi.FunctionAPI {
 			// The ARN, never the value: the function reads the value at run time.
-			env[cursorsecret.ARNEnv] = *a.CursorSecret.SecretArn()
+			cfg.CursorSecretARN = *a.CursorSecret.SecretArn()
 		}
 		fn := gofunction.New(c, functionID(name), &gofunction.Props{
 			Entry:               entry,
@@ -262,9 +260,7 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
 			Timeout:             p.Timeout,
 			LogRetentionDays:    p.LogRetentionDays,
 			DestroyLogs:         p.DestroyLogs,
-			TableName:           *p.Table.TableName(),
-			IdempotencyExpiry:   p.IdempotencyExpiry,
-			Environment:         env,
+			Environment:         cfg.Environment(),
 			ReservedConcurrency: p.ReservedConcurrency[name],
 			LogKey:              p.TableKey,
 		})

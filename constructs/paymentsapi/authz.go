@@ -27,21 +27,6 @@ func (p Props) auth() httpapi.Auth {
 	return a.WithDefaults()
 }
 
-// authEnvironment is what every function reads into httpapi.Auth: the
-// same check runs in the api, charge, debit and settle functions.
-func authEnvironment(a httpapi.Auth) map[string]string {
-	env := map[string]string{
-		httpapi.AuthCustomerScopeEnv: a.CustomerScope,
-		httpapi.AuthOperatorScopeEnv: a.OperatorScope,
-		httpapi.AuthServiceScopeEnv:  a.ServiceScope,
-		httpapi.AuthUserClaimEnv:     a.UserClaim,
-	}
-	if len(a.IAMOperators) > 0 {
-		env[httpapi.AuthIAMOperatorsEnv] = strings.Join(a.IAMOperators, ",")
-	}
-	return env
-}
-
 // InvokePath is the resource path of a route in its execute-api ARN: each
 // path parameter is "*", which IAM matches across "/" too; RouteARNs'
 // test checks that no wildcard of a role's routes matches a route the

@@ -22,6 +22,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/oncetable/oncetable/constructs/gofunction"
+	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/cursorsecret"
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/httpapi"
@@ -150,7 +151,7 @@ func startOnce(bin string, event []byte, env []string) (coldStart, error) {
 	cmd.Env = append([]string{"AWS_LAMBDA_RUNTIME_API=" + host, "AWS_ENDPOINT_URL=" + srv.URL,
 		"AWS_REGION=eu-west-1", "AWS_ACCESS_KEY_ID=AKIDBENCH", "AWS_SECRET_ACCESS_KEY=bench", "AWS_SESSION_TOKEN=bench",
 		"AWS_LAMBDA_FUNCTION_NAME=bench", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE=256", "TABLE_NAME=bench", "HOME=" + os.TempDir(),
-		cursorsecret.ARNEnv + "=arn:aws:secretsmanager:eu-west-1:111122223333:secret:bench"}, env...)
+		config.CursorSecretARNEnv + "=arn:aws:secretsmanager:eu-west-1:111122223333:secret:bench"}, env...)
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return coldStart{}, err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/oncetable/oncetable/constructs/singletable"
+	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/schema"
 )
 
@@ -15,8 +16,8 @@ func ExampleOrderIndexes() {
 		{Stage: schema.OrdersBoth, Shards: 8},
 		{Stage: schema.OrdersV2, Shards: 8},
 	} {
-		env := o.Environment()
-		fmt.Println(o.IndexNames(), env[singletable.OrderIndexesEnv], env[singletable.OrderShardsEnv])
+		env := o.Config().Environment()
+		fmt.Println(o.IndexNames(), env[config.OrderIndexesEnv], env[config.OrderShardsEnv])
 	}
 	fmt.Println(singletable.OrderIndexes{Stage: "v3"}.Validate())
 	fmt.Println(singletable.OrderIndexes{Shards: 101}.Validate())
@@ -24,6 +25,6 @@ func ExampleOrderIndexes() {
 	// [GSI1 Unprocessed Featured] v1 4
 	// [GSI1 Unprocessed Featured OrdersByStatus] both 8
 	// [Unprocessed Featured OrdersByStatus] v2 8
-	// singletable: schema: order indexes "v3", want v1, both or v2
-	// singletable: order shards 101 is outside 1..100
+	// singletable: config: ORDER_INDEXES="v3": want v1, both or v2
+	// singletable: config: ORDER_SHARDS="101": want an integer 1..100
 }

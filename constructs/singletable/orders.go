@@ -2,24 +2,9 @@ package singletable
 
 import (
 	"fmt"
-	"strconv"
 
+	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/schema"
-	"github.com/oncetable/oncetable/runtime/store"
-)
-
-// The environment variables that carry the order index stage to every
-// function that reads or writes orders: the runtime's own names, which
-// httpapi.ConfigFromEnv reads.
-const (
-	OrderIndexesEnv = store.OrderIndexesEnv
-	OrderShardsEnv  = store.OrderShardsEnv
-)
-
-// Bounds of OrderIndexes.Shards.
-const (
-	DefaultOrderShards = store.DefaultOrderShards
-	MaxOrderShards     = 100
 )
 
 // OrderIndexes is the stage of the orders-by-status migration
@@ -31,32 +16,29 @@ const (
 type OrderIndexes struct {
 	// Stage is schema.OrdersV1, OrdersBoth or OrdersV2. Default: "" (v1).
 	Stage schema.OrderIndexes
-	// Shards is the number of shards N of the v2 index (1..100); it must
-	// equal the migration's N. The table does not depend on it; the
-	// functions get it as ORDER_SHARDS. Default: 0, which means 4.
+	// Shards is the number of shards N of the v2 index
+	// (1..config.MaxOrderShards); it must equal the migration's N. The
+	// table does not depend on it; the functions get it as ORDER_SHARDS.
+	// Default: 0, which is config.DefaultOrderShards.
 	Shards int
 }
 
-// WithDefaults fills the zero fields: v1 and 4 shards.
-func (o OrderIndexes) WithDefaults() OrderIndexes {
-	if o.Stage == "" {
-		o.Stage = schema.OrdersV1
-	}
-	if o.Shards == 0 {
-		o.Shards = DefaultOrderShards
-	}
-	return o
+// Config is the runtime's view of o (config.Orders), defaults filled.
+func (o OrderIndexes) Config() config.Orders {
+	return config.Orders{Stage: o.Stage, Shards: o.Shards}.WithDefaults()
 }
 
-// Validate reports an unknown stage or a shard count outside 1..100; zero
-// fields take their defaults first.
+// WithDefaults fills the zero fields (config.Orders.WithDefaults).
+func (o OrderIndexes) WithDefaults() OrderIndexes {
+	c := o.Config()
+	return OrderIndexes{Stage: c.Stage, Shards: c.Shards}
+}
+
+// Validate reports an unknown stage or a shard count outside its limits;
+// zero fields take their defaults first.
 func (o OrderIndexes) Validate() error {
-	o = o.WithDefaults()
-	if _, err := schema.ParseOrderIndexes(string(o.Stage)); err != nil {
+	if err := o.Config().Validate(); err != nil {
 		return fmt.Errorf("singletable: %w", err)
-	}
-	if o.Shards < 1 || o.Shards > MaxOrderShards {
-		return fmt.Errorf("singletable: order shards %d is outside 1..%d", o.Shards, MaxOrderShards)
 	}
 	return nil
 }
@@ -84,11 +66,4 @@ func (o OrderIndexes) Has(name string) bool {
 		}
 	}
 	return false
-}
-
-// Environment is ORDER_INDEXES and ORDER_SHARDS for the functions that read
-// or write orders.
-func (o OrderIndexes) Environment() map[string]string {
-	o = o.WithDefaults()
-	return map[string]string{OrderIndexesEnv: string(o.Stage), OrderShardsEnv: strconv.Itoa(o.Shards)}
 }

@@ -1,7 +1,6 @@
 // Command charge is the Lambda function that runs the idempotent charge: POST /orders/{orderId}/payments.
-// It reads TABLE_NAME, IDEMPOTENCY_EXPIRY, CURSOR_SECRET, ORDER_INDEXES and
-// ORDER_SHARDS and the AUTH_* variables (who may call it: httpapi.Auth); all
-// logic, the authorization check included, lives in runtime/httpapi.
+// It reads config.Payments (runtime/config); all logic, the authorization
+// check included, lives in runtime/httpapi.
 package main
 
 import (

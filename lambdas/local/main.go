@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/localrun"
 	"github.com/oncetable/oncetable/runtime/store"
 )
@@ -40,17 +41,21 @@ func main() {
 	flag.Float64Var(&o.PartitionThroughput.WriteUnits, "partition-write-units", 1000, "write units per second of each partition-key value, with -partition-throughput")
 	flag.DurationVar(&o.PartitionThroughput.Burst, "partition-burst", time.Second, "unused capacity a partition keeps, with -partition-throughput")
 	regions := flag.String("regions", "", "comma-separated Regions the embedded engine serves on -dynamodb-addr, routed by each request's signature, with global tables between them; the API uses the first (default: one Region)")
-	indexes := flag.String("order-indexes", os.Getenv(store.OrderIndexesEnv), "order indexes of the table: v1, both (a migration orders-by-status-v2 may run) or v2 (default $ORDER_INDEXES, else v1)")
-	shards := flag.String("order-shards", os.Getenv(store.OrderShardsEnv), "shards of orders by status in v2, 1..100 (default $ORDER_SHARDS, else 4)")
+	orderVars := map[string]*string{
+		config.OrderIndexesEnv: flag.String("order-indexes", os.Getenv(config.OrderIndexesEnv), "order indexes of the table: v1, both (a migration orders-by-status-v2 may run) or v2 (default $ORDER_INDEXES, else v1)"),
+		config.OrderShardsEnv: flag.String("order-shards", os.Getenv(config.OrderShardsEnv),
+			fmt.Sprintf("shards of orders by status in v2, 1..%d (default $ORDER_SHARDS, else %d)", config.MaxOrderShards, config.DefaultOrderShards)),
+	}
 	flag.Parse()
-	var err error
 	if *regions != "" {
 		o.Regions = strings.Split(*regions, ",")
 	}
-	if o.Orders, err = store.ParseOrderLayout(*indexes, *shards); err != nil {
+	orders, err := config.LoadOrders(func(k string) string { return *orderVars[k] })
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "local:", err)
 		os.Exit(2)
 	}
+	o.Orders = store.OrderLayout{Stage: orders.Stage, Shards: orders.Shards}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -2,6 +2,7 @@
 //
 //	migrate -migration orders-by-status-v2 [-dynamodb-endpoint URL | -region R] status | run -to PHASE | rollback | verify
 //
+// It reads ORDER_SHARDS (config.Migration), which must be the functions'.
 // It lives under lambdas/ because one backfill segment per invocation is
 // meant to run as a Lambda too (not done yet); the logic is runtime/migrate/cli.
 package main
@@ -11,9 +12,9 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 
+	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/migrate"
 	"github.com/oncetable/oncetable/runtime/migrate/cli"
@@ -21,8 +22,12 @@ import (
 )
 
 func main() {
-	shards, _ := strconv.Atoi(os.Getenv("ORDER_SHARDS"))
-	byStatus, err := orders.ByStatus(max(shards, 4), keys.Default)
+	cfg, err := config.LoadMigration(os.Getenv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "migrate:", err)
+		os.Exit(2)
+	}
+	byStatus, err := orders.ByStatus(cfg.Orders.Shards, keys.Default)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "migrate:", err)
 		os.Exit(2)

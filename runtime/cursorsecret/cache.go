@@ -13,10 +13,6 @@ import (
 	"github.com/oncetable/oncetable/runtime/cursor"
 )
 
-// ARNEnv is the environment variable that carries the secret's ARN (never
-// its value) to the function.
-const ARNEnv = "CURSOR_SECRET_ARN"
-
 // Staging labels of Secrets Manager.
 const (
 	StageCurrent  = "AWSCURRENT"

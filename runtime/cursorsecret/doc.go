@@ -9,7 +9,7 @@
 // Options.SigningDelay, by which time every instance has refreshed and can
 // verify it; until then the previous version keeps signing.
 //
-//	cache := cursorsecret.New(secretsmanager.NewFromConfig(awsCfg), os.Getenv(cursorsecret.ARNEnv))
+//	cache := cursorsecret.New(secretsmanager.NewFromConfig(awsCfg), os.Getenv(config.CursorSecretARNEnv))
 //	if err := cache.Load(ctx); err != nil { ... }
 //	api.Store().Cursors().UseKeySource(cache)
 //

@@ -26,7 +26,7 @@ func (neverRotated) GetSecretValue(_ context.Context, in *secretsmanager.GetSecr
 }
 
 func ExampleCache() {
-	// In the api function: secretsmanager.NewFromConfig(awsCfg) and os.Getenv(cursorsecret.ARNEnv).
+	// In the api function: secretsmanager.NewFromConfig(awsCfg) and os.Getenv(config.CursorSecretARNEnv).
 	cache := cursorsecret.New(neverRotated{}, "arn:aws:secretsmanager:eu-west-1:111122223333:secret:CursorSecret")
 	if err := cache.Load(context.Background()); err != nil {
 		fmt.Println(err)

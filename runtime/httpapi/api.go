@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/idempotency/idemhttp"
 	"github.com/oncetable/oncetable/runtime/keys"
@@ -24,14 +25,6 @@ import (
 	"github.com/oncetable/oncetable/runtime/retry"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/store"
-)
-
-// Environment variables read by ConfigFromEnv.
-const (
-	IdempotencyExpiryEnv = "IDEMPOTENCY_EXPIRY" // Go duration, default 24h
-	// SkipLegacyRecordsEnv "true" sets Config.SkipLegacyRecords.
-	SkipLegacyRecordsEnv = "IDEMPOTENCY_SKIP_LEGACY_RECORDS"
-	CursorSecretEnv      = "CURSOR_SECRET" // at least 32 bytes recommended
 )
 
 // Config is what a handler needs besides the DynamoDB client. Every field
@@ -70,25 +63,28 @@ type Config struct {
 	Auth Auth
 }
 
-// ConfigFromEnv reads TABLE_NAME, IDEMPOTENCY_EXPIRY, IDEMPOTENCY_SKIP_LEGACY_RECORDS, CURSOR_SECRET,
-// ORDER_INDEXES, ORDER_SHARDS and the AUTH_* variables (AuthFromEnv).
+// ConfigFromEnv is the Config of the environment's runtime/config.Payments
+// (config.LoadPayments): the table, the idempotency expiry, the order
+// layout, the cursor secret given as a value and who may call.
 func ConfigFromEnv() (Config, error) {
-	orders, err := store.ParseOrderLayout(os.Getenv(store.OrderIndexesEnv), os.Getenv(store.OrderShardsEnv))
+	p, err := config.LoadPayments(os.Getenv)
 	if err != nil {
 		return Config{}, fmt.Errorf("httpapi: %w", err)
 	}
-	auth, err := AuthFromEnv()
-	if err != nil {
+	return FromConfig(p)
+}
+
+// FromConfig is the Config of p; it checks the scopes (Auth.Validate).
+func FromConfig(p config.Payments) (Config, error) {
+	auth := Auth{CustomerScope: p.Auth.CustomerScope, OperatorScope: p.Auth.OperatorScope, ServiceScope: p.Auth.ServiceScope,
+		UserClaim: p.Auth.UserClaim, IAMOperators: p.Auth.IAMOperators}
+	if err := auth.Validate(); err != nil {
 		return Config{}, err
 	}
-	c := Config{Table: os.Getenv(schema.TableNameEnv), CursorSecret: []byte(os.Getenv(CursorSecretEnv)), Orders: orders, Auth: auth,
-		SkipLegacyRecords: os.Getenv(SkipLegacyRecordsEnv) == "true"}
-	if v := os.Getenv(IdempotencyExpiryEnv); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return Config{}, errors.New("httpapi: " + IdempotencyExpiryEnv + " must be a positive Go duration such as 24h")
-		}
-		c.IdempotencyExpiry = d
+	c := Config{Table: p.Table, IdempotencyExpiry: p.IdempotencyExpiry, SkipLegacyRecords: p.SkipLegacyRecords,
+		Orders: store.OrderLayout{Stage: p.Orders.Stage, Shards: p.Orders.Shards}, Auth: auth}
+	if p.CursorSecret != "" {
+		c.CursorSecret = []byte(p.CursorSecret)
 	}
 	return c, nil
 }

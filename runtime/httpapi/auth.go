@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -48,15 +47,6 @@ const (
 	DefaultOperatorScope = "payments/operator"
 	DefaultServiceScope  = "payments/service"
 	DefaultUserClaim     = "sub"
-)
-
-// Environment variables read by ConfigFromEnv into Config.Auth.
-const (
-	AuthCustomerScopeEnv = "AUTH_CUSTOMER_SCOPE"
-	AuthOperatorScopeEnv = "AUTH_OPERATOR_SCOPE"
-	AuthServiceScopeEnv  = "AUTH_SERVICE_SCOPE"
-	AuthUserClaimEnv     = "AUTH_USER_CLAIM"
-	AuthIAMOperatorsEnv  = "AUTH_IAM_OPERATORS" // comma-separated
 )
 
 // Auth says how a request's authorizer context becomes roles. Every field
@@ -112,18 +102,6 @@ func (a Auth) Validate() error {
 		}
 	}
 	return nil
-}
-
-// AuthFromEnv reads the AUTH_* variables.
-func AuthFromEnv() (Auth, error) {
-	a := Auth{CustomerScope: os.Getenv(AuthCustomerScopeEnv), OperatorScope: os.Getenv(AuthOperatorScopeEnv),
-		ServiceScope: os.Getenv(AuthServiceScopeEnv), UserClaim: os.Getenv(AuthUserClaimEnv)}
-	for _, p := range strings.Split(os.Getenv(AuthIAMOperatorsEnv), ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			a.IAMOperators = append(a.IAMOperators, p)
-		}
-	}
-	return a, a.Validate()
 }
 
 // Scope is the JWT scope that grants r.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 )
 
@@ -85,14 +86,15 @@ func TestAuthValidate(t *testing.T) {
 // TestAuthFromEnv: the functions read the scopes, the user claim and the
 // IAM operators from the environment the construct sets.
 func TestAuthFromEnv(t *testing.T) {
-	t.Setenv(httpapi.AuthCustomerScopeEnv, "shop/buy")
-	t.Setenv(httpapi.AuthUserClaimEnv, "username")
-	t.Setenv(httpapi.AuthIAMOperatorsEnv, "arn:aws:iam::1:role/A, arn:aws:iam::1:role/B")
-	a, err := httpapi.AuthFromEnv()
-	if err != nil || a.CustomerScope != "shop/buy" || a.UserClaim != "username" || len(a.IAMOperators) != 2 || a.IAMOperators[1] != "arn:aws:iam::1:role/B" {
-		t.Fatalf("AuthFromEnv = %+v, %v", a, err)
+	t.Setenv(config.TableNameEnv, "t")
+	t.Setenv(config.AuthCustomerScopeEnv, "shop/buy")
+	t.Setenv(config.AuthUserClaimEnv, "username")
+	t.Setenv(config.AuthIAMOperatorsEnv, "arn:aws:iam::1:role/A, arn:aws:iam::1:role/B")
+	c, err := httpapi.ConfigFromEnv()
+	if a := c.Auth; err != nil || a.CustomerScope != "shop/buy" || a.UserClaim != "username" || len(a.IAMOperators) != 2 || a.IAMOperators[1] != "arn:aws:iam::1:role/B" {
+		t.Fatalf("ConfigFromEnv = %+v, %v", a, err)
 	}
-	t.Setenv(httpapi.AuthOperatorScopeEnv, "shop/buy")
+	t.Setenv(config.AuthOperatorScopeEnv, "shop/buy")
 	if _, err := httpapi.ConfigFromEnv(); err == nil {
 		t.Error("ConfigFromEnv with the same scope for two roles: nil error")
 	}

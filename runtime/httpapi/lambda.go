@@ -2,30 +2,43 @@ package httpapi
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"os"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
+	"github.com/oncetable/oncetable/runtime/config"
+	"github.com/oncetable/oncetable/runtime/cursorsecret"
 	"github.com/oncetable/oncetable/runtime/lambdaenv"
-	"github.com/oncetable/oncetable/runtime/schema"
 )
 
-// FromEnvironment builds the API the way every Lambda function needs it,
-// once per execution environment: the configuration from TABLE_NAME,
-// IDEMPOTENCY_EXPIRY and CURSOR_SECRET, and a DynamoDB client from the
-// function's role and region in Lambda's environment (runtime/lambdaenv).
+// FromEnvironment builds the API the way every payments function needs it,
+// once per execution environment: its configuration.Payments from the
+// environment (config.LoadPayments), clients from the function's role and
+// region in Lambda's environment (runtime/lambdaenv) and, when
+// CURSOR_SECRET_ARN names one, the cursor-signing key read from Secrets
+// Manager (never from the configuration).
 func FromEnvironment(ctx context.Context) (*API, error) {
-	cfg, err := ConfigFromEnv()
+	p, err := config.LoadPayments(os.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("httpapi: %w", err)
+	}
+	cfg, err := FromConfig(p)
 	if err != nil {
 		return nil, err
-	}
-	if cfg.Table == "" {
-		return nil, errors.New("httpapi: " + schema.TableNameEnv + " must be set")
 	}
 	awsCfg, err := lambdaenv.Config()
 	if err != nil {
 		return nil, fmt.Errorf("httpapi: aws config: %w", err)
 	}
-	return New(dynamodb.NewFromConfig(awsCfg), cfg), nil
+	api := New(dynamodb.NewFromConfig(awsCfg), cfg)
+	if p.CursorSecretARN != "" {
+		secret := cursorsecret.New(secretsmanager.NewFromConfig(awsCfg), p.CursorSecretARN)
+		if err := secret.Load(ctx); err != nil {
+			return nil, fmt.Errorf("httpapi: %w", err)
+		}
+		api.Store().Cursors().UseKeySource(secret)
+	}
+	return api, nil
 }

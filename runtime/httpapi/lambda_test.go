@@ -15,13 +15,13 @@ func TestFromEnvironment(t *testing.T) {
 	}{
 		{name: "table and default expiry", table: "oncetable-dev"},
 		{name: "explicit expiry", table: "t", expiry: "48h"},
-		{name: "no table", wantErr: "TABLE_NAME must be set"},
-		{name: "bad expiry", table: "t", expiry: "tomorrow", wantErr: "IDEMPOTENCY_EXPIRY must be a positive Go duration"},
-		{name: "negative expiry", table: "t", expiry: "-1h", wantErr: "IDEMPOTENCY_EXPIRY must be a positive Go duration"},
+		{name: "no table", wantErr: "TABLE_NAME=\"\": must be set"},
+		{name: "bad expiry", table: "t", expiry: "tomorrow", wantErr: "IDEMPOTENCY_EXPIRY=\"tomorrow\": want a positive Go duration"},
+		{name: "negative expiry", table: "t", expiry: "-1h", wantErr: "IDEMPOTENCY_EXPIRY=\"-1h\": want a positive Go duration"},
 		{name: "order layout both", table: "t", indexes: "both", shards: "8"},
 		{name: "order layout v2", table: "t", indexes: "v2"},
 		{name: "unknown order indexes", table: "t", indexes: "v3", wantErr: "ORDER_INDEXES"},
-		{name: "zero order shards", table: "t", indexes: "v2", shards: "0", wantErr: "ORDER_SHARDS is \"0\", want an integer 1..100"},
+		{name: "zero order shards", table: "t", indexes: "v2", shards: "0", wantErr: "ORDER_SHARDS=\"0\": want an integer 1..100"},
 		{name: "too many order shards", table: "t", shards: "101", wantErr: "ORDER_SHARDS"},
 	}
 	for _, tt := range tests {

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/backup"
 	backuptypes "github.com/aws/aws-sdk-go-v2/service/backup/types"
 
+	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/verify"
 )
 
@@ -35,14 +35,6 @@ const (
 // RestoredTablePrefix starts the name of every table AWS Backup restores
 // for a restore test.
 const RestoredTablePrefix = "awsbackup-restore-test"
-
-// Environment variables of the function.
-const (
-	SourceTableEnv = "SOURCE_TABLE_NAME"        // the protected table; the metric's dimension
-	PlanARNEnv     = "RESTORE_TESTING_PLAN_ARN" // only this plan's jobs are validated
-	SegmentsEnv    = "VERIFY_SEGMENTS"          // parallel Scan segments (default 8)
-	MaxRCUEnv      = "VERIFY_MAX_RCU"           // read units per second (default 2000)
-)
 
 // Detail is what the function reads of a Restore Job State Change event.
 type Detail struct {
@@ -112,27 +104,16 @@ func New(db verify.DB, bk Backup, opts ...func(*Options)) *Validator {
 	return &Validator{db: db, bk: bk, o: o}
 }
 
-// FromEnv is the validator's options from the function's environment.
+// FromEnv is the validator's options from the function's environment
+// (config.RestoreValidation).
 func FromEnv(getenv func(string) string) (func(*Options), error) {
-	segments, rcu := 8, 2000.0
-	if s := getenv(SegmentsEnv); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("restorevalidation: %s=%q: want a positive integer", SegmentsEnv, s)
-		}
-		segments = n
+	c, err := config.LoadRestoreValidation(getenv)
+	if err != nil {
+		return nil, fmt.Errorf("restorevalidation: %w", err)
 	}
-	if s := getenv(MaxRCUEnv); s != "" {
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil || f == 0 {
-			return nil, fmt.Errorf("restorevalidation: %s=%q: want a non-zero number (negative: no cap)", MaxRCUEnv, s)
-		}
-		rcu = f
-	}
-	source, plan := getenv(SourceTableEnv), getenv(PlanARNEnv)
 	return func(o *Options) {
-		o.SourceTable, o.PlanARN = source, plan
-		o.Verify = append(o.Verify, func(vo *verify.Options) { vo.Segments, vo.MaxRCU = segments, rcu })
+		o.SourceTable, o.PlanARN = c.SourceTable, c.PlanARN
+		o.Verify = append(o.Verify, func(vo *verify.Options) { vo.Segments, vo.MaxRCU = c.Segments, c.MaxRCU })
 	}, nil
 }
 

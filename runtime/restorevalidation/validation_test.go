@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/ddbtest"
 	"github.com/oncetable/oncetable/runtime/restorevalidation"
 	"github.com/oncetable/oncetable/runtime/schema/provision"
@@ -185,10 +186,10 @@ func TestFromEnv(t *testing.T) {
 		wantErr bool
 	}{
 		{env: map[string]string{}},
-		{env: map[string]string{restorevalidation.SegmentsEnv: "16", restorevalidation.MaxRCUEnv: "-1"}},
-		{env: map[string]string{restorevalidation.SegmentsEnv: "0"}, wantErr: true},
-		{env: map[string]string{restorevalidation.MaxRCUEnv: "fast"}, wantErr: true},
-		{env: map[string]string{restorevalidation.MaxRCUEnv: "0"}, wantErr: true},
+		{env: map[string]string{config.VerifySegmentsEnv: "16", config.VerifyMaxRCUEnv: "-1"}},
+		{env: map[string]string{config.VerifySegmentsEnv: "0"}, wantErr: true},
+		{env: map[string]string{config.VerifyMaxRCUEnv: "fast"}, wantErr: true},
+		{env: map[string]string{config.VerifyMaxRCUEnv: "0"}, wantErr: true},
 	} {
 		_, err := restorevalidation.FromEnv(func(k string) string { return tc.env[k] })
 		if (err != nil) != tc.wantErr {

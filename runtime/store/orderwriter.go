@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/migrate"
 	"github.com/oncetable/oncetable/runtime/migrate/orders"
@@ -18,12 +18,6 @@ import (
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/txn"
 )
-
-// DefaultOrderShards is v2's shard count when none is configured.
-const DefaultOrderShards = 4
-
-// MaxOrderShards bounds OrderLayout.Shards.
-const MaxOrderShards = 100
 
 // OrderLayout is how the table lays orders out for the reads by status: the
 // stage of the migration orders-by-status-v2 the table is deployed at (which
@@ -40,8 +34,8 @@ type OrderLayout struct {
 	// Stage is which order indexes the table has. Default: the store's
 	// Schema.Orders, which defaults to v1.
 	Stage schema.OrderIndexes
-	// Shards is v2's shard count, 1..MaxOrderShards; it must equal the
-	// migration's. Default: DefaultOrderShards.
+	// Shards is v2's shard count, 1..config.MaxOrderShards; it must equal
+	// the migration's. Default: config.DefaultOrderShards.
 	Shards int
 	// PhaseTTL is how long the migration's phase is cached in stage both
 	// (migrate.FenceOptions.TTL). Default: 1s.
@@ -50,29 +44,6 @@ type OrderLayout struct {
 
 // ErrOrderLayout is what an invalid order layout unwraps to.
 var ErrOrderLayout = errors.New("store: invalid order layout")
-
-// The environment variables of the order layout (read by ParseOrderLayout's
-// callers: httpapi.ConfigFromEnv, the local runner's flag defaults).
-const (
-	OrderIndexesEnv = "ORDER_INDEXES" // v1 | both | v2, default v1
-	OrderShardsEnv  = "ORDER_SHARDS"  // 1..100, default 4
-)
-
-// ParseOrderLayout reads the values of ORDER_INDEXES and ORDER_SHARDS;
-// empty strings are the defaults.
-func ParseOrderLayout(indexes, shards string) (OrderLayout, error) {
-	stage, err := schema.ParseOrderIndexes(indexes)
-	if err != nil {
-		return OrderLayout{}, fmt.Errorf("%w: %s: %w", ErrOrderLayout, OrderIndexesEnv, err)
-	}
-	l := OrderLayout{Stage: stage}
-	if shards != "" {
-		if l.Shards, err = strconv.Atoi(shards); err != nil || l.Shards < 1 || l.Shards > MaxOrderShards {
-			return OrderLayout{}, fmt.Errorf("%w: %s is %q, want an integer 1..%d", ErrOrderLayout, OrderShardsEnv, shards, MaxOrderShards)
-		}
-	}
-	return l.WithDefaults(""), nil
-}
 
 // WithDefaults fills l's zero fields; stage is the schema's stage.
 func (l OrderLayout) WithDefaults(stage schema.OrderIndexes) OrderLayout {
@@ -83,7 +54,7 @@ func (l OrderLayout) WithDefaults(stage schema.OrderIndexes) OrderLayout {
 		l.Stage = schema.OrdersV1
 	}
 	if l.Shards == 0 {
-		l.Shards = DefaultOrderShards
+		l.Shards = config.DefaultOrderShards
 	}
 	if l.PhaseTTL <= 0 {
 		l.PhaseTTL = time.Second

@@ -56,7 +56,7 @@ type Options struct {
 	Schema schema.Schema
 	// Keys are the key prefixes. Default: keys.Default.
 	Keys keys.Layout
-	// Orders is the order layout (ORDER_INDEXES, ORDER_SHARDS). Default:
+	// Orders is the order layout (config.Orders). Default:
 	// stage Schema.Orders (v1), 4 shards. Its stage, when set, also sets
 	// Schema.Orders.
 	Orders OrderLayout

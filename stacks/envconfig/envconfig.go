@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/oncetable/oncetable/constructs/oncall"
+	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/schema"
 )
 
@@ -554,10 +555,11 @@ func (c Config) validate() error {
 	return c.validateAPI(bad)
 }
 
-// DefaultOrderShards and MaxOrderShards bound orderShards.
+// DefaultOrderShards and MaxOrderShards bound orderShards: the runtime's
+// (runtime/config).
 const (
-	DefaultOrderShards = 4
-	MaxOrderShards     = 100
+	DefaultOrderShards = config.DefaultOrderShards
+	MaxOrderShards     = config.MaxOrderShards
 )
 
 // validateOrders checks orderIndexes and orderShards; parseOne has filled

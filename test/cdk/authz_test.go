@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/oncetable/oncetable/constructs/paymentsapi"
+	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 )
 
@@ -48,8 +49,8 @@ func TestFunctionsCheckAuthorization(t *testing.T) {
 	}{"jwt": {variant(t).jwt, jwtCustomerScope}, "prod": {stackOf("prod"), httpapi.DefaultCustomerScope}} {
 		for fn, f := range tc.s.payments.Functions {
 			env := props(tc.s.json["Resources"].(map[string]any)[logicalID(tc.s, f.Function)].(map[string]any))["Environment"].(map[string]any)["Variables"].(map[string]any)
-			if env[httpapi.AuthCustomerScopeEnv] != tc.customer || env[httpapi.AuthOperatorScopeEnv] != httpapi.DefaultOperatorScope ||
-				env[httpapi.AuthServiceScopeEnv] != httpapi.DefaultServiceScope || env[httpapi.AuthUserClaimEnv] != httpapi.DefaultUserClaim {
+			if env[config.AuthCustomerScopeEnv] != tc.customer || env[config.AuthOperatorScopeEnv] != httpapi.DefaultOperatorScope ||
+				env[config.AuthServiceScopeEnv] != httpapi.DefaultServiceScope || env[config.AuthUserClaimEnv] != httpapi.DefaultUserClaim {
 				t.Errorf("%s/%s: environment %v, want the AUTH_* variables with customer scope %s", name, fn, env, tc.customer)
 			}
 		}

@@ -21,7 +21,7 @@ import (
 	"github.com/oncetable/oncetable/constructs/gofunction"
 	"github.com/oncetable/oncetable/constructs/paymentsapi"
 	"github.com/oncetable/oncetable/constructs/singletable"
-	"github.com/oncetable/oncetable/runtime/cursorsecret"
+	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/schema"
 )
@@ -120,18 +120,14 @@ func TestComputeFunctions(t *testing.T) {
 				if !reflect.DeepEqual(env["TABLE_NAME"], ref(tableID)) || env["IDEMPOTENCY_EXPIRY"] != "24h0m0s" {
 					t.Errorf("%s: environment %v, want TABLE_NAME = Ref %s and IDEMPOTENCY_EXPIRY = 24h0m0s", name, env, tableID)
 				}
-				if _, ok := env[cursorsecret.ARNEnv]; ok != (name == httpapi.FunctionAPI) {
-					t.Errorf("%s: %s set = %v, want it on the api function only", name, cursorsecret.ARNEnv, ok)
+				if _, ok := env[config.CursorSecretARNEnv]; ok != (name == httpapi.FunctionAPI) {
+					t.Errorf("%s: %s set = %v, want it on the api function only", name, config.CursorSecretARNEnv, ok)
 				}
-				// THEN the functions that read or write orders know the table's order index stage
+				// THEN every payments function knows the table's order index stage
 				orders := s.table.Orders
-				wantStage, wantShards := any(nil), any(nil)
-				if paymentsapi.FunctionAccess(orders.Stage)[name].Orders {
-					wantStage, wantShards = string(orders.Stage), strconv.Itoa(orders.Shards)
-				}
-				if env[singletable.OrderIndexesEnv] != wantStage || env[singletable.OrderShardsEnv] != wantShards {
-					t.Errorf("%s: %s = %v, %s = %v; want %v, %v", name, singletable.OrderIndexesEnv, env[singletable.OrderIndexesEnv],
-						singletable.OrderShardsEnv, env[singletable.OrderShardsEnv], wantStage, wantShards)
+				if env[config.OrderIndexesEnv] != string(orders.Stage) || env[config.OrderShardsEnv] != strconv.Itoa(orders.Shards) {
+					t.Errorf("%s: %s = %v, %s = %v; want %v, %v", name, config.OrderIndexesEnv, env[config.OrderIndexesEnv],
+						config.OrderShardsEnv, env[config.OrderShardsEnv], orders.Stage, orders.Shards)
 				}
 				code := f["Code"].(map[string]any)
 				if key, _ := code["S3Key"].(string); !strings.HasSuffix(key, ".zip") || len(key) != 64+len(".zip") {
@@ -548,5 +544,61 @@ func TestComputeBuildError(t *testing.T) {
 	found := messages(assertions.Annotations_FromStack(variant(t).broken).FindError(jsii.String("*"), assertions.Match_AnyValue()))
 	if len(found) != 1 || !strings.Contains(found[0], `cannot use "not a number"`) {
 		t.Errorf("got errors %q, want one carrying the compiler's message", found)
+	}
+}
+
+// TestFunctionEnvironmentRoundTrip: the environment each construct writes
+// is exactly what its function's main reads (runtime/config): loaded back
+// with the matching Load, it is written again unchanged, with no variable
+// more or less. A CloudFormation value (Ref, Fn::GetAtt) stands for one
+// opaque string.
+func TestFunctionEnvironmentRoundTrip(t *testing.T) {
+	stacks := map[string]*synthesized{"defaults": defaults, "deployed": deployed}
+	for name, s := range byEnv {
+		stacks[name] = s
+	}
+	for stage, s := range byStage {
+		stacks["dev@"+string(stage)] = s
+	}
+	for sname, s := range stacks {
+		for id, r := range s.json["Resources"].(map[string]any) {
+			res := r.(map[string]any)
+			if res["Type"] != "AWS::Lambda::Function" {
+				continue
+			}
+			env := map[string]string{}
+			if e, ok := props(res)["Environment"].(map[string]any); ok {
+				for k, v := range e["Variables"].(map[string]any) {
+					if str, ok := v.(string); ok {
+						env[k] = str
+					} else {
+						raw, _ := json.Marshal(v)
+						env[k] = "cfn:" + string(raw)
+					}
+				}
+			}
+			get := func(k string) string { return env[k] }
+			var back map[string]string
+			var err error
+			switch {
+			case env[config.TableNameEnv] != "":
+				var c config.Payments
+				c, err = config.LoadPayments(get)
+				back = c.Environment()
+			case env[config.EventBusNameEnv] != "":
+				var c config.Events
+				c, err = config.LoadEvents(get)
+				back = c.Environment()
+			case env[config.VerifySegmentsEnv] != "":
+				var c config.RestoreValidation
+				c, err = config.LoadRestoreValidation(get)
+				back = c.Environment()
+			default: // the rotation function reads no configuration
+				back = map[string]string{}
+			}
+			if err != nil || !reflect.DeepEqual(back, env) {
+				t.Errorf("%s/%s: the construct writes %v; its main reads it back as %v (%v)", sname, id, env, back, err)
+			}
+		}
 	}
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/aws/jsii-runtime-go"
 
-	"github.com/oncetable/oncetable/runtime/outbox"
+	"github.com/oncetable/oncetable/runtime/config"
 )
 
 // TestPaymentEvents: every environment's table streams new and old images
@@ -73,8 +73,8 @@ func TestPaymentEvents(t *testing.T) {
 				}
 			}
 			env := props(s.json["Resources"].(map[string]any)[fnID].(map[string]any))["Environment"].(map[string]any)["Variables"].(map[string]any)
-			if !reflect.DeepEqual(env[outbox.BusNameEnv], ref(busID)) {
-				t.Errorf("%s = %v, want the bus", outbox.BusNameEnv, env[outbox.BusNameEnv])
+			if !reflect.DeepEqual(env[config.EventBusNameEnv], ref(busID)) {
+				t.Errorf("%s = %v, want the bus", config.EventBusNameEnv, env[config.EventBusNameEnv])
 			}
 			roleID := logicalID(s, s.events.Function.Role)
 			var stmts []any

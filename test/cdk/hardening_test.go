@@ -11,7 +11,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/oncetable/oncetable/constructs/alarms"
-	"github.com/oncetable/oncetable/runtime/cursorsecret"
+	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/stacks"
 	"github.com/oncetable/oncetable/stacks/envconfig"
 )
@@ -61,8 +61,8 @@ func TestCursorSecret(t *testing.T) {
 			}
 			api := s.payments.Functions["api"]
 			env := props(s.json["Resources"].(map[string]any)[logicalID(s, api.Function)].(map[string]any))["Environment"].(map[string]any)["Variables"].(map[string]any)
-			if !reflect.DeepEqual(env[cursorsecret.ARNEnv], ref(secretID)) {
-				t.Errorf("api %s = %v, want Ref %s", cursorsecret.ARNEnv, env[cursorsecret.ARNEnv], secretID)
+			if !reflect.DeepEqual(env[config.CursorSecretARNEnv], ref(secretID)) {
+				t.Errorf("api %s = %v, want Ref %s", config.CursorSecretARNEnv, env[config.CursorSecretARNEnv], secretID)
 			}
 			rotationID := logicalID(s, s.payments.RotationFunction.Function)
 			_, schedule := only(t, s, "AWS::SecretsManager::RotationSchedule")

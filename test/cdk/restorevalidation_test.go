@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/restorevalidation"
 )
 
@@ -37,7 +38,7 @@ func TestRestoreValidation(t *testing.T) {
 			planArn := map[string]any{"Fn::GetAtt": []any{planID, "RestoreTestingPlanArn"}}
 			p := props(fn)
 			vars := p["Environment"].(map[string]any)["Variables"].(map[string]any)
-			if !reflect.DeepEqual(vars[restorevalidation.PlanARNEnv], planArn) || !reflect.DeepEqual(vars[restorevalidation.SourceTableEnv], ref(tableID)) {
+			if !reflect.DeepEqual(vars[config.RestoreTestingPlanARNEnv], planArn) || !reflect.DeepEqual(vars[config.SourceTableNameEnv], ref(tableID)) {
 				t.Errorf("environment %v, want the plan's ARN and the table's name", vars)
 			}
 			if p["Timeout"] != 900.0 {
@@ -63,7 +64,7 @@ func TestRestoreValidation(t *testing.T) {
 func validationFunction(s *synthesized) (string, map[string]any) {
 	for id, fn := range resources(s, "AWS::Lambda::Function") {
 		if env, ok := props(fn)["Environment"].(map[string]any); ok {
-			if _, ok := env["Variables"].(map[string]any)[restorevalidation.PlanARNEnv]; ok {
+			if _, ok := env["Variables"].(map[string]any)[config.RestoreTestingPlanARNEnv]; ok {
 				return id, fn
 			}
 		}

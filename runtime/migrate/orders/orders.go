@@ -18,6 +18,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/migrate"
 )
@@ -38,8 +39,8 @@ func Shard(orderID string, n int) int {
 // ByStatus is the v1 → v2 migration of orders with n shards, on a table laid
 // out by layout.
 func ByStatus(n int, layout keys.Layout) (migrate.Migration, error) {
-	if n < 1 || n > 100 {
-		return migrate.Migration{}, fmt.Errorf("%w: %d shards, want 1 to 100", migrate.ErrInvalidMigration, n)
+	if n < 1 || n > config.MaxOrderShards {
+		return migrate.Migration{}, fmt.Errorf("%w: %d shards, want 1 to %d", migrate.ErrInvalidMigration, n, config.MaxOrderShards)
 	}
 	layout = layout.WithDefaults()
 	return migrate.Migration{

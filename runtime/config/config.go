@@ -1,0 +1,321 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/oncetable/oncetable/runtime/idempotency"
+	"github.com/oncetable/oncetable/runtime/schema"
+)
+
+// The environment variables, by function.
+const (
+	// Payments (api, charge, debit, settle).
+	TableNameEnv         = schema.TableNameEnv               // required
+	IdempotencyExpiryEnv = "IDEMPOTENCY_EXPIRY"              // Go duration > 0; default 24h
+	SkipLegacyRecordsEnv = "IDEMPOTENCY_SKIP_LEGACY_RECORDS" // "true" or "false"; default false
+	CursorSecretEnv      = "CURSOR_SECRET"                   // the key itself; local and tests only
+	CursorSecretARNEnv   = "CURSOR_SECRET_ARN"               // the Secrets Manager secret of the key
+	OrderIndexesEnv      = "ORDER_INDEXES"                   // v1 | both | v2; default v1
+	OrderShardsEnv       = "ORDER_SHARDS"                    // 1..MaxOrderShards; default DefaultOrderShards
+	AuthCustomerScopeEnv = "AUTH_CUSTOMER_SCOPE"
+	AuthOperatorScopeEnv = "AUTH_OPERATOR_SCOPE"
+	AuthServiceScopeEnv  = "AUTH_SERVICE_SCOPE"
+	AuthUserClaimEnv     = "AUTH_USER_CLAIM"
+	AuthIAMOperatorsEnv  = "AUTH_IAM_OPERATORS" // comma-separated
+
+	// Events.
+	EventBusNameEnv = "EVENT_BUS_NAME" // required
+	EventSourceEnv  = "EVENT_SOURCE"   // default: outbox's source
+
+	// RestoreValidation.
+	SourceTableNameEnv       = "SOURCE_TABLE_NAME"
+	RestoreTestingPlanARNEnv = "RESTORE_TESTING_PLAN_ARN"
+	VerifySegmentsEnv        = "VERIFY_SEGMENTS" // >= 1; default 8
+	VerifyMaxRCUEnv          = "VERIFY_MAX_RCU"  // != 0, negative: no cap; default 2000
+)
+
+// Defaults and limits.
+const (
+	DefaultIdempotencyExpiry = idempotency.DefaultExpiry
+	DefaultOrderShards       = 4
+	MaxOrderShards           = 100
+	DefaultVerifySegments    = 8
+	DefaultVerifyMaxRCU      = 2000
+)
+
+// ErrConfig is what every *VarError unwraps to.
+var ErrConfig = errors.New("config: bad environment")
+
+// VarError names the variable whose value is refused, and why.
+type VarError struct {
+	Name   string
+	Value  string
+	Reason string
+}
+
+func (e *VarError) Error() string {
+	return fmt.Sprintf("config: %s=%q: %s", e.Name, e.Value, e.Reason)
+}
+
+// Unwrap makes errors.Is(err, ErrConfig) hold.
+func (e *VarError) Unwrap() error { return ErrConfig }
+
+// Orders is the order layout: the stage of the migration
+// orders-by-status-v2 the table is deployed at, and v2's shard count.
+type Orders struct {
+	// Stage is schema.OrdersV1, OrdersBoth or OrdersV2. Default: v1.
+	Stage schema.OrderIndexes
+	// Shards is the shard count of OrdersByStatus, 1..MaxOrderShards; it
+	// must equal the migration's. Default: DefaultOrderShards.
+	Shards int
+}
+
+// WithDefaults fills the zero fields.
+func (o Orders) WithDefaults() Orders {
+	if o.Stage == "" {
+		o.Stage = schema.OrdersV1
+	}
+	if o.Shards == 0 {
+		o.Shards = DefaultOrderShards
+	}
+	return o
+}
+
+// Validate reports an unknown stage or a shard count outside its limits;
+// zero fields take their defaults first.
+func (o Orders) Validate() error {
+	o = o.WithDefaults()
+	if _, err := schema.ParseOrderIndexes(string(o.Stage)); err != nil {
+		return &VarError{Name: OrderIndexesEnv, Value: string(o.Stage), Reason: "want v1, both or v2"}
+	}
+	if o.Shards < 1 || o.Shards > MaxOrderShards {
+		return &VarError{Name: OrderShardsEnv, Value: strconv.Itoa(o.Shards), Reason: fmt.Sprintf("want an integer 1..%d", MaxOrderShards)}
+	}
+	return nil
+}
+
+// LoadOrders reads ORDER_INDEXES and ORDER_SHARDS.
+func LoadOrders(getenv func(string) string) (Orders, error) {
+	o := Orders{Stage: schema.OrderIndexes(getenv(OrderIndexesEnv))}
+	if s := getenv(OrderShardsEnv); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > MaxOrderShards {
+			return Orders{}, &VarError{Name: OrderShardsEnv, Value: s, Reason: fmt.Sprintf("want an integer 1..%d", MaxOrderShards)}
+		}
+		o.Shards = n
+	}
+	if err := o.Validate(); err != nil {
+		return Orders{}, err
+	}
+	return o.WithDefaults(), nil
+}
+
+// Environment is ORDER_INDEXES and ORDER_SHARDS, defaults filled.
+func (o Orders) Environment() map[string]string {
+	o = o.WithDefaults()
+	return map[string]string{OrderIndexesEnv: string(o.Stage), OrderShardsEnv: strconv.Itoa(o.Shards)}
+}
+
+// Auth is who may call the payments functions, as the authorizer's context
+// says (httpapi.Auth gives the empty fields their defaults).
+type Auth struct {
+	CustomerScope, OperatorScope, ServiceScope, UserClaim string
+	// IAMOperators are the IAM principals that are operators.
+	IAMOperators []string
+}
+
+// Payments is the configuration of the api, charge, debit and settle
+// functions.
+type Payments struct {
+	// Table is the table name. Required.
+	Table string
+	// IdempotencyExpiry is how long an Idempotency-Key blocks. Default:
+	// DefaultIdempotencyExpiry.
+	IdempotencyExpiry time.Duration
+	// SkipLegacyRecords stops looking for idempotency records at their
+	// pre-upgrade place (payments.Options.SkipLegacyRecords). Default: false.
+	SkipLegacyRecords bool
+	// CursorSecret is the key that signs cursors, given as a value: for
+	// local runs and tests. Deployed functions get CursorSecretARN.
+	CursorSecret string
+	// CursorSecretARN is the Secrets Manager secret holding the key (the
+	// api function's; read at run time, never from the configuration).
+	CursorSecretARN string
+	// Orders is the order layout.
+	Orders Orders
+	// Auth maps the authorizer's context onto roles.
+	Auth Auth
+}
+
+// WithDefaults fills the zero fields that have a default.
+func (p Payments) WithDefaults() Payments {
+	if p.IdempotencyExpiry == 0 {
+		p.IdempotencyExpiry = DefaultIdempotencyExpiry
+	}
+	p.Orders = p.Orders.WithDefaults()
+	return p
+}
+
+// LoadPayments reads the payments functions' configuration.
+func LoadPayments(getenv func(string) string) (Payments, error) {
+	p := Payments{Table: getenv(TableNameEnv), CursorSecret: getenv(CursorSecretEnv), CursorSecretARN: getenv(CursorSecretARNEnv),
+		Auth: Auth{CustomerScope: getenv(AuthCustomerScopeEnv), OperatorScope: getenv(AuthOperatorScopeEnv),
+			ServiceScope: getenv(AuthServiceScopeEnv), UserClaim: getenv(AuthUserClaimEnv)}}
+	if p.Table == "" {
+		return Payments{}, &VarError{Name: TableNameEnv, Reason: "must be set"}
+	}
+	if s := getenv(IdempotencyExpiryEnv); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return Payments{}, &VarError{Name: IdempotencyExpiryEnv, Value: s, Reason: "want a positive Go duration such as 24h"}
+		}
+		p.IdempotencyExpiry = d
+	}
+	switch s := getenv(SkipLegacyRecordsEnv); s {
+	case "", "false":
+	case "true":
+		p.SkipLegacyRecords = true
+	default:
+		return Payments{}, &VarError{Name: SkipLegacyRecordsEnv, Value: s, Reason: "want true or false"}
+	}
+	for _, op := range strings.Split(getenv(AuthIAMOperatorsEnv), ",") {
+		if op = strings.TrimSpace(op); op != "" {
+			p.Auth.IAMOperators = append(p.Auth.IAMOperators, op)
+		}
+	}
+	var err error
+	if p.Orders, err = LoadOrders(getenv); err != nil {
+		return Payments{}, err
+	}
+	return p.WithDefaults(), nil
+}
+
+// Environment is what LoadPayments reads, defaults filled; empty optional
+// values are left out.
+func (p Payments) Environment() map[string]string {
+	p = p.WithDefaults()
+	env := map[string]string{TableNameEnv: p.Table, IdempotencyExpiryEnv: p.IdempotencyExpiry.String()}
+	maps.Copy(env, p.Orders.Environment())
+	if p.SkipLegacyRecords {
+		env[SkipLegacyRecordsEnv] = "true"
+	}
+	set := func(k, v string) {
+		if v != "" {
+			env[k] = v
+		}
+	}
+	set(CursorSecretEnv, p.CursorSecret)
+	set(CursorSecretARNEnv, p.CursorSecretARN)
+	set(AuthCustomerScopeEnv, p.Auth.CustomerScope)
+	set(AuthOperatorScopeEnv, p.Auth.OperatorScope)
+	set(AuthServiceScopeEnv, p.Auth.ServiceScope)
+	set(AuthUserClaimEnv, p.Auth.UserClaim)
+	set(AuthIAMOperatorsEnv, strings.Join(p.Auth.IAMOperators, ","))
+	return env
+}
+
+// Events is the configuration of the events function.
+type Events struct {
+	// BusName is the event bus (name or ARN). Required.
+	BusName string
+	// Source overrides the entries' Source. Default: outbox's.
+	Source string
+}
+
+// LoadEvents reads the events function's configuration.
+func LoadEvents(getenv func(string) string) (Events, error) {
+	e := Events{BusName: getenv(EventBusNameEnv), Source: getenv(EventSourceEnv)}
+	if e.BusName == "" {
+		return Events{}, &VarError{Name: EventBusNameEnv, Reason: "must be set"}
+	}
+	return e, nil
+}
+
+// Environment is what LoadEvents reads.
+func (e Events) Environment() map[string]string {
+	env := map[string]string{EventBusNameEnv: e.BusName}
+	if e.Source != "" {
+		env[EventSourceEnv] = e.Source
+	}
+	return env
+}
+
+// RestoreValidation is the configuration of the restore validation
+// function.
+type RestoreValidation struct {
+	// SourceTable is the protected table, the metric's dimension. Default:
+	// the restored table's name.
+	SourceTable string
+	// PlanARN is the only restore testing plan whose jobs are validated.
+	// Default: every plan's.
+	PlanARN string
+	// Segments is the verifier's parallel Scan segments, >= 1. Default:
+	// DefaultVerifySegments.
+	Segments int
+	// MaxRCU caps the verifier's read units per second; negative: no cap.
+	// Default: DefaultVerifyMaxRCU.
+	MaxRCU float64
+}
+
+// WithDefaults fills the zero fields.
+func (r RestoreValidation) WithDefaults() RestoreValidation {
+	if r.Segments == 0 {
+		r.Segments = DefaultVerifySegments
+	}
+	if r.MaxRCU == 0 {
+		r.MaxRCU = DefaultVerifyMaxRCU
+	}
+	return r
+}
+
+// LoadRestoreValidation reads the restore validation function's
+// configuration.
+func LoadRestoreValidation(getenv func(string) string) (RestoreValidation, error) {
+	r := RestoreValidation{SourceTable: getenv(SourceTableNameEnv), PlanARN: getenv(RestoreTestingPlanARNEnv)}
+	if s := getenv(VerifySegmentsEnv); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return RestoreValidation{}, &VarError{Name: VerifySegmentsEnv, Value: s, Reason: "want a positive integer"}
+		}
+		r.Segments = n
+	}
+	if s := getenv(VerifyMaxRCUEnv); s != "" {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || f == 0 {
+			return RestoreValidation{}, &VarError{Name: VerifyMaxRCUEnv, Value: s, Reason: "want a non-zero number (negative: no cap)"}
+		}
+		r.MaxRCU = f
+	}
+	return r.WithDefaults(), nil
+}
+
+// Environment is what LoadRestoreValidation reads, defaults filled.
+func (r RestoreValidation) Environment() map[string]string {
+	r = r.WithDefaults()
+	env := map[string]string{VerifySegmentsEnv: strconv.Itoa(r.Segments),
+		VerifyMaxRCUEnv: strconv.FormatFloat(r.MaxRCU, 'f', -1, 64)}
+	if r.SourceTable != "" {
+		env[SourceTableNameEnv] = r.SourceTable
+	}
+	if r.PlanARN != "" {
+		env[RestoreTestingPlanARNEnv] = r.PlanARN
+	}
+	return env
+}
+
+// Migration is the configuration of the migrate command: the order layout
+// whose shards the migration orders-by-status-v2 writes.
+type Migration struct {
+	Orders Orders
+}
+
+// LoadMigration reads the migrate command's configuration.
+func LoadMigration(getenv func(string) string) (Migration, error) {
+	o, err := LoadOrders(getenv)
+	return Migration{Orders: o}, err
+}
