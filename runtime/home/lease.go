@@ -50,8 +50,8 @@ type LeaseOptions struct {
 // table serves from any of its Regions (MRSC supports conditional
 // single-item writes; it refuses concurrent writes to one item from two
 // Regions with ReplicatedWriteConflictException, which leaves the
-// condition to decide on retry). Locally, a table of one Region stands in:
-// one replica is linearizable.
+// condition to decide on retry). test/regionsim runs it on an MRSC table
+// of the embedded engine's US Region set.
 type Leases struct {
 	db    DB
 	table string

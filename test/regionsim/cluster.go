@@ -57,10 +57,14 @@ type Config struct {
 const (
 	Table      = "money"
 	LeaseTable = "leases"
-	// LeaseRegion holds the lease store: a table of one Region stands in
-	// for the multi-Region strong consistency table of a deployment (its
-	// three Regions keep answering while one money Region is down), so the
-	// simulation never faults it.
+	// LeaseRegion is where every Region reaches the lease store: a
+	// multi-Region strong consistency (MRSC) table of the US Region set
+	// (us-east-1, us-east-2, us-west-2) on the engine. A write commits
+	// once a majority holds it, so it keeps working while one of the three
+	// is down or cut off. The simulation never faults LeaseRegion itself,
+	// and reaches the store only through it: the engine brings a replica
+	// that was cut off up to date asynchronously, so its own copy may be
+	// stale for a while after it rejoins.
 	LeaseRegion = "us-east-2"
 )
 
@@ -115,8 +119,15 @@ func NewCluster(ctx context.Context, cfg Config) (*Cluster, error) {
 			return nil, err
 		}
 	}
-	leaseDB := c.Eng.Region(LeaseRegion).Client()
+	leaseDB := c.Eng.Region(LeaseRegion).Client(func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
 	if err := createTable(ctx, leaseDB, LeaseTable, false); err != nil {
+		return nil, err
+	}
+	if _, err := leaseDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(LeaseTable),
+		MultiRegionConsistency: types.MultiRegionConsistencyStrong,
+		ReplicaUpdates: []types.ReplicationGroupUpdate{
+			{Create: &types.CreateReplicationGroupMemberAction{RegionName: aws.String("us-east-1")}},
+			{Create: &types.CreateReplicationGroupMemberAction{RegionName: aws.String("us-west-2")}}}}); err != nil {
 		return nil, err
 	}
 	c.Leases = home.NewLeases(leaseDB, LeaseTable, func(o *home.LeaseOptions) {
@@ -182,7 +193,7 @@ func (c *Cluster) Restart(r string) {
 // store; clients still reach it.
 func (c *Cluster) Isolate(r string) {
 	c.isolate[r] = true
-	for _, o := range c.cfg.Regions {
+	for _, o := range append([]string{LeaseRegion}, c.cfg.Regions...) {
 		if o != r {
 			c.Rep.Partition(r, o)
 		}
@@ -192,7 +203,7 @@ func (c *Cluster) Isolate(r string) {
 // Rejoin ends Isolate.
 func (c *Cluster) Rejoin(r string) {
 	delete(c.isolate, r)
-	for _, o := range c.cfg.Regions {
+	for _, o := range append([]string{LeaseRegion}, c.cfg.Regions...) {
 		if o != r {
 			c.Rep.Heal(r, o)
 		}

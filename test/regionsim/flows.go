@@ -57,6 +57,19 @@ type Result struct {
 // ErrUnreachable is a request to a crashed Region.
 var ErrUnreachable = errors.New("regionsim: Region unreachable")
 
+// ErrLeaseStore is the lease store failing to answer: its Region cannot
+// reach a majority of the MRSC table's Regions.
+var ErrLeaseStore = errors.New("regionsim: lease store unavailable")
+
+// storeErr marks an error of the lease store other than a lost
+// condition as ErrLeaseStore.
+func storeErr(err error) error {
+	if err == nil || errors.Is(err, home.ErrLeaseConflict) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrLeaseStore, err)
+}
+
 // Handle serves req in the Region it reached. The naive design writes
 // there. The fenced design forwards it to the cell's home Region, or
 // refuses it with *home.FrozenError (503 with Retry-After) when the home
@@ -76,7 +89,7 @@ func (c *Cluster) Handle(ctx context.Context, at string, req Request) (Result, e
 	} else if l, err := c.Leases.Get(ctx, req.Cell); err == nil {
 		target = l.Region
 	} else {
-		return Result{}, err
+		return Result{}, storeErr(err)
 	}
 	if target == "" || c.down[target] || (target != at && (c.isolate[target] || c.isolate[at])) {
 		return Result{}, &home.FrozenError{Cell: req.Cell, Home: target, RetryAfter: c.cfg.LeaseTTL}
@@ -103,7 +116,7 @@ func (c *Cluster) lease(ctx context.Context, r, cell string) (home.Lease, error)
 	}
 	cur, err := c.Leases.Get(ctx, cell)
 	if err != nil {
-		return home.Lease{}, err
+		return home.Lease{}, storeErr(err)
 	}
 	if cur.Region != r {
 		delete(c.cached[r], cell)
@@ -111,7 +124,7 @@ func (c *Cluster) lease(ctx context.Context, r, cell string) (home.Lease, error)
 	}
 	if cur, err = c.Leases.Renew(ctx, cur); err != nil {
 		delete(c.cached[r], cell)
-		return home.Lease{}, err
+		return home.Lease{}, storeErr(err)
 	}
 	c.cached[r][cell] = cur
 	return cur, nil

@@ -52,12 +52,20 @@ type SimReport struct {
 	// (applied or replayed); Declined, Refused (503 or unreachable) and
 	// LostAnswers (committed, answer lost, retried) the rest.
 	Requests, Acked, Declined, Refused, LostAnswers, Forwarded, Hops int
-	Planned, Takeovers, Crashes, Partitions                          int
+	Planned, Takeovers, FailedTakeovers, Crashes, Partitions         int
 	Quarantined                                                      []Quarantined
 	// PlannedUnwritable is the simulated time cells could not be written
 	// during planned failovers, summed; TakeoverUnwritable the same from
 	// the crash of a home to its takeover.
 	PlannedUnwritable, TakeoverUnwritable time.Duration
+}
+
+// stepsOrDefault is the run's number of steps.
+func (c SimConfig) stepsOrDefault() int {
+	if c.Steps == 0 {
+		return 300
+	}
+	return c.Steps
 }
 
 var regionNames = []string{"us-east-1", "us-west-2", "eu-west-1"}
@@ -75,9 +83,7 @@ type pending struct {
 // then it heals everything, waits until quiet, repairs dropped backlogs,
 // reconciles and audits. The same config gives the same run.
 func Simulate(ctx context.Context, cfg SimConfig) (SimReport, error) {
-	if cfg.Steps == 0 {
-		cfg.Steps = 300
-	}
+	cfg.Steps = cfg.stepsOrDefault()
 	if cfg.Cells == 0 {
 		cfg.Cells = 2
 	}
@@ -271,7 +277,7 @@ func Simulate(ctx context.Context, cfg SimConfig) (SimReport, error) {
 // refusal reports an error a client retries: a Region unreachable, a cell
 // frozen, a lease lost or run out.
 func refusal(err error) bool {
-	return errors.Is(err, ErrUnreachable) || errors.Is(err, home.ErrFrozen) || errors.Is(err, home.ErrNotOwner) ||
+	return errors.Is(err, ErrUnreachable) || errors.Is(err, ErrLeaseStore) || errors.Is(err, home.ErrFrozen) || errors.Is(err, home.ErrNotOwner) ||
 		errors.Is(err, home.ErrLeaseExpired) || errors.Is(err, home.ErrLeaseConflict) || ddblocal.IsConnectionReset(err)
 }
 
@@ -280,7 +286,7 @@ func refusal(err error) bool {
 func (c *Cluster) planned(ctx context.Context, cell, to string, rep *SimReport) error {
 	l, err := c.Leases.Get(ctx, cell)
 	if err != nil || l.Region == to {
-		return err
+		return nil // the store cannot answer now, or nothing to move
 	}
 	start := c.Now()
 	defer func() { rep.PlannedUnwritable += c.Now().Sub(start) }()
@@ -330,7 +336,7 @@ func (c *Cluster) takeovers(ctx context.Context, cells []string, downSince map[s
 	for _, cell := range cells {
 		l, err := c.Leases.Get(ctx, cell)
 		if err != nil {
-			return err
+			continue // the store cannot answer now
 		}
 		if !c.down[l.Region] && !c.isolate[l.Region] {
 			delete(downSince, cell)
@@ -353,7 +359,8 @@ func (c *Cluster) takeovers(ctx context.Context, cells []string, downSince map[s
 				break // the lease has not run out yet
 			}
 			if err != nil {
-				return err
+				rep.FailedTakeovers++ // the store could not answer: tried again next step
+				break
 			}
 			takenOver[cell] = true
 			delete(c.stopped, cell) // a takeover ends a stopped planned failover
