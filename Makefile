@@ -281,6 +281,14 @@ bench: $(GO_STAMP)
 	@mkdir -p $(REPORTS)
 	COSTBENCH_OUT=$(REPORTS)/cost.md go test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 30m ./test/costbench
 
+## bench-regions: the multi-Region simulation (test/regionsim), BENCH_REGIONS_RUNS (default 2500) seeded runs of each of
+##                2 and 3 Regions in freeze and takeover mode; fails on any violation; [report] its section of multi-region.md
+BENCH_REGIONS_RUNS ?= 2500
+.PHONY: bench-regions
+bench-regions: $(GO_STAMP)
+	@$(call report_page,multi-region.md)
+	go test -run '^TestSimulationReport$$' -count=1 -timeout 600m ./test/regionsim -args -sim-runs $(BENCH_REGIONS_RUNS) -sim-report $(REPORTS)/multi-region.md
+
 ## bench-synth: time `cdk synth` of every environment with an empty Go build cache, then with that
 ##              cache warm, and list the bundled bootstrap sizes (numbers go in docs/compute.md)
 .PHONY: bench-synth
