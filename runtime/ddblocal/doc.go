@@ -8,7 +8,8 @@
 // tokens, sparse indexes, TTL, streams, paging and capacity accounting,
 // plus the failures production sees (throttling, transaction conflicts,
 // lost responses, eventually consistent indexes, stream lag). It is not a
-// production database: there is one process and no replication.
+// production database: there is one process, whose Regions (see Regions)
+// replicate between themselves only.
 //
 // # Getting a client
 //

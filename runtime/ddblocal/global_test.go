@@ -259,6 +259,11 @@ func TestGlobalTableStrong(t *testing.T) {
 	if got := value(t, e2, "tx"); got != "" {
 		t.Errorf("a refused transaction wrote tx = %q", got)
 	}
+	_, err = e2.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{{Get: &types.Get{
+		TableName: aws.String("users"), Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "a"}}}}}})
+	if errCode(err) != "ValidationException" {
+		t.Errorf("TransactGetItems: %v, want ValidationException", err)
+	}
 	_, err = e1.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String("users"),
 		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("exp"), Enabled: aws.Bool(true)}})
 	if errCode(err) != "ValidationException" {

@@ -666,6 +666,11 @@ func (e *Engine) transactGetItems(_ context.Context, in *transactGetItemsInput) 
 		if err != nil {
 			return nil, err
 		}
+		if e.global != nil {
+			if err := refuseStrongTransaction(t); err != nil {
+				return nil, err
+			}
+		}
 		key, err := t.keyOf(g.Key)
 		if err != nil {
 			// A key that does not match the schema cancels the

@@ -34,6 +34,9 @@ type regionSet struct {
 
 	mu     sync.Mutex
 	groups map[string]*globalGroup // the global tables, by name
+	// inflight names the MRSC items being written, by table and key, with
+	// the Region writing each (replication_strong.go).
+	inflight map[string]string
 }
 
 // openRegions opens one engine per Region of o.Regions and returns the

@@ -13,13 +13,13 @@ import (
 // in its own Region, under their locks; a replica cut off by a partition
 // or a crash receives it later, asynchronously, as under MREC.
 //
-// A replica whose lock another Region's write holds at that moment is a
-// concurrent conflicting write: the write fails with
-// ReplicatedWriteConflictException and changes nothing. The engine
-// detects the conflict per table, not per item: two Regions writing
-// different items of one table at the same instant may also conflict,
-// which a client handles as it must the documented case (the exception
-// is safe to retry).
+// A write of an item another Region is writing at that moment is a
+// concurrent conflicting write: it fails with
+// ReplicatedWriteConflictException and changes nothing. Two Regions
+// writing different items of one table wait for each other's replica
+// lock; should each hold its own while waiting for the other's past a
+// short bound, both fail the same way, which a client handles as it must
+// the documented case (the exception is safe to retry).
 //
 // A Region that cannot reach a majority (itself plus one replica or the
 // witness) cannot write: DynamoDB documents that an isolated MRSC replica
@@ -66,9 +66,13 @@ func (l *replicaLink) replicateStrong(t *table, isTx bool, now time.Time) error 
 		return nil
 	}
 	if isTx {
-		return validationf("Transactions are not supported for tables with MultiRegionConsistency STRONG")
+		return errStrongTransaction()
 	}
 	r := l.set.repl
+	if !l.set.claim(t, l.region) {
+		return errReplicatedWriteConflict()
+	}
+	defer l.set.release(t)
 	votes := 1
 	var targets []*table
 	unlock := func() {
@@ -86,8 +90,7 @@ func (l *replicaLink) replicateStrong(t *table, isTx bool, now time.Time) error 
 		}
 		if !lockWithin(pt, conflictWait) {
 			unlock()
-			return &APIError{Code: replicatedWriteConflict, Status: http.StatusBadRequest,
-				Message: "The request was rejected because one or more items in the request are being modified by a request in another Region."}
+			return errReplicatedWriteConflict()
 		}
 		targets = append(targets, pt)
 		votes++
@@ -146,4 +149,56 @@ func refuseStrongTTL(t *table) error {
 		return validationf("One or more parameter values were invalid: Time to Live is not supported for tables with MultiRegionConsistency STRONG")
 	}
 	return nil
+}
+
+func errStrongTransaction() error {
+	return validationf("Transactions are not supported for tables with MultiRegionConsistency STRONG")
+}
+
+// refuseStrongTransaction refuses a transaction that reads a replica of a
+// STRONG global table.
+func refuseStrongTransaction(t *table) error {
+	var l *replicaLink
+	t.rlocked(func() { l = t.replica })
+	if l == nil {
+		return nil
+	}
+	if _, _, strong := l.strongGroup(t.name); strong {
+		return errStrongTransaction()
+	}
+	return nil
+}
+
+func errReplicatedWriteConflict() error {
+	return &APIError{Code: replicatedWriteConflict, Status: http.StatusBadRequest,
+		Message: "The request was rejected because one or more items in the request are being modified by a request in another Region."}
+}
+
+// claim marks the items of t's uncommitted changes as being written from
+// region, unless another Region is writing one of them: that is the
+// conflict ReplicatedWriteConflictException reports.
+func (s *regionSet) claim(t *table, region string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inflight == nil {
+		s.inflight = map[string]string{}
+	}
+	for _, c := range t.changes {
+		if r, busy := s.inflight[t.name+"\x00"+string(c.key)]; busy && r != region {
+			return false
+		}
+	}
+	for _, c := range t.changes {
+		s.inflight[t.name+"\x00"+string(c.key)] = region
+	}
+	return true
+}
+
+// release ends claim.
+func (s *regionSet) release(t *table) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range t.changes {
+		delete(s.inflight, t.name+"\x00"+string(c.key))
+	}
 }
