@@ -465,3 +465,55 @@ func TestGlobalTableStreamsAndTTL(t *testing.T) {
 		t.Errorf("the same token with another request in eu-west-1: %v, want accepted (tokens are per Region)", err)
 	}
 }
+
+// TestGlobalTableBackgroundReplication: without ManualReplication a
+// goroutine applies each write once its lag has passed, while both
+// Regions write concurrently.
+func TestGlobalTableBackgroundReplication(t *testing.T) {
+	ctx := context.Background()
+	eng := ddblocal.New(func(o *ddblocal.Options) { o.Regions = []string{"us-east-1", "eu-west-1"} })
+	defer eng.Close()
+	east, west := eng.Region("us-east-1").Client(), eng.Region("eu-west-1").Client()
+	_, err := east.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String("users"),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest,
+		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addReplica(t, eng, "us-east-1", "eu-west-1")
+	eng.Replication().SetFaults(ddblocal.ReplicationFaults{Seed: 3, Lag: ddblocal.ExponentialLag(2 * time.Millisecond)})
+	done := make(chan error, 1)
+	go func() { // t.Fatal belongs to the test's goroutine
+		for i := 0; i < 100; i++ {
+			if _, err := west.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("users"), Item: map[string]types.AttributeValue{
+				"PK": &types.AttributeValueMemberS{Value: fmt.Sprint("w", i)}, "v": &types.AttributeValueMemberS{Value: "west"}}}); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for i := 0; i < 100; i++ {
+		putV(t, east, fmt.Sprint("e", i), "east")
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for value(t, west, "e99") == "" || value(t, east, "w99") == "" {
+		if time.Now().After(deadline) {
+			t.Fatal("the background replication did not deliver within 10 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if q := eng.Replication().WaitQuiet(); !q.Identical || q.Pending != 0 {
+		t.Errorf("after quiet: %+v", q)
+	}
+	if s := eng.Replication().ReplicationLatency("users", "eu-west-1", "us-east-1"); s.Count != 100 {
+		t.Errorf("ReplicationLatency eu-west-1 to us-east-1: %+v, want 100 writes", s)
+	}
+}
