@@ -289,6 +289,7 @@ func failure(records *idempotency.Table, o Options, err error) answer {
 	var ip *idempotency.InProgressError
 	var un *retry.UnavailableError
 	var ce *idempotency.ConfigError
+	var tl *idempotency.ResultTooLargeError
 	switch {
 	case errors.As(err, &ip):
 		a := problem(Problem{Status: http.StatusConflict, Title: "A request is outstanding for this Idempotency-Key", Detail: err.Error()})
@@ -303,6 +304,9 @@ func failure(records *idempotency.Table, o Options, err error) answer {
 		return a
 	case errors.As(err, &ce), errors.Is(err, idempotency.ErrRequestInvalid):
 		return problem(Problem{Status: http.StatusInternalServerError, Title: "Idempotency misconfigured", Detail: err.Error()})
+	case errors.As(err, &tl):
+		return problem(Problem{Status: http.StatusInternalServerError, Title: "The answer is too large to store",
+			Detail: fmt.Sprintf("the record with this answer would be %d bytes, over DynamoDB's item size limit of %d; nothing was stored", tl.Size, tl.Limit)})
 	}
 	return problem(o.Error(err))
 }
