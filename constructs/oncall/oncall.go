@@ -63,6 +63,9 @@ var (
 	FunctionDuration     = Kind{"function-duration", Ticket, GroupFunctions}
 	FunctionConcurrency  = Kind{"function-concurrency", Ticket, GroupFunctions}
 	SecretRotationFailed = Kind{"secret-rotation-failed", Ticket, GroupFunctions}
+	UnavailableAnswers   = Kind{"unavailable-answers", Page, GroupFunctions}
+	UnexpectedErrors     = Kind{"unexpected-errors", Ticket, GroupFunctions}
+	KeyReuseSurge        = Kind{"key-reuse-surge", Ticket, GroupAPI}
 
 	StreamConsumerLag   = Kind{"stream-consumer-lag", Page, GroupEvents}
 	StreamConsumerStuck = Kind{"stream-consumer-stuck", Page, GroupEvents}
@@ -87,6 +90,7 @@ func Kinds() []Kind {
 		AlarmDeliveryFailed,
 		APIServerErrorRate, MoneyRouteErrorRate, APIClientErrorSurge, APIThrottledRate, APILatency, NoSettledPayment,
 		MoneyFunctionErrors, FunctionErrors, FunctionThrottles, FunctionDuration, FunctionConcurrency, SecretRotationFailed,
+		UnavailableAnswers, UnexpectedErrors, KeyReuseSurge,
 		StreamConsumerLag, StreamConsumerStuck, EventsDeadLetters,
 		TableThrottles, TableHotPartition, TableOnDemandMaximum, TableSystemErrors, TransactionConflicts, TableCapacityBudget,
 		BackupJobFailed, BackupMissing, BackupEventsUndeliver, RestoreValidation, RestoreValidationLost,

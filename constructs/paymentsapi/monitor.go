@@ -157,6 +157,7 @@ func (a *PaymentsAPI) monitor(p Props) {
 	if p.SettledPaymentEvery > 0 {
 		add(oncall.NoSettledPayment, a.heartbeat(p.SettledPaymentEvery))
 	}
+	outcomeWidgets := a.outcomes(p, requests, add)
 
 	if p.Monitor != nil {
 		for _, k := range alarms {
@@ -186,6 +187,8 @@ func (a *PaymentsAPI) monitor(p Props) {
 			Left:            &routeRates,
 			LeftAnnotations: &[]*awscloudwatch.HorizontalAnnotation{{Label: jsii.String("alarm"), Value: jsii.Number(float64(p.ServerErrorPercent))}},
 		}))
+		p.Monitor.AddWidgets(outcomeWidgets[:2]...)
+		p.Monitor.AddWidgets(outcomeWidgets[2:]...)
 		p.Monitor.AddWidgets(accountConcurrency())
 	}
 	for _, name := range Functions() {

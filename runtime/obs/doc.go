@@ -10,5 +10,10 @@
 //	oncetable/business  Created, Replayed, InsufficientFunds, KeyReused, ...
 //	oncetable/faults    ConflictRetried, Throttled, Unavailable, Error
 //
+// Each is counted per flow (dimension Flow) and across flows (no dimension),
+// which is what the alarms watch. [Catalogue] lists every metric with its
+// meaning: the constructs graph each and alarm on those that mean trouble,
+// and a test fails when the runtime emits a name the catalogue lacks.
+//
 // It is not a tracing or alarming library.
 package obs

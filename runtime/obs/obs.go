@@ -81,8 +81,10 @@ func (m *Metrics) emit(namespace, flow, name string) {
 		"_aws": map[string]any{
 			"Timestamp": m.now().UnixMilli(),
 			"CloudWatchMetrics": []any{map[string]any{
-				"Namespace":  namespace,
-				"Dimensions": [][]string{{"Flow"}},
+				"Namespace": namespace,
+				// Per flow, and across flows (an empty dimension set) for the
+				// alarms, which cannot sum an open set of flows.
+				"Dimensions": [][]string{{"Flow"}, {}},
 				"Metrics":    []any{map[string]string{"Name": name, "Unit": "Count"}},
 			}},
 		},

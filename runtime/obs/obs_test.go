@@ -41,8 +41,9 @@ func TestEMFLine(t *testing.T) {
 		_ = json.Unmarshal([]byte(lines[i]), &raw)
 		cw := got.AWS.CloudWatchMetrics
 		if got.AWS.Timestamp == 0 || len(cw) != 1 || cw[0].Namespace != tt.namespace || cw[0].Metrics[0].Name != tt.metric ||
-			got.Flow != tt.flow || raw[tt.metric] != float64(1) || cw[0].Dimensions[0][0] != "Flow" {
-			t.Errorf("line %d = %s, want namespace %s flow %s metric %s=1", i, lines[i], tt.namespace, tt.flow, tt.metric)
+			got.Flow != tt.flow || raw[tt.metric] != float64(1) ||
+			len(cw[0].Dimensions) != 2 || cw[0].Dimensions[0][0] != "Flow" || len(cw[0].Dimensions[1]) != 0 {
+			t.Errorf("line %d = %s, want namespace %s flow %s metric %s=1, dimension sets [Flow] and []", i, lines[i], tt.namespace, tt.flow, tt.metric)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 
 	"github.com/oncetable/oncetable/constructs/oncall"
+	"github.com/oncetable/oncetable/runtime/obs"
 	"github.com/oncetable/oncetable/stacks/envconfig"
 )
 
@@ -175,7 +176,7 @@ func TestAlarmRouting(t *testing.T) {
 				}
 			}
 			for _, k := range []oncall.Kind{oncall.APIServerErrorRate, oncall.MoneyRouteErrorRate, oncall.MoneyFunctionErrors, oncall.StreamConsumerLag,
-				oncall.StreamConsumerStuck, oncall.EventsDeadLetters, oncall.BackupJobFailed, oncall.BackupMissing, oncall.APIThrottledRate, oncall.APIClientErrorSurge} {
+				oncall.StreamConsumerStuck, oncall.EventsDeadLetters, oncall.BackupJobFailed, oncall.BackupMissing, oncall.APIThrottledRate, oncall.APIClientErrorSurge, oncall.UnavailableAnswers} {
 				if !contains(bySeverity[oncall.Page], k.Name) {
 					t.Errorf("%s does not page", k.Name)
 				}
@@ -264,6 +265,16 @@ func TestDashboardShowsEveryGroup(t *testing.T) {
 				"Payment events bus", "concurrent executions", "Lambda concurrency of the account"} {
 				if !strings.Contains(body, title) {
 					t.Errorf("dashboard has no %q", title)
+				}
+			}
+			// THEN every metric the functions emit is graphed, across
+			// flows and by flow.
+			for _, m := range obs.Catalogue() {
+				if !strings.Contains(body, `[\"`+m.Namespace+`\",\"`+m.Name+`\"`) {
+					t.Errorf("dashboard does not graph %s %s (obs.Catalogue)", m.Namespace, m.Name)
+				}
+				if !strings.Contains(body, `SEARCH('{`+m.Namespace+`,Flow}'`) {
+					t.Errorf("dashboard does not graph %s by flow", m.Namespace)
 				}
 			}
 			if (s.ops.SubscriptionsDLQ != nil) != strings.Contains(body, "Operations: undelivered alarms") {

@@ -1,0 +1,38 @@
+package obs
+
+// Metric is one EMF metric the runtime emits, counted per flow (dimension
+// Flow) and across flows (no dimension).
+type Metric struct {
+	Namespace string
+	Name      string
+	// Meaning is what one count says, for the dashboard's graphs.
+	Meaning string
+}
+
+// Catalogue is every metric the runtime emits. The constructs graph each
+// one and alarm on those that mean trouble; a test fails when the runtime
+// emits a name that is not here, so a new metric is never watched by
+// nobody.
+func Catalogue() []Metric {
+	return []Metric{
+		{BusinessNamespace, Created, "a money flow applied a request (2xx)"},
+		{BusinessNamespace, Replayed, "a retry answered with the stored answer of its Idempotency-Key"},
+		{BusinessNamespace, InsufficientFunds, "a debit or charge declined: not enough balance (402)"},
+		{BusinessNamespace, KeyReused, "an Idempotency-Key reused with another request (422)"},
+		{BusinessNamespace, Rejected, "any other refused request (4xx: validation, not found, conflict)"},
+		{FaultNamespace, ConflictRetried, "a transaction conflict retried inside the request"},
+		{FaultNamespace, Throttled, "a DynamoDB throttle retried inside the request"},
+		{FaultNamespace, Unavailable, "a request answered 503: DynamoDB unavailable or its retries spent"},
+		{FaultNamespace, Error, "a request answered 500: an unexpected error"},
+	}
+}
+
+// Known reports whether name is a metric of the catalogue in namespace.
+func Known(namespace, name string) bool {
+	for _, m := range Catalogue() {
+		if m.Namespace == namespace && m.Name == name {
+			return true
+		}
+	}
+	return false
+}
