@@ -97,6 +97,17 @@ engine:
 	@go build -o $(RUNNER) ./lambdas/local
 	@exec $(RUNNER) engine $(ENGINE_FLAGS)
 
+## freeze: the kill switch: make freeze ENV=local|<env> FLOW=all|<money flow> REASON='why' stops money movement
+##         within 5 s, no deploy (ENV=local: the engine of make run; else the stack's table, with your AWS identity)
+## unfreeze: make unfreeze ENV=… FLOW=… REASON='why' restores it; make frozen ENV=… shows what is frozen and the audit
+.PHONY: freeze unfreeze frozen
+freeze unfreeze:
+	@test -n "$(ENV)" -a -n "$(FLOW)" -a -n "$(REASON)" || { echo "usage: make $@ ENV=local|<env of cdk.json> FLOW=all|<money flow> REASON='why'" >&2; exit 2; }
+	@go run ./lambdas/freeze $@ -env '$(ENV)' -flow '$(FLOW)' -reason '$(REASON)'
+frozen:
+	@test -n "$(ENV)" || { echo "usage: make frozen ENV=local|<env of cdk.json>" >&2; exit 2; }
+	@go run ./lambdas/freeze status -env '$(ENV)'
+
 ## synth: synthesize every environment (or ENV=name) into cdk.out/ and list the templates
 # Synthesis needs no AWS account: keep the CLI's credential lookup off the
 # EC2 instance metadata endpoint, so it never waits on the network.

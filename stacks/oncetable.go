@@ -92,6 +92,10 @@ func NewOnceTableStack(scope constructs.Construct, id string, props *OnceTableSt
 		Description: jsii.String("Invoke URL of the payments HTTP API"),
 		Value:       s.Payments.URL,
 	})
+	awscdk.NewCfnOutput(stack, jsii.String("TableName"), &awscdk.CfnOutputProps{
+		Description: jsii.String("Name of the table (make freeze ENV=... reads it)"),
+		Value:       s.Table.Table.TableName(),
+	})
 	for _, name := range paymentsapi.Functions() {
 		awscdk.NewCfnOutput(stack, jsii.String(outputID(name)), &awscdk.CfnOutputProps{
 			Description: jsii.String("Name of the " + name + " Lambda function"),

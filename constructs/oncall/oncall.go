@@ -50,6 +50,7 @@ type Kind struct {
 // symptom already pages (throttles, system errors, duration) are tickets.
 var (
 	AlarmDeliveryFailed = Kind{"alarm-delivery-failed", Page, GroupOperations}
+	MoneyFrozen         = Kind{"money-frozen", Ticket, GroupOperations}
 
 	APIServerErrorRate   = Kind{"api-5xx-rate", Page, GroupAPI}
 	MoneyRouteErrorRate  = Kind{"money-route-5xx-rate", Page, GroupAPI}
@@ -87,7 +88,7 @@ var (
 // Kinds lists every kind, sorted by name.
 func Kinds() []Kind {
 	k := []Kind{
-		AlarmDeliveryFailed,
+		AlarmDeliveryFailed, MoneyFrozen,
 		APIServerErrorRate, MoneyRouteErrorRate, APIClientErrorSurge, APIThrottledRate, APILatency, NoSettledPayment,
 		MoneyFunctionErrors, FunctionErrors, FunctionThrottles, FunctionDuration, FunctionConcurrency, SecretRotationFailed,
 		UnavailableAnswers, UnexpectedErrors, KeyReuseSurge,

@@ -33,13 +33,16 @@ type outcomeAlarm struct {
 // outcomeAlarms are the alarms on what the functions say: the metrics of
 // obs.Catalogue that mean trouble. The others are graphed only: Created,
 // Replayed and the declines are business, and the retried conflicts and
-// throttles have the table's alarms.
+// throttles have the table's alarms. Frozen is a ticket, so that a freeze
+// is not forgotten.
 func outcomeAlarms(p Props) []outcomeAlarm {
 	return []outcomeAlarm{
 		{metric: obs.Unavailable, kind: oncall.UnavailableAnswers, id: "UnavailableAnswersAlarm", percent: p.ServerErrorPercent,
 			what: fmt.Sprintf("the functions answered 503 (DynamoDB unavailable, or the retries of throttles and conflicts spent) for %d%% or more of the requests in 2 of 3 periods of 5 minutes (periods of %d requests or more).", p.ServerErrorPercent, p.MinRequests)},
 		{metric: obs.KeyReused, kind: oncall.KeyReuseSurge, id: "KeyReuseSurgeAlarm", percent: KeyReusedPercent,
 			what: fmt.Sprintf("%d%% or more of the requests reused an Idempotency-Key for another request (422) in 2 of 3 periods of 5 minutes: a client derives its keys wrongly.", KeyReusedPercent)},
+		{metric: obs.Frozen, kind: oncall.MoneyFrozen, id: "MoneyFrozenAlarm", count: 1,
+			what: "the kill switch refused money requests (503 frozen): a freeze is on; make frozen ENV=... shows who froze what, when and why."},
 		{metric: obs.Error, kind: oncall.UnexpectedErrors, id: "UnexpectedErrorsAlarm", count: 1,
 			what: "a function answered 500 for an unexpected error (not DynamoDB's unavailability): a bug or a broken dependency; the log line has the error."},
 	}

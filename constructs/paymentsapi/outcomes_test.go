@@ -28,6 +28,7 @@ func TestOutcomeAlarmsWatchTheCatalogue(t *testing.T) {
 		obs.Unavailable: oncall.UnavailableAnswers,
 		obs.KeyReused:   oncall.KeyReuseSurge,
 		obs.Error:       oncall.UnexpectedErrors,
+		obs.Frozen:      oncall.MoneyFrozen,
 	} {
 		if got := alarmed[metric]; got != want {
 			t.Errorf("%s alarms as %q, want %q", metric, got.Name, want.Name)

@@ -19,6 +19,7 @@ const (
 	IdempotencyExpiryEnv = "IDEMPOTENCY_EXPIRY"              // Go duration > 0; default 24h
 	SkipLegacyRecordsEnv = "IDEMPOTENCY_SKIP_LEGACY_RECORDS" // "true" or "false"; default false
 	CursorSecretEnv      = "CURSOR_SECRET"                   // the key itself; local and tests only
+	FreezeCacheTTLEnv    = "FREEZE_CACHE_TTL"                // Go duration 1ms..1m; default: the kill switch's 5s
 	CursorSecretARNEnv   = "CURSOR_SECRET_ARN"               // the Secrets Manager secret of the key
 	OrderIndexesEnv      = "ORDER_INDEXES"                   // v1 | both | v2; default v1
 	OrderShardsEnv       = "ORDER_SHARDS"                    // 1..MaxOrderShards; default DefaultOrderShards
@@ -150,6 +151,10 @@ type Payments struct {
 	Orders Orders
 	// Auth maps the authorizer's context onto roles.
 	Auth Auth
+	// FreezeCacheTTL bounds how long a freeze or an unfreeze of the kill
+	// switch (runtime/freeze) takes to reach the function, 1ms..1m.
+	// Default: 0, the switch's own (5s); written only when set.
+	FreezeCacheTTL time.Duration
 }
 
 // WithDefaults fills the zero fields that have a default.
@@ -188,6 +193,13 @@ func LoadPayments(getenv func(string) string) (Payments, error) {
 			p.Auth.IAMOperators = append(p.Auth.IAMOperators, op)
 		}
 	}
+	if s := getenv(FreezeCacheTTLEnv); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < time.Millisecond || d > time.Minute {
+			return Payments{}, &VarError{Name: FreezeCacheTTLEnv, Value: s, Reason: "want a Go duration from 1ms to 1m, such as 5s"}
+		}
+		p.FreezeCacheTTL = d
+	}
 	var err error
 	if p.Orders, err = LoadOrders(getenv); err != nil {
 		return Payments{}, err
@@ -211,6 +223,9 @@ func (p Payments) Environment() map[string]string {
 	}
 	set(CursorSecretEnv, p.CursorSecret)
 	set(CursorSecretARNEnv, p.CursorSecretARN)
+	if p.FreezeCacheTTL != 0 {
+		env[FreezeCacheTTLEnv] = p.FreezeCacheTTL.String()
+	}
 	set(AuthCustomerScopeEnv, p.Auth.CustomerScope)
 	set(AuthOperatorScopeEnv, p.Auth.OperatorScope)
 	set(AuthServiceScopeEnv, p.Auth.ServiceScope)

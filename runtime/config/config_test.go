@@ -22,6 +22,7 @@ func TestRoundTrip(t *testing.T) {
 			Auth: config.Auth{CustomerScope: "shop/buy", OperatorScope: "shop/ops", ServiceScope: "shop/svc", UserClaim: "username",
 				IAMOperators: []string{"arn:aws:iam::1:role/A", "arn:aws:iam::1:role/B*"}}},
 		{Table: "local", CursorSecret: "0123456789abcdef0123456789abcdef", Orders: config.Orders{Stage: schema.OrdersV2}},
+		{Table: "frozen-fast", FreezeCacheTTL: 2 * time.Second},
 	}
 	for _, want := range payments {
 		got, err := config.LoadPayments(lookup(want.Environment()))
@@ -85,6 +86,8 @@ func TestRefused(t *testing.T) {
 		{"no table", payments, map[string]string{}, config.TableNameEnv},
 		{"expiry not a duration", payments, with(config.IdempotencyExpiryEnv, "tomorrow"), config.IdempotencyExpiryEnv},
 		{"negative expiry", payments, with(config.IdempotencyExpiryEnv, "-1h"), config.IdempotencyExpiryEnv},
+		{"freeze cache not a duration", payments, with(config.FreezeCacheTTLEnv, "soon"), config.FreezeCacheTTLEnv},
+		{"freeze cache over a minute", payments, with(config.FreezeCacheTTLEnv, "2m"), config.FreezeCacheTTLEnv},
 		{"skip legacy not a bool", payments, with(config.SkipLegacyRecordsEnv, "yes"), config.SkipLegacyRecordsEnv},
 		{"unknown stage", payments, with(config.OrderIndexesEnv, "v3"), config.OrderIndexesEnv},
 		{"shards not a number", payments, with(config.OrderShardsEnv, "abc"), config.OrderShardsEnv},

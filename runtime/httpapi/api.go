@@ -17,6 +17,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/oncetable/oncetable/runtime/config"
+	"github.com/oncetable/oncetable/runtime/freeze"
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/idempotency/idemhttp"
 	"github.com/oncetable/oncetable/runtime/keys"
@@ -61,11 +62,20 @@ type Config struct {
 	// Auth maps the authorizer's context onto roles (JWT scopes, the user
 	// claim, IAM operators). Default: see Auth.
 	Auth Auth
+	// Freeze checks the kill switch (runtime/freeze) before every money
+	// flow: a frozen flow answers 503 with Retry-After, writes nothing and
+	// takes no Idempotency-Key. FromConfig, and so every Lambda main, and
+	// the local runner turn it on. Default: false.
+	Freeze bool
+	// FreezeCacheTTL bounds how long a freeze or an unfreeze takes to reach
+	// this handler. Default: freeze.DefaultCacheTTL (5s).
+	FreezeCacheTTL time.Duration
 }
 
 // ConfigFromEnv is the Config of the environment's runtime/config.Payments
 // (config.LoadPayments): the table, the idempotency expiry, the order
-// layout, the cursor secret given as a value and who may call.
+// layout, the cursor secret given as a value, who may call and the kill
+// switch's cache (the switch is on).
 func ConfigFromEnv() (Config, error) {
 	p, err := config.LoadPayments(os.Getenv)
 	if err != nil {
@@ -82,7 +92,8 @@ func FromConfig(p config.Payments) (Config, error) {
 		return Config{}, err
 	}
 	c := Config{Table: p.Table, IdempotencyExpiry: p.IdempotencyExpiry, SkipLegacyRecords: p.SkipLegacyRecords,
-		Orders: store.OrderLayout{Stage: p.Orders.Stage, Shards: p.Orders.Shards}, Auth: auth}
+		Orders: store.OrderLayout{Stage: p.Orders.Stage, Shards: p.Orders.Shards}, Auth: auth,
+		Freeze: true, FreezeCacheTTL: p.FreezeCacheTTL}
 	if p.CursorSecret != "" {
 		c.CursorSecret = []byte(p.CursorSecret)
 	}
@@ -97,6 +108,8 @@ type API struct {
 	metrics *obs.Metrics
 	routes  []route
 	auth    Auth
+	// freeze is the kill switch, nil when Config.Freeze is off.
+	freeze *freeze.Switch
 }
 
 // New builds the API on db once; handlers reuse it across invocations.
@@ -123,6 +136,11 @@ func New(db store.DB, cfg Config) *API {
 			}
 		}
 	})
+	if cfg.Freeze {
+		a.freeze = freeze.New(db, func(o *freeze.Options) {
+			o.Table, o.Schema, o.CacheTTL, o.Clock = cfg.Table, cfg.Schema, cfg.FreezeCacheTTL, cfg.Clock
+		})
+	}
 	a.routes = a.table()
 	return a
 }
@@ -222,6 +240,8 @@ func (a *API) count(flow, outcome string) {
 		a.metrics.Business(flow, obs.InsufficientFunds)
 	case "key_reused":
 		a.metrics.Business(flow, obs.KeyReused)
+	case "frozen":
+		a.metrics.Business(flow, obs.Frozen)
 	case "ok":
 	case "unavailable":
 		a.metrics.Fault(flow, obs.Unavailable)
@@ -280,6 +300,11 @@ func (a *API) dispatch(ctx context.Context, c *call, method, path string, allow 
 func (a *API) serveCall(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
 	if err := a.checkRole(c); err != nil {
 		return events.APIGatewayV2HTTPResponse{}, err
+	}
+	if a.freeze != nil && c.route.flow != "" {
+		if err := a.freeze.Check(ctx, c.route.flow); err != nil {
+			return events.APIGatewayV2HTTPResponse{}, err
+		}
 	}
 	if err := c.checkParams(); err != nil {
 		return events.APIGatewayV2HTTPResponse{}, err

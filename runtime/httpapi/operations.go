@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/oncetable/oncetable/runtime/cursor"
+	"github.com/oncetable/oncetable/runtime/freeze"
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/idempotency/idemhttp"
 	"github.com/oncetable/oncetable/runtime/keys"
@@ -125,6 +126,10 @@ func Operations() []Operation {
 	for _, r := range Routes() {
 		op := operations[r.Name]
 		op.RouteSpec = r
+		if r.Flow != "" {
+			// Every money flow is behind the kill switch.
+			op.Errors = append(append([]error(nil), op.Errors...), freeze.ErrFrozen)
+		}
 		out = append(out, op)
 	}
 	return out

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/oncetable/oncetable/runtime/cursor"
+	"github.com/oncetable/oncetable/runtime/freeze"
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/idempotency/idemhttp"
 	"github.com/oncetable/oncetable/runtime/keys"
@@ -90,6 +91,7 @@ var problems = []mapping{
 	{ErrRouteNotFound, http.StatusNotFound, "route-not-found", "No such route", "not_found"},
 	{ErrMethodNotAllowed, http.StatusMethodNotAllowed, "method-not-allowed", "Method not allowed", "invalid"},
 	{retry.ErrUnavailable, http.StatusServiceUnavailable, "unavailable", "Service temporarily unavailable", "unavailable"},
+	{freeze.ErrFrozen, http.StatusServiceUnavailable, "frozen", "Money movement paused by the operators", "frozen"},
 }
 
 // ParamError is an error caused by one request member, named by Param as
@@ -170,6 +172,10 @@ func encodeProblem(p Problem, err error) events.APIGatewayV2HTTPResponse {
 		}
 		headers["Retry-After"] = strconv.Itoa(secs)
 		p.Detail = "the database is busy (" + string(ue.Kind) + "); retry after " + strconv.Itoa(secs) + "s with the same Idempotency-Key"
+	}
+	var fe *freeze.FrozenError
+	if errors.As(err, &fe) {
+		headers["Retry-After"] = strconv.Itoa(max(1, int(fe.RetryAfter.Seconds())))
 	}
 	if p.Status == http.StatusMethodNotAllowed {
 		var mna *methodNotAllowedError

@@ -229,7 +229,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	}
 	auth := OperatorAuth(o.Auth)
 	api := httpapi.New(client, httpapi.Config{Table: o.Table, IdempotencyExpiry: o.IdempotencyExpiry, Log: o.Out, Metrics: o.Metrics,
-		Orders: o.Orders, Auth: auth})
+		Orders: o.Orders, Auth: auth, Freeze: true})
 	ln, err := listen(ListenerAPI, o.APIAddr)
 	if err != nil {
 		s.Shutdown(context.Background())

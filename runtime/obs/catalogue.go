@@ -19,6 +19,7 @@ func Catalogue() []Metric {
 		{BusinessNamespace, Replayed, "a retry answered with the stored answer of its Idempotency-Key"},
 		{BusinessNamespace, InsufficientFunds, "a debit or charge declined: not enough balance (402)"},
 		{BusinessNamespace, KeyReused, "an Idempotency-Key reused with another request (422)"},
+		{BusinessNamespace, Frozen, "a money flow refused by the kill switch (503, runtime/freeze)"},
 		{BusinessNamespace, Rejected, "any other refused request (4xx: validation, not found, conflict)"},
 		{FaultNamespace, ConflictRetried, "a transaction conflict retried inside the request"},
 		{FaultNamespace, Throttled, "a DynamoDB throttle retried inside the request"},

@@ -24,6 +24,7 @@ const (
 	InsufficientFunds = "InsufficientFunds"
 	KeyReused         = "KeyReused"
 	Rejected          = "Rejected"
+	Frozen            = "Frozen"
 )
 
 // Fault metric names.

@@ -372,6 +372,9 @@ func TestComputeAlarms(t *testing.T) {
 			want := map[string][3]float64{
 				api + "ServerErrorsAlarm": rate(pct), api + "ClientErrorsAlarm": rate(25), api + "ThrottledAlarm": rate(5),
 				api + "LatencyAlarm": rate(tc.latencyMs),
+				// what the functions say (obs.Catalogue)
+				api + "UnavailableAnswersAlarm": rate(pct), api + "KeyReuseSurgeAlarm": rate(paymentsapi.KeyReusedPercent),
+				api + "UnexpectedErrorsAlarm": {1, 1, 1}, api + "MoneyFrozenAlarm": {1, 1, 1},
 			}
 			for _, r := range paymentsapi.MoneyRoutes() {
 				want[api+strings.ToUpper(r.Name[:1])+r.Name[1:]+"ServerErrorsAlarm"] = rate(pct)
@@ -475,16 +478,20 @@ func TestComputeStage(t *testing.T) {
 	}
 }
 
-// TestComputeOutputs: the API URL and every function name are outputs.
+// TestComputeOutputs: the API URL, the table's name (make freeze reads it)
+// and every function name are outputs.
 func TestComputeOutputs(t *testing.T) {
 	for _, env := range envs {
 		t.Run(env, func(t *testing.T) {
 			s := byEnv[env]
 			outputs, _ := s.json["Outputs"].(map[string]any)
-			for _, name := range []string{"ApiUrl", "ApiFunctionName", "ChargeFunctionName", "DebitFunctionName", "SettleFunctionName"} {
+			for _, name := range []string{"ApiUrl", "TableName", "ApiFunctionName", "ChargeFunctionName", "DebitFunctionName", "SettleFunctionName"} {
 				if _, ok := outputs[name]; !ok {
 					t.Errorf("no output %s (outputs: %v)", name, keys(outputs))
 				}
+			}
+			if v := outputs["TableName"].(map[string]any)["Value"]; !reflect.DeepEqual(v, ref(logicalID(s, s.table.Table))) {
+				t.Errorf("output TableName = %v, want the table's name", v)
 			}
 			for name, fn := range s.payments.Functions {
 				id := strings.ToUpper(name[:1]) + name[1:] + "FunctionName"
