@@ -10,7 +10,9 @@ import (
 	"github.com/oncetable/oncetable/runtime/schema"
 )
 
-func lookup(env map[string]string) func(string) string { return func(k string) string { return env[k] } }
+func lookup(env map[string]string) func(string) string {
+	return func(k string) string { return env[k] }
+}
 
 // TestRoundTrip: what a construct writes (Environment) is what a main reads
 // back (Load), defaults filled, for every function's configuration.
