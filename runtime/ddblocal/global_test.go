@@ -517,3 +517,35 @@ func TestGlobalTableBackgroundReplication(t *testing.T) {
 		t.Errorf("ReplicationLatency eu-west-1 to us-east-1: %+v, want 100 writes", s)
 	}
 }
+
+// TestGlobalTableSettingsAligned: a global secondary index and TTL
+// enabled on one replica reach the others.
+func TestGlobalTableSettingsAligned(t *testing.T) {
+	ctx := context.Background()
+	eng := globalEngine(t, "us-east-1", "eu-west-1")
+	addReplica(t, eng, "us-east-1", "eu-west-1")
+	east, west := eng.Region("us-east-1").Client(), eng.Region("eu-west-1").Client()
+	_, err := east.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("users"),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("v"), AttributeType: types.ScalarAttributeTypeS}},
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+			IndexName: aws.String("by-v"), KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("v"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := east.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String("users"),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("exp"), Enabled: aws.Bool(true)}}); err != nil {
+		t.Fatal(err)
+	}
+	putV(t, east, "a", "x")
+	eng.Replication().WaitQuiet()
+	q, err := west.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("users"), IndexName: aws.String("by-v"),
+		KeyConditionExpression: aws.String("v = :v"), ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberS{Value: "x"}}})
+	if err != nil || q.Count != 1 {
+		t.Errorf("eu-west-1 Query on the index created in us-east-1: %+v, %v", q, err)
+	}
+	ttl, err := west.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String("users")})
+	if err != nil || ttl.TimeToLiveDescription.TimeToLiveStatus != types.TimeToLiveStatusEnabled {
+		t.Errorf("eu-west-1 DescribeTimeToLive: %+v, %v", ttl, err)
+	}
+}

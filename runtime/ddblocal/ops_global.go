@@ -371,3 +371,40 @@ func (e *Engine) leaveGlobal(t *table) {
 		set.repl.dropTable(t.name, "")
 	}
 }
+
+// aligningKey marks the context of a change applied to a replica because
+// another replica made it.
+type aligningKey struct{}
+
+// alignReplicas applies a settings change made to t to its replicas in
+// the other Regions: DynamoDB keeps the replicas of a version 2019.11.21
+// global table aligned in throughput, TTL settings and global secondary
+// indexes ("Determining the version of a global table"). The replicas
+// apply it as they would their own; a change one refuses is not retried.
+func (e *Engine) alignReplicas(ctx context.Context, t *table, apply func(peer *Engine, ctx context.Context)) {
+	if ctx.Value(aligningKey{}) != nil {
+		return
+	}
+	var here string
+	t.rlocked(func() {
+		if t.replica != nil {
+			here = t.replica.region
+		}
+	})
+	if here == "" {
+		return
+	}
+	ctx = context.WithValue(context.Background(), aligningKey{}, true)
+	for _, r := range e.global.replicaRegions(t.name, here) {
+		apply(e.global.engines[r], ctx)
+	}
+}
+
+// forReplicas is the part of an UpdateTable request the other replicas
+// follow: billing, throughput and index changes, not the stream or
+// deletion protection, which are each replica's own.
+func (in *updateTableInput) forReplicas() *updateTableInput {
+	out := *in
+	out.StreamSpecification, out.DeletionProtectionEnabled = nil, nil
+	return &out
+}

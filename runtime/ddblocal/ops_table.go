@@ -666,6 +666,9 @@ func (e *Engine) updateTable(ctx context.Context, in *updateTableInput) (any, er
 			}
 		}
 	}
+	if e.global != nil && (in.ProvisionedThroughput != nil || in.BillingMode != "" || len(in.GlobalSecondaryIndexUpdates) > 0) {
+		e.alignReplicas(ctx, t, func(peer *Engine, ctx context.Context) { _, _ = peer.updateTable(ctx, in.forReplicas()) })
+	}
 	return map[string]any{"TableDescription": e.describeWithStatus(t)}, nil
 }
 

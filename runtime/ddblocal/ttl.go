@@ -23,7 +23,7 @@ type updateTimeToLiveInput struct {
 
 func (in *updateTimeToLiveInput) tableNames() []string { return []string{in.TableName} }
 
-func (e *Engine) updateTimeToLive(_ context.Context, in *updateTimeToLiveInput) (any, error) {
+func (e *Engine) updateTimeToLive(ctx context.Context, in *updateTimeToLiveInput) (any, error) {
 	if err := checkTableName(in.TableName); err != nil {
 		return nil, err
 	}
@@ -68,6 +68,9 @@ func (e *Engine) updateTimeToLive(_ context.Context, in *updateTimeToLiveInput) 
 	}
 	if err := e.persistTable(t); err != nil {
 		return nil, err
+	}
+	if e.global != nil {
+		e.alignReplicas(ctx, t, func(peer *Engine, ctx context.Context) { _, _ = peer.updateTimeToLive(ctx, in) })
 	}
 	return map[string]any{"TimeToLiveSpecification": map[string]any{"AttributeName": spec.AttributeName, "Enabled": *spec.Enabled}}, nil
 }
