@@ -17,7 +17,9 @@
 //
 // It also honours AWS_ENDPOINT_URL (every client goes to that endpoint, as
 // with the default loader; the cold-start benchmark uses it) and
-// AWS_MAX_ATTEMPTS, and gives every client the SDK's standard retryer.
+// AWS_MAX_ATTEMPTS, and gives every client the SDK's standard retryer; the
+// payments functions' DynamoDB client turns it off (httpapi.DynamoDB),
+// because runtime/retry retries its calls.
 //
 // It is not for code outside Lambda: lambdas/local, tests and tools that
 // need profiles, SSO or IMDS keep config.LoadDefaultConfig or build their

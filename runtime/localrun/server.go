@@ -184,6 +184,8 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 			// Works around a smithy-go request-body race that a very fast
 			// local server triggers on large responses; harmless elsewhere.
 			HTTPClient: ddblocal.HTTPClient(),
+			// runtime/retry is the one layer that retries (httpapi.DynamoDB).
+			Retryer: aws.NopRetryer{},
 			Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 				return aws.Credentials{AccessKeyID: envOr("AWS_ACCESS_KEY_ID", "local"),
 					SecretAccessKey: envOr("AWS_SECRET_ACCESS_KEY", "local"), SessionToken: os.Getenv("AWS_SESSION_TOKEN")}, nil
@@ -212,7 +214,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		s.DynamoDBURL = "http://" + ln.Addr().String()
 		s.ddb = &http.Server{Handler: eng.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 		go func() { s.done <- ignoreClosed(s.ddb.Serve(ln)) }()
-		client = eng.Client()
+		client = eng.Client(func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
 	}
 	if err := ensureTable(ctx, client, o.Table, o.Orders.Stage); err != nil {
 		s.Shutdown(context.Background())

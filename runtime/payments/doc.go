@@ -24,8 +24,9 @@
 // the sentinels and typed errors of this package: [ErrNotFound],
 // [*InsufficientFundsError], [ErrAlreadyPaid], [*AmountMismatchError],
 // [ErrCurrencyMismatch], [ErrIdempotencyKeyReused]. TransactionConflict and
-// throttling are retried with capped jittered backoff (runtime/retry), then
-// surface as retry.ErrUnavailable. Business failures are not recorded: they
+// throttling are retried with capped jittered backoff (runtime/retry, the
+// one layer that retries: the client under it sends once per attempt),
+// then surface as retry.ErrUnavailable. Business failures are not recorded: they
 // had no effect, so a retry with the same key may succeed later.
 //
 // The flows run on any [Backend] (a client, a table name, a clock and a

@@ -19,8 +19,14 @@ type Kind string
 
 // Kinds of transient failure.
 const (
-	Throttled  Kind = "throttled"
-	Conflict   Kind = "conflict"
+	// Throttled: DynamoDB refused the request; nothing was written.
+	Throttled Kind = "throttled"
+	// Conflict: a transaction met another on one of its items (or is
+	// still in progress); nothing of it was written.
+	Conflict Kind = "conflict"
+	// ServerFail: a 5xx or a transport failure; the outcome is unknown (a
+	// write may have been applied). [Do] sends the call again, [DoWrite]
+	// does not.
 	ServerFail Kind = "server_error"
 )
 
@@ -134,8 +140,23 @@ func code(p *string) string {
 
 // Do calls fn until it succeeds, fails for a non-transient reason, the
 // context ends, or the attempts are used up. fn receives the attempt number
-// (0 first).
+// (0 first). fn must be safe to send again after an unknown outcome: a
+// read, a TransactWriteItems with a ClientRequestToken, or a write whose
+// replay leaves the same result.
 func Do(ctx context.Context, p Policy, fn func(attempt int) error) error {
+	return do(ctx, p, fn, true)
+}
+
+// DoWrite is [Do] for a write that is not safe to send again after an
+// unknown outcome (a conditional Put whose replay would fail its own
+// condition): throttling and conflicts, which wrote nothing, are retried;
+// a 5xx or a transport failure is returned at once, as an
+// [*UnavailableError] of kind ServerFail.
+func DoWrite(ctx context.Context, p Policy, fn func(attempt int) error) error {
+	return do(ctx, p, fn, false)
+}
+
+func do(ctx context.Context, p Policy, fn func(attempt int) error, resendUnknown bool) error {
 	p = p.withDefaults()
 	var err error
 	var kind Kind
@@ -156,6 +177,9 @@ func Do(ctx context.Context, p Policy, fn func(attempt int) error) error {
 		kind, transient = Classify(err)
 		if !transient {
 			return err
+		}
+		if kind == ServerFail && !resendUnknown {
+			return &UnavailableError{Kind: kind, Attempts: attempt + 1, RetryAfter: p.RetryAfter, Cause: err}
 		}
 	}
 	return &UnavailableError{Kind: kind, Attempts: p.MaxAttempts, RetryAfter: p.RetryAfter, Cause: err}

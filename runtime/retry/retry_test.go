@@ -117,3 +117,36 @@ func TestSleep(t *testing.T) {
 		})
 	}
 }
+
+// TestDoWrite: a write whose replay would not be detected is not sent again
+// after a 5xx or a transport failure (its outcome is unknown), while
+// throttling and conflicts, which wrote nothing, are retried; Do resends
+// all of them.
+func TestDoWrite(t *testing.T) {
+	p := retry.Policy{MaxAttempts: 4, Base: time.Microsecond, Cap: time.Microsecond}
+	internal := &types.InternalServerError{Message: aws.String("x")}
+	reset := &smithyhttp.RequestSendError{Err: syscall.ECONNRESET}
+	throttled := &types.ProvisionedThroughputExceededException{Message: aws.String("x")}
+	for _, tt := range []struct {
+		name      string
+		do        func(context.Context, retry.Policy, func(int) error) error
+		err       error
+		wantCalls int
+	}{
+		{"DoWrite, 5xx", retry.DoWrite, internal, 1},
+		{"DoWrite, connection reset", retry.DoWrite, reset, 1},
+		{"DoWrite, throttled", retry.DoWrite, throttled, 4},
+		{"DoWrite, conflict", retry.DoWrite, canceled("TransactionConflict"), 4},
+		{"Do, 5xx", retry.Do, internal, 4},
+		{"Do, connection reset", retry.Do, reset, 4},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			calls := 0
+			err := tt.do(context.Background(), p, func(int) error { calls++; return tt.err })
+			var ue *retry.UnavailableError
+			if calls != tt.wantCalls || !errors.As(err, &ue) || ue.Attempts != tt.wantCalls {
+				t.Errorf("%d calls, %v; want %d calls and an UnavailableError after as many attempts", calls, err, tt.wantCalls)
+			}
+		})
+	}
+}

@@ -67,7 +67,9 @@ func (s *Store) putNew(ctx context.Context, item any) error {
 	if err != nil {
 		return err
 	}
-	return retry.Do(ctx, s.retry, func(int) error {
+	// Sent again after an unknown outcome, its own first write would fail
+	// the condition and read as "already exists": DoWrite.
+	return retry.DoWrite(ctx, s.retry, func(int) error {
 		_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 			TableName:                aws.String(s.table),
 			Item:                     av,
@@ -117,7 +119,9 @@ func (s *Store) AddAddress(ctx context.Context, userID string, in NewAddress) (A
 	var tx txn.Items
 	tx.Add("profile", bump)
 	tx.Add("address", put)
-	err = retry.Do(ctx, s.retry, func(int) error {
+	// No ClientRequestToken: a resend after an unknown outcome would meet
+	// its own address. DoWrite.
+	err = retry.DoWrite(ctx, s.retry, func(int) error {
 		_, err := s.db.TransactWriteItems(ctx, tx.Input())
 		return err
 	})
