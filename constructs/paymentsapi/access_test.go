@@ -152,6 +152,7 @@ func checkAccess(t *testing.T, stage schema.OrderIndexes) {
 		{"GET", "/users/alice/orders", "", ""},
 		{"GET", "/orders/o1", "", ""},
 		{"GET", "/orders?status=created", "", ""},
+		{"POST", "/orders/o2/payments", `{"amount":2500,"currency":"EUR"}`, "ch-2"}, // a settle needs its charge
 		{"POST", "/orders/o1/payments", `{"amount":1250,"currency":"EUR"}`, "ch-1"},
 		{"POST", "/orders/o1/payments", `{"amount":1250,"currency":"EUR"}`, "ch-1"},
 		{"GET", "/payments/unprocessed", "", ""},
@@ -167,6 +168,7 @@ func checkAccess(t *testing.T, stage schema.OrderIndexes) {
 		status                       int
 	}{
 		{"alice", "POST", "/orders/o3/payments", `{"amount":1250,"currency":"EUR"}`, "c-ch-1", http.StatusCreated},
+		{"alice", "POST", "/orders/o4/payments", `{"amount":1250,"currency":"EUR"}`, "c-ch-4", http.StatusCreated},
 		{"alice", "POST", "/orders/o4/settle", "", "c-st-1", http.StatusOK},
 		{"alice", "GET", "/orders/o3", "", "", http.StatusOK},
 		{"alice", "POST", "/users/alice/debits", `{"amount":100,"currency":"EUR"}`, "c-db-1", http.StatusCreated},

@@ -84,6 +84,7 @@ func TestEveryProblemTypeHasACode(t *testing.T) {
 func TestDeclinesStoredAndReplayed(t *testing.T) {
 	h := newHarness(t)
 	h.seed(t, "u1", 1000, map[string]int64{"o-open": 500, "o-paid": 300})
+	h.charge(t, "o-paid", 300)
 	h.must(t, 200, "POST", "/orders/o-paid/settle", "", key("settle-paid"))
 
 	// The late retry: a debit declined for insufficient funds, a

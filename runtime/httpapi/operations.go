@@ -98,7 +98,7 @@ var operations = map[string]Operation{
 		Errors: join(bodyErrors, keyErrors, amountErrors, []error{keys.ErrInvalidID, store.ErrNotFound, payments.ErrAlreadyPaid, payments.ErrAmountMismatch, payments.ErrCurrencyMismatch})},
 	RouteSettle: {Summary: "Settle an order from the user's balance", Body: AmountRequest{}, BodyOptional: true, Status: http.StatusOK, Response: store.Order{}, Key: KeyRequired,
 		Errors: join(bodyErrors, keyErrors, amountErrors, []error{keys.ErrInvalidID, store.ErrNotFound, payments.ErrAlreadyPaid, payments.ErrAmountMismatch,
-			payments.ErrCurrencyMismatch, payments.ErrInsufficientFunds})},
+			payments.ErrCurrencyMismatch, payments.ErrInsufficientFunds, payments.ErrNotCharged})},
 	RouteUnprocessed: {Summary: "List payments not processed yet, oldest first", Status: http.StatusOK, Response: store.Page[store.Payment]{}, Query: pageParams,
 		Errors: []error{cursor.ErrInvalid}},
 	RouteProcessPayment: {Summary: "Mark a payment processed", Status: http.StatusOK, Response: store.Payment{},

@@ -68,6 +68,7 @@ var problems = []mapping{
 	{idemhttp.ErrKeyInvalid, http.StatusBadRequest, "idempotency-key-invalid", "Invalid Idempotency-Key", "invalid"},
 	{payments.ErrInsufficientFunds, http.StatusPaymentRequired, "insufficient-funds", "Insufficient funds", "insufficient_funds"},
 	{payments.ErrAlreadyPaid, http.StatusConflict, "already-paid", "Order already paid", "already_paid"},
+	{payments.ErrNotCharged, http.StatusConflict, "not-charged", "Order not charged", "not_charged"},
 	{payments.ErrAmountMismatch, http.StatusUnprocessableEntity, "amount-mismatch", "Amount does not match the order", "amount_mismatch"},
 	{payments.ErrCurrencyMismatch, http.StatusUnprocessableEntity, "currency-mismatch", "Currency does not match the balance or the order", "currency_mismatch"},
 	{payments.ErrBalanceLimit, http.StatusUnprocessableEntity, "balance-limit", "Balance would exceed the maximum", "balance_limit"},

@@ -41,6 +41,12 @@ func (h *harness) seed(t *testing.T, user string, credit int64, orders map[strin
 	}
 }
 
+// charge charges an order's total, as a settle requires.
+func (h *harness) charge(t *testing.T, orderID string, total int64) {
+	t.Helper()
+	h.must(t, 201, "POST", "/orders/"+orderID+"/payments", fmt.Sprintf(`{"amount":%d,"currency":"EUR"}`, total), key("charge-"+orderID))
+}
+
 // 100 concurrent identical charges: one payment, 100 identical responses,
 // 99 of them replays.
 func TestConcurrentIdenticalCharges(t *testing.T) {
@@ -141,6 +147,7 @@ func TestConcurrentDebitsNeverNegative(t *testing.T) {
 func TestSettleTwiceDebitsOnce(t *testing.T) {
 	h := newHarness(t)
 	h.seed(t, "erin", 5000, map[string]int64{"o-e": 1200})
+	h.charge(t, "o-e", 1200)
 	first := h.must(t, 200, "POST", "/orders/o-e/settle", "", key("settle-e"))
 	second := h.must(t, 200, "POST", "/orders/o-e/settle", "", key("settle-e"))
 	if second.Body != first.Body || second.Headers["Idempotent-Replayed"] != "true" || first.Headers["Idempotent-Replayed"] != "" {
@@ -162,6 +169,7 @@ func TestSettleLostResponseAppliedOnce(t *testing.T) {
 				t.Skip("fault injection needs the embedded engine")
 			}
 			h.seed(t, "frank", 5000, map[string]int64{"o-f": 1500})
+			h.charge(t, "o-f", 1500)
 			h.env.Engine.SetFaults(h.env.Table, ddblocal.Faults{LoseResponseRate: 1, LoseResponseMode: mode})
 			first := h.do(t, "POST", "/orders/o-f/settle", "", key("settle-f"))
 			lost := h.env.Engine.TableFaultCounts(h.env.Table).LostResponses
@@ -265,6 +273,7 @@ func TestRequestCounts(t *testing.T) {
 		{"order replay", "/users/hank/orders", `{"orderId":"o-h3","currency":"EUR","items":[{"productId":"p","quantity":1,"unitPrice":5}]}`, "k-order", 201, tx},
 		{"charge first", "/orders/o-h1/payments", `{"amount":700,"currency":"EUR"}`, "k-charge", 201, tx},
 		{"charge replay", "/orders/o-h1/payments", `{"amount":700,"currency":"EUR"}`, "k-charge", 201, tx},
+		{"charge before settle", "/orders/o-h2/payments", `{"amount":300,"currency":"EUR"}`, "k-charge-2", 201, tx},
 		{"settle first", "/orders/o-h2/settle", "", "k-settle", 200, map[string]int{"BatchGetItem": 1, "TransactWriteItems": 1}},
 		{"settle replay", "/orders/o-h2/settle", "", "k-settle", 200, map[string]int{"BatchGetItem": 1}},
 		{"settle already paid", "/orders/o-h2/settle", "", "k-settle-2", 409, map[string]int{"BatchGetItem": 1, "GetItem": 2, "PutItem": 1}},

@@ -77,6 +77,7 @@ func TestSettleRetryRacingItsOwnFirstAttemptReplays(t *testing.T) {
 		raceEvent("POST", "/users", "", `{"userId":"u1","name":"U","email":"u@example.com"}`),
 		raceEvent("POST", "/users/u1/credits", "c1", `{"amount":5000,"currency":"EUR"}`),
 		raceEvent("POST", "/users/u1/orders", "o1", `{"orderId":"o1","currency":"EUR","items":[{"productId":"p","quantity":1,"unitPrice":1000}]}`),
+		raceEvent("POST", "/orders/o1/payments", "p1", `{"amount":1000,"currency":"EUR"}`),
 	} {
 		if resp, _ := api.Handle(context.Background(), r); resp.StatusCode != 201 {
 			t.Fatalf("setup %s: got %d %s", r.RawPath, resp.StatusCode, resp.Body)

@@ -120,6 +120,9 @@ func orderFailure(orderID string, old map[string]types.AttributeValue, amt *mone
 	if o.PaymentID != "" && amt != nil {
 		return fmt.Errorf("order %q already has payment %q: %w", orderID, o.PaymentID, ErrAlreadyPaid)
 	}
+	if o.PaymentID == "" && amt == nil {
+		return notCharged(orderID)
+	}
 	expected := money.Amount{Minor: o.Total, Currency: money.Currency(o.Currency)}
 	got := expected
 	if amt != nil {

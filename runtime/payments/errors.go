@@ -23,6 +23,7 @@ var (
 	ErrIdempotencyKeyReused = idempotency.ErrKeyReused
 	ErrInvalidOrder         = errors.New("invalid order")
 	ErrPriceMismatch        = errors.New("unit price differs from the catalogue")
+	ErrNotCharged           = errors.New("order not charged")
 )
 
 // PriceMismatchError is an order line whose unit price is not its catalogue

@@ -76,7 +76,14 @@ func TestFlowsEndToEnd(t *testing.T) {
 		t.Fatalf("balance = %+v, want 9000 EUR", b)
 	}
 
-	// settle pays 3000 from the balance.
+	// settle needs the charge, then pays 3000 from the balance.
+	r, err = f.svc.Settle(ctx, idem(payments.FlowSettle, "s0", "/orders/o1/settle", nil), "o1", nil)
+	if !errors.Is(err, payments.ErrNotCharged) {
+		t.Fatalf("Settle before the charge = %+v, %v, want ErrNotCharged", r, err)
+	}
+	if r, err = f.svc.Charge(ctx, idem(payments.FlowCharge, "c0", "/orders/o1/payments", 3000), "o1", eur(3000)); err != nil {
+		t.Fatalf("Charge = %+v, %v", r, err)
+	}
 	r, err = f.svc.Settle(ctx, idem(payments.FlowSettle, "s1", "/orders/o1/settle", nil), "o1", nil)
 	if err != nil || r.Status != http.StatusOK {
 		t.Fatalf("Settle = %+v, %v", r, err)
@@ -105,6 +112,14 @@ func TestFlowsEndToEnd(t *testing.T) {
 
 	// business failures.
 	f.order(t, "u1", "o2", 7000, 1)
+	_, err = f.svc.Charge(ctx, idem(payments.FlowCharge, "c1", "/orders/o2/payments", 1), "o2", eur(1))
+	var ame *payments.AmountMismatchError
+	if !errors.As(err, &ame) || ame.Expected.Minor != 7000 {
+		t.Errorf("charge wrong amount: %v", err)
+	}
+	if _, err := f.svc.Charge(ctx, idem(payments.FlowCharge, "c2", "/orders/o2/payments", 7000), "o2", eur(7000)); err != nil {
+		t.Fatalf("charge o2: %v", err)
+	}
 	_, err = f.svc.Settle(ctx, idem(payments.FlowSettle, "s2", "/orders/o2/settle", nil), "o2", nil)
 	var ife *payments.InsufficientFundsError
 	if !errors.As(err, &ife) || ife.Available.Minor != 6000 || ife.Requested.Minor != 7000 {
@@ -113,11 +128,6 @@ func TestFlowsEndToEnd(t *testing.T) {
 	_, err = f.svc.Settle(ctx, idem(payments.FlowSettle, "s3", "/orders/o1/settle", nil), "o1", nil)
 	if !errors.Is(err, payments.ErrAlreadyPaid) {
 		t.Errorf("settle paid order: %v, want ErrAlreadyPaid", err)
-	}
-	_, err = f.svc.Charge(ctx, idem(payments.FlowCharge, "c1", "/orders/o2/payments", 1), "o2", eur(1))
-	var ame *payments.AmountMismatchError
-	if !errors.As(err, &ame) || ame.Expected.Minor != 7000 {
-		t.Errorf("charge wrong amount: %v", err)
 	}
 	_, err = f.svc.Debit(ctx, idem(payments.FlowDebit, "d9", "/users/nobody/debits", 1), "nobody", eur(1))
 	if !errors.Is(err, payments.ErrNotFound) {

@@ -88,7 +88,7 @@ func TestTransactionGolden(t *testing.T) {
 	eur := func(m int64) money.Amount { return money.Amount{Minor: m, Currency: "EUR"} }
 	order, _ := attributevalue.MarshalMap(store.Order{PK: "ORDER#o1", SK: "ORDER#o1", EntityType: store.TypeOrder,
 		GSI1PK: "ORDERSTATUS#created", GSI1SK: "2026-11-29T19:00:00.000000000Z#o1", OrderID: "o1", UserID: "u1",
-		Status: store.OrderCreated, Total: 2500, Currency: "EUR", ItemCount: 1,
+		Status: store.OrderCreated, Total: 2500, Currency: "EUR", ItemCount: 1, PaymentID: "pay_1",
 		UserOrderSK: "ORDER#2026-11-29T19:00:00.000000000Z#o1", CreatedAt: "2026-11-29T19:00:00.000000000Z", UpdatedAt: "2026-11-29T19:00:00.000000000Z"})
 	tests := []struct {
 		name string

@@ -99,8 +99,17 @@ func (f *layoutFixture) run(t *testing.T, to migrate.Phase) {
 	}
 }
 
+// settle charges the order's total (100 per line, as f.order makes it)
+// and settles it.
 func (f *layoutFixture) settle(t *testing.T, orderID string) {
 	t.Helper()
+	o, err := f.st.Order(context.Background(), orderID)
+	if err != nil {
+		t.Fatalf("order %s: %v", orderID, err)
+	}
+	if _, err := f.svc.Charge(context.Background(), idem(payments.FlowCharge, "charge-"+orderID, "/orders/"+orderID+"/payments", o.Total), orderID, eur(o.Total)); err != nil {
+		t.Fatalf("charge %s: %v", orderID, err)
+	}
 	if _, err := f.svc.Settle(context.Background(), idem(payments.FlowSettle, "settle-"+orderID, "/orders/"+orderID+"/settle", nil), orderID, nil); err != nil {
 		t.Fatalf("settle %s: %v", orderID, err)
 	}

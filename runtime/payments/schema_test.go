@@ -67,6 +67,9 @@ func TestFlowsOnAnotherSchema(t *testing.T) {
 			in := payments.NewOrder{OrderID: "o1", Currency: "EUR", Items: []payments.NewItem{{ProductID: "p1", Quantity: 2, UnitPrice: eur(500)}}}
 			return svc.CreateOrder(ctx, idem(payments.FlowCreateOrder, "o1", "/users/u1/orders", "o1"), "u1", in)
 		}},
+		{"charge order", func() (payments.Response, error) {
+			return svc.Charge(ctx, idem(payments.FlowCharge, "ch0", "/orders/o1/payments", 1000), "o1", eur(1000))
+		}},
 		{"settle", func() (payments.Response, error) {
 			return svc.Settle(ctx, idem(payments.FlowSettle, "s1", "/orders/o1/settle", nil), "o1", nil)
 		}},
@@ -114,8 +117,8 @@ func checkReads(t *testing.T, ctx context.Context, st *store.Store) {
 	if p, err := st.OrdersByStatus(ctx, store.OrderPaid, 10, ""); err != nil || len(p.Items) != 1 || p.Items[0].OrderID != "o1" {
 		t.Errorf("paid orders = %+v, %v; want o1", p, err)
 	}
-	if p, err := st.UnprocessedPayments(ctx, 10, ""); err != nil || len(p.Items) != 1 {
-		t.Errorf("unprocessed = %+v, %v; want the one payment", p, err)
+	if p, err := st.UnprocessedPayments(ctx, 10, ""); err != nil || len(p.Items) != 2 {
+		t.Errorf("unprocessed = %+v, %v; want the two payments (o1's, which settle needed, and o2's)", p, err)
 	}
 }
 
@@ -145,7 +148,7 @@ func checkRawItems(t *testing.T, ctx context.Context, db *dynamodb.Client, name 
 			}
 		}
 	}
-	if records != 6 {
-		t.Errorf("%d idempotency records under idem# with ttl and type, want 6 (one per successful flow)", records)
+	if records != 7 {
+		t.Errorf("%d idempotency records under idem# with ttl and type, want 7 (one per successful flow)", records)
 	}
 }

@@ -20,8 +20,8 @@ import (
 // Settle pays an order from its user's balance, all or nothing, in one
 // TransactWriteItems:
 //
-//  0. the order: created -> paid (condition: exists, created, total and
-//     currency as read), GSI1PK moves to ORDERSTATUS#paid;
+//  0. the order: created -> paid (condition: exists, created, total,
+//     currency and payment as read), GSI1PK moves to ORDERSTATUS#paid;
 //  1. the user's balance: the guarded debit of the order total;
 //  2. the order summary in the user's partition: status paid;
 //  3. a ledger entry of kind settle;
@@ -32,8 +32,10 @@ import (
 // the order together with the idempotency record in one strongly
 // consistent BatchGetItem. A replay is answered from that read (one
 // request); a first call costs the read plus the transaction (two). When
-// expected is not nil it must equal the order total. Status 200 with the
-// paid order.
+// expected is not nil it must equal the order total. An order is settled
+// only after its charge (ErrNotCharged otherwise): the charge is the
+// payment of the order's total that settle completes, and the paid order
+// names it. Status 200 with the paid order.
 func (s *Service) Settle(ctx context.Context, idem Idem, orderID string, expected *money.Amount) (Response, error) {
 	ok, err := s.keys.Order(orderID)
 	if err != nil {
@@ -54,11 +56,19 @@ func (s *Service) Settle(ctx context.Context, idem Idem, orderID string, expecte
 	if expected != nil && *expected != total {
 		return Response{}, mismatch(orderID, total, *expected)
 	}
+	if order.PaymentID == "" {
+		return Response{}, notCharged(orderID)
+	}
 	f, err := s.settleFlow(idem, *order, total)
 	if err != nil {
 		return Response{}, err
 	}
 	return s.run(ctx, f)
+}
+
+// notCharged is the decline of a settle of an order without its charge.
+func notCharged(orderID string) error {
+	return fmt.Errorf("order %q has no payment: charge its total (POST /orders/%s/payments) before settling it: %w", orderID, orderID, ErrNotCharged)
 }
 
 func deref(r *Response) Response {
@@ -141,7 +151,7 @@ func (s *Service) settleEffect(order store.Order, uk keys.Key, total money.Amoun
 	if err != nil {
 		return nil, err
 	}
-	upd, err := s.items.Update(keys.Key{PK: order.PK, SK: order.SK}, pay, s.payable(total))
+	upd, err := s.items.Update(keys.Key{PK: order.PK, SK: order.SK}, pay, s.payable(total).And(paymentIDName.Equal(expression.Value(order.PaymentID))))
 	if err != nil {
 		return nil, err
 	}

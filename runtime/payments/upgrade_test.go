@@ -39,6 +39,9 @@ func TestUpgradeWithKeysInFlight(t *testing.T) {
 	ctx := context.Background()
 	f.user(t, "u1", 5000)
 	f.order(t, "u1", "o1", 1500, 1)
+	if _, err := f.svc.Charge(ctx, idem(payments.FlowCharge, "c-old", "/orders/o1/payments", 1500), "o1", eur(1500)); err != nil {
+		t.Fatal(err)
+	}
 	debit := func() (payments.Response, error) {
 		return f.svc.Debit(ctx, idem(payments.FlowDebit, "d-old", "/users/u1/debits", 1000), "u1", eur(1000))
 	}

@@ -116,8 +116,8 @@ func checkOrder(g *group, recent func(string) bool, report func(Violation)) {
 			havePayment = true
 		}
 	}
-	// Settle pays from the balance and needs no charge: a paid order
-	// without paymentId has no payment to lack.
+	// A settle now requires the charge, but orders settled before it did
+	// name no payment: a paid order without paymentId has none to lack.
 	if paid && o.Ref != "" && !havePayment {
 		x := v(PaidWithoutPayment, chargeTxn+" (payment "+o.Ref+")", "order %s is paid but its payment %s does not exist", g.id, o.Ref)
 		x.Keys = keysOf(*o)

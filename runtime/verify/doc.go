@@ -8,8 +8,8 @@
 //     ([BalanceMismatch]; entries without a profile are [LedgerWithoutUser]);
 //   - no balance is negative ([NegativeBalance]);
 //   - every paid order has its one settle ledger entry for the order total,
-//     the payment it names (settle pays from the balance and needs no
-//     charge, so an order paid without one names none), and every order its
+//     the payment it names (a settle requires the charge; an order settled
+//     before it did names none), and every order its
 //     summary in the user's partition, in the order's status
 //     ([PaidWithoutSettle], [SettleMismatch], [PaidWithoutPayment],
 //     [PaymentMismatch], [OrderWithoutSummary], [SummaryMismatch]);

@@ -62,6 +62,7 @@ func newEnv(t *testing.T) *env {
 			Body: `{"orderId":"o-alice","currency":"EUR","items":[{"productId":"p1","quantity":1,"unitPrice":2500}]}`}},
 		{201, authz.Request{Method: "POST", Path: "/users/alice/orders", Key: "seed-4",
 			Body: `{"orderId":"o-settle","currency":"EUR","items":[{"productId":"p1","quantity":2,"unitPrice":50}]}`}},
+		{201, authz.Request{Method: "POST", Path: "/orders/o-settle/payments", Key: "seed-5", Body: `{"amount":100,"currency":"EUR"}`}},
 	} {
 		if got, body := e.gateway(operator, s.Request); got != s.status {
 			t.Fatalf("seed %s %s: %d %s", s.Method, s.Path, got, body)

@@ -59,8 +59,10 @@ func newEnv(t testing.TB) *env {
 		{201, "POST", "/users/bob/credits", "seed-b2", `{"amount":70,"currency":"EUR"}`},
 		{201, "POST", "/users/alice/orders", "seed-o1", `{"orderId":"o-open","currency":"EUR","items":[{"productId":"p1","quantity":1,"unitPrice":2500}]}`},
 		{201, "POST", "/users/alice/orders", "seed-o2", `{"orderId":"o-paid","currency":"EUR","items":[{"productId":"p1","quantity":1,"unitPrice":100}]}`},
+		{201, "POST", "/orders/o-paid/payments", "seed-c1", `{"amount":100,"currency":"EUR"}`},
 		{200, "POST", "/orders/o-paid/settle", "seed-s1", ``},
 		{201, "POST", "/users/bob/orders", "seed-o3", `{"orderId":"o-big","currency":"EUR","items":[{"productId":"p1","quantity":1,"unitPrice":90000}]}`},
+		{201, "POST", "/orders/o-big/payments", "seed-c3", `{"amount":90000,"currency":"EUR"}`},
 	} {
 		hdr := http.Header{}
 		if s.key != "" {

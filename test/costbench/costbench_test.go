@@ -120,6 +120,13 @@ func (w *world) order(b testing.TB, user string, total int64) string {
 	return o
 }
 
+// charged is an order of total that is charged, as a settle requires.
+func (w *world) charged(b testing.TB, user string, total int64) string {
+	o := w.order(b, user, total)
+	w.must(b, 201, "POST", "/orders/"+o+"/payments", w.id("seed-"), fmt.Sprintf(`{"amount":%d,"currency":"EUR"}`, total))
+	return o
+}
+
 // call is one request of a flow, either through oncetable's handler or
 // through the baseline.
 type call struct {
@@ -154,7 +161,7 @@ var flows = []flow{
 			func(ctx context.Context) (string, bool, error) { return w.ext.debit(ctx, hash(k), user, amount) }}
 	}},
 	{"settle", func(b testing.TB, w *world, user string) call {
-		o, k := w.order(b, user, amount), w.id("k")
+		o, k := w.charged(b, user, amount), w.id("k")
 		return call{"POST", "/orders/" + o + "/settle", "", k,
 			func(ctx context.Context) (string, bool, error) { return w.pt.settle(ctx, hash(k), o) },
 			func(ctx context.Context) (string, bool, error) { return w.ext.settle(ctx, hash(k), o) }}

@@ -26,7 +26,7 @@ type declineCase struct {
 func measureDeclines(t testing.TB) string {
 	w := newWorld(t)
 	u := w.user(t, 1000)
-	paid := w.order(t, u, 100)
+	paid := w.charged(t, u, 100)
 	w.must(t, 200, "POST", "/orders/"+paid+"/settle", "settle-paid", "")
 	cases := []declineCase{
 		{"debit, success (for comparison)", "POST", "/users/" + u + "/debits", `{"amount":10,"currency":"EUR"}`, "d-ok", 201},
