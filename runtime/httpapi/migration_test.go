@@ -200,13 +200,13 @@ func migrateWithRollback(t *testing.T, h *harness, mg *migrate.Migrator) error {
 	if _, err := mg.Run(ctx, migrate.Cutover); err != nil {
 		return err
 	}
-	time.Sleep(50 * time.Millisecond) // the API's cached phase (20ms) is cutover now
+	h.env.Clock.Advance(50 * time.Millisecond) // the API's cached phase (20ms) is cutover now
 	page := h.do(t, "GET", "/orders?status=created&limit=2", "", nil)
 	cur, _ := field(t, page.Body, "nextCursor").(string)
 	if _, err := mg.Rollback(ctx); err != nil {
 		return err
 	}
-	time.Sleep(50 * time.Millisecond)
+	h.env.Clock.Advance(50 * time.Millisecond)
 	r := h.do(t, "GET", "/orders?status=created&limit=2&cursor="+cur, "", nil)
 	if r.StatusCode != 400 || !strings.Contains(r.Body, "other index") {
 		t.Errorf("a sharded cursor after the rollback from cutover = %d %s, want a 400 naming the other index", r.StatusCode, r.Body)

@@ -359,9 +359,12 @@ var idEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadd
 // NewID returns a fresh id such as "pay_01j9…": the prefix, then 48 bits of
 // milliseconds and 80 random bits in Crockford base32, so ids sort by
 // creation time and never contain a delimiter.
-func NewID(prefix string) string {
+func NewID(prefix string) string { return NewIDAt(prefix, time.Now()) }
+
+// NewIDAt is [NewID] created at now, for a caller with a clock of its own.
+func NewIDAt(prefix string, now time.Time) string {
 	var b [16]byte
-	binary.BigEndian.PutUint64(b[:8], uint64(time.Now().UnixMilli())<<16)
+	binary.BigEndian.PutUint64(b[:8], uint64(now.UnixMilli())<<16)
 	if _, err := rand.Read(b[6:]); err != nil {
 		panic("keys: crypto/rand failed: " + err.Error())
 	}

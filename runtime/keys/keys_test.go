@@ -155,14 +155,18 @@ func TestTimestampOrder(t *testing.T) {
 }
 
 func TestNewIDSortsAndValidates(t *testing.T) {
-	a := keys.NewID("pay")
-	time.Sleep(2 * time.Millisecond)
-	b := keys.NewID("pay")
+	now := time.Now()
+	a := keys.NewIDAt("pay", now)
+	b := keys.NewIDAt("pay", now.Add(time.Millisecond))
 	if !(a < b) {
 		t.Errorf("NewID not time ordered: %s >= %s", a, b)
 	}
 	if err := keys.ValidateID("paymentId", a); err != nil {
 		t.Errorf("NewID produced invalid id %q: %v", a, err)
+	}
+	// 9 characters hold 45 of the 48 bits of milliseconds.
+	if c := keys.NewID("pay"); c[:4+9] < a[:4+9] || c[:4+9] > keys.NewIDAt("pay", time.Now())[:4+9] {
+		t.Errorf("NewID %s is not stamped with the current time (%s..now)", c, a)
 	}
 	if !strings.HasPrefix(a, "pay_") || len(a) != 4+26 {
 		t.Errorf("NewID = %q, want pay_ + 26 chars", a)

@@ -38,7 +38,7 @@ type OrderLayout struct {
 	// the migration's. Default: config.DefaultOrderShards.
 	Shards int
 	// PhaseTTL is how long the migration's phase is cached in stage both
-	// (migrate.FenceOptions.TTL). Default: 1s.
+	// (migrate.FenceOptions.TTL), measured on the store's clock. Default: 1s.
 	PhaseTTL time.Duration
 }
 
@@ -108,6 +108,7 @@ type orderDeps struct {
 	layout OrderLayout
 	retry  retry.Policy
 	shaper migrate.Shaper
+	clock  func() time.Time // of the phase cache
 }
 
 // orderWriters builds the writer of each stage; the fenced writer of stage
@@ -119,8 +120,8 @@ var orderWriters = map[schema.OrderIndexes]func(orderDeps) OrderWriter{
 
 // newOrderWriter returns the writer of l.Stage, or one whose every call is
 // the layout's error.
-func newOrderWriter(db DB, table string, sch schema.Schema, kl keys.Layout, l OrderLayout, rp retry.Policy) OrderWriter {
-	d := orderDeps{db: db, table: table, sch: sch, layout: l, retry: rp}
+func newOrderWriter(db DB, table string, sch schema.Schema, kl keys.Layout, l OrderLayout, rp retry.Policy, clock func() time.Time) OrderWriter {
+	d := orderDeps{db: db, table: table, sch: sch, layout: l, retry: rp, clock: clock}
 	m, err := orders.ByStatus(l.Shards, kl)
 	if err == nil {
 		d.shaper, err = migrate.NewShaper(m, func(mo *migrate.Options) { mo.Schema = sch })

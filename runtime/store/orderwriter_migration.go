@@ -20,7 +20,7 @@ import (
 func init() {
 	orderWriters[schema.OrdersBoth] = func(d orderDeps) OrderWriter {
 		return &fencedOrders{d: d, fence: migrate.NewFence(d.db, d.table, orders.Name, func(fo *migrate.FenceOptions) {
-			fo.Schema, fo.TTL = d.sch, d.layout.PhaseTTL
+			fo.Schema, fo.TTL, fo.Clock = d.sch, d.layout.PhaseTTL, d.clock
 		})}
 	}
 }

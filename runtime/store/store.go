@@ -97,7 +97,7 @@ func New(db DB, opts ...func(*Options)) *Store {
 	kl := o.Keys.WithDefaults()
 	return &Store{db: db, table: o.Table, now: o.Clock, retry: o.Retry, cursor: cursor.New(o.CursorSecret),
 		sch: sch, keys: kl, items: NewBuilder(o.Table, sch),
-		orders: newOrderWriter(db, o.Table, sch, kl, o.Orders.WithDefaults(sch.Orders), o.Retry)}
+		orders: newOrderWriter(db, o.Table, sch, kl, o.Orders.WithDefaults(sch.Orders), o.Retry, o.Clock)}
 }
 
 // Orders is the order writer of the store's layout: how the flows write
