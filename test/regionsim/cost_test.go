@@ -116,3 +116,46 @@ func TestFenceCost(t *testing.T) {
 		t.Errorf("the fence section lacks the debit row | debit | 3 | 6 | 8 | +2 | 3 |:\n%s", section)
 	}
 }
+
+// BenchmarkFence is the latency of a debit's TransactWriteItems with and
+// without the fence, in process on the engine.
+func BenchmarkFence(b *testing.B) {
+	for _, fenced := range []bool{false, true} {
+		name := "unfenced"
+		if fenced {
+			name = "fenced"
+		}
+		b.Run(name, func(b *testing.B) {
+			ctx := context.Background()
+			c, err := NewCluster(ctx, Config{Regions: []string{regionA, regionB}, Design: Fenced})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			if err := c.InitCell(ctx, cell, regionA, map[string]int64{"alice": int64(b.N) + 1}); err != nil {
+				b.Fatal(err)
+			}
+			l, err := c.lease(ctx, regionA, cell)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				_, items, err := c.prepare(ctx, regionA, Request{Op: Debit, Cell: cell, User: "alice", Key: fmt.Sprintf("b%d", i), Amount: 1}, l.Epoch)
+				if err != nil || items == nil {
+					b.Fatal(err)
+				}
+				if fenced {
+					if err := home.Fence(items, Table, l); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StartTimer()
+				if _, err := c.DB[regionA].TransactWriteItems(ctx, items.Input()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
