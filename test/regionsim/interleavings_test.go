@@ -3,6 +3,7 @@ package regionsim
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand"
 	"strings"
 	"testing"
@@ -106,6 +107,28 @@ func takeover(t *testing.T, c *Cluster) {
 	}
 }
 
+// detected runs every Region's detector over its whole stream and checks
+// the flags: one per wanted amount, in B.
+func detected(t *testing.T, c *Cluster, amounts ...int64) {
+	t.Helper()
+	ds, err := c.Detectors(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags, err := ds.Poll(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(flags) != len(amounts) {
+		t.Fatalf("detector flags %v, want %d", flags, len(amounts))
+	}
+	for i, f := range flags {
+		if f.Region != regionB || f.Amount != amounts[i] || f.Epoch != 1 || f.Claimed != 2 {
+			t.Errorf("flag %v, want %s flagging %d of epoch 1 after epoch 2", f, regionB, amounts[i])
+		}
+	}
+}
+
 func quarantine(t *testing.T, c *Cluster, want ...Quarantined) {
 	t.Helper()
 	q, err := c.Reconcile(context.Background(), []string{cell})
@@ -164,6 +187,7 @@ func TestRetryInOtherRegion(t *testing.T) {
 		}
 		c.Restart(regionA)
 		c.Rep.WaitQuiet()
+		detected(t, c, 40)
 		quarantine(t, c, Quarantined{Key: "k1", Amount: 40, Reason: "duplicate"})
 		wantClean(t, audit(t, c, 100, []Ack{{charge, Applied}}, true))
 	})
@@ -230,6 +254,7 @@ func TestLostAcknowledgedMovement(t *testing.T) {
 			handle(t, c, regionB, credit)
 			c.Restart(regionA)
 			c.Rep.WaitQuiet()
+			detected(t, c, -20)
 			quarantine(t, c, Quarantined{Key: "a1", Amount: -20, Reason: "late"})
 			wantClean(t, audit(t, c, 100, acked, true))
 		})
@@ -245,6 +270,7 @@ func TestLostAcknowledgedMovement(t *testing.T) {
 		c.Restart(regionA)
 		handle(t, c, regionB, credit)
 		wantClean(t, audit(t, c, 100, acked, false))
+		detected(t, c)
 	})
 }
 
@@ -298,3 +324,61 @@ func TestTornSettle(t *testing.T) {
 // orderChange is the position of the order's change among the replicated
 // changes of a settle's transaction.
 const orderChange = 1
+
+// TestDetectorQuietOnPlannedFailover: a planned failover claims only after
+// the drain proof, so no Region's detector flags anything, even with
+// entries written right before it and replication lagging.
+func TestDetectorQuietOnPlannedFailover(t *testing.T) {
+	ctx := context.Background()
+	c := cluster(t, Fenced)
+	open(t, c, 100)
+	c.Rep.SetFaults(ddblocal.ReplicationFaults{Seed: 7, Lag: ddblocal.ExponentialLag(500 * time.Millisecond)})
+	for i, op := range []Op{Charge, Debit, Charge} {
+		handle(t, c, regionA, Request{Op: op, Cell: cell, User: "alice", Key: fmt.Sprintf("p%d", i), Amount: 10})
+	}
+	rep, err := c.Failover().Planned(ctx, cell, regionB)
+	if err != nil || rep.Proofs < 2 {
+		t.Fatalf("Planned = %+v, %v; want it to wait for the lagging items", rep, err)
+	}
+	handle(t, c, regionB, Request{Op: Debit, Cell: cell, User: "alice", Key: "p3", Amount: 10})
+	c.Rep.WaitQuiet()
+	detected(t, c)
+	wantClean(t, audit(t, c, 100, nil, false))
+}
+
+// TestDetectorFlagsAnUndrainedClaim: the same failover claimed without the
+// drain proof lets the old home's last entries reach the new home after
+// its claim, and its detector flags them.
+func TestDetectorFlagsAnUndrainedClaim(t *testing.T) {
+	ctx := context.Background()
+	c := cluster(t, Fenced)
+	open(t, c, 100)
+	c.Rep.SetFaults(ddblocal.ReplicationFaults{Seed: 7, Lag: ddblocal.UniformLag(time.Hour, time.Hour)})
+	handle(t, c, regionA, Request{Op: Charge, Cell: cell, User: "alice", Key: "p0", Amount: 10})
+	l, err := c.Leases.Get(ctx, cell)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nl, err := c.Leases.Move(ctx, l, regionB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := home.Stop(ctx, c.DB[regionA], Table, cell, l.Epoch); err != nil {
+		t.Fatal(err)
+	}
+	if err := home.Claim(ctx, c.DB[regionB], Table, nl); err != nil {
+		t.Fatal(err)
+	}
+	c.Rep.WaitQuiet()
+	ds, err := c.Detectors(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags, err := ds.Poll(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(flags) != 1 || flags[0].Region != regionB || flags[0].Key != "p0" || flags[0].Amount != 10 {
+		t.Errorf("flags %v, want B flagging p0's 10", flags)
+	}
+}
