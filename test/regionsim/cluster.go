@@ -82,7 +82,8 @@ type Cluster struct {
 	isolate map[string]bool // partitioned from every other Region and the lease store
 	cached  map[string]map[string]home.Lease
 	stopped map[string]string // cells a planned failover left stopped, and the Region they left
-	ids     int               // the naive design's per-attempt ledger ids
+	routes  map[string]map[string]route
+	ids     int // the naive design's per-attempt ledger ids
 }
 
 // Start is the simulated clock's origin.
@@ -98,7 +99,7 @@ func NewCluster(ctx context.Context, cfg Config) (*Cluster, error) {
 		cfg.Margin = 2 * time.Second
 	}
 	c := &Cluster{cfg: cfg, DB: map[string]*dynamodb.Client{}, skew: map[string]time.Duration{}, down: map[string]bool{},
-		isolate: map[string]bool{}, cached: map[string]map[string]home.Lease{}, stopped: map[string]string{}}
+		isolate: map[string]bool{}, cached: map[string]map[string]home.Lease{}, stopped: map[string]string{}, routes: map[string]map[string]route{}}
 	c.clock.Store(Start.UnixNano())
 	c.Eng = ddblocal.New(func(o *ddblocal.Options) {
 		o.Regions = append(append([]string(nil), cfg.Regions...), LeaseRegion)
@@ -109,6 +110,7 @@ func NewCluster(ctx context.Context, cfg Config) (*Cluster, error) {
 	for _, r := range cfg.Regions {
 		c.DB[r] = c.Eng.Region(r).Client(func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
 		c.cached[r] = map[string]home.Lease{}
+		c.routes[r] = map[string]route{}
 	}
 	if err := createTable(ctx, c.DB[cfg.Regions[0]], Table, true); err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -86,8 +87,11 @@ func (c *Cluster) Handle(ctx context.Context, at string, req Request) (Result, e
 		if l, ok := c.cached[at][req.Cell]; ok && l.Region == at {
 			target = at
 		}
+	} else if rt, ok := c.routes[at][req.Cell]; ok && c.regionNow(at).Before(rt.until) {
+		target = rt.region
 	} else if l, err := c.Leases.Get(ctx, req.Cell); err == nil {
 		target = l.Region
+		c.routes[at][req.Cell] = route{region: target, until: c.regionNow(at).Add(routeTTL)}
 	} else {
 		return Result{}, storeErr(err)
 	}
@@ -96,7 +100,22 @@ func (c *Cluster) Handle(ctx context.Context, at string, req Request) (Result, e
 	}
 	res, err := c.execFenced(ctx, target, req)
 	res.Forwarded = target != at
+	if errors.Is(err, home.ErrNotOwner) {
+		delete(c.routes[at], req.Cell) // the route is stale: ask the store next time
+	}
 	return res, err
+}
+
+// routeTTL is how long a Region's router keeps a cell's home before it
+// asks the lease store again: routing is cached, so after a failover a
+// request may still reach the old home for this long, and only the fence
+// stops it there.
+const routeTTL = 3 * time.Second
+
+// route is a router's cached home of a cell.
+type route struct {
+	region string
+	until  time.Time
 }
 
 // lease returns the Region's lease of a cell, renewed from the store when
