@@ -218,6 +218,7 @@ func (a *API) serve(ctx context.Context, req events.APIGatewayV2HTTPRequest, all
 		slog.String("path", path),
 		slog.String("route", routeName(c.route)),
 		slog.String("flow", flow),
+		slog.String("caller", c.caller),
 		slog.Int("status", resp.StatusCode),
 		slog.String("outcome", outcome),
 		slog.String("idempotencyKeyHash", c.keyHash),

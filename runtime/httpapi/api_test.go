@@ -330,6 +330,10 @@ func TestRoutes(t *testing.T) {
 		if !strings.Contains(h.log.String(), `"CloudWatchMetrics"`) {
 			t.Error("no EMF metric lines")
 		}
+		// The caller is the scope of the keys: the IAM principal here.
+		if !strings.Contains(h.log.String(), `"flow":"credit","caller":"iam:arn:aws:iam::123456789012:user/tester","status":201`) {
+			t.Errorf("no request line names the credit's caller:\n%.2000s", h.log.String())
+		}
 	})
 }
 
