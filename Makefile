@@ -31,8 +31,9 @@ GO_PATTERNS := ./... $(foreach m,$(WORK_MODULES),./$(m)/...)
 # test/consumer is another team's CDK app; test/consumer-idempotency and
 # test/consumer-ddblocal require only the library or only the engine, and
 # their tests fail when `go mod graph` there names the CDK, jsii or the root
-# module.
-NESTED_MODULES := test/consumer test/consumer-idempotency test/consumer-ddblocal
+# module. test/enginebench holds the engine's benchmarks and their peers
+# (minidyn), which the product does not need.
+NESTED_MODULES := test/consumer test/consumer-idempotency test/consumer-ddblocal test/enginebench
 STATICCHECK_VERSION := v0.8.2
 TOOLS := $(CURDIR)/.tools
 STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)
@@ -210,11 +211,11 @@ PAIRED_PROCS ?= 0
 PAIRED_DIR ?= $(CURDIR)/tmp/engine-paired
 bench-engine: deps
 	@mkdir -p $(REPORTS) $(PAIRED_DIR); rm -f $(PAIRED_DIR)/run-*.json
-	cd test/enginebench && for i in $$(seq 1 $(PAIRED_RUNS)); do \
+	cd test/enginebench && export GOWORK=off && for i in $$(seq 1 $(PAIRED_RUNS)); do \
 		go test -run '^$$' -bench '^BenchmarkPaired$$' -benchtime 1x -timeout 30m . -args -paired-out $(PAIRED_DIR)/run-$$(printf %02d $$i).json \
 			-paired-rounds $(PAIRED_ROUNDS) -paired-procs $(PAIRED_PROCS) -paired-durable=$$([ $$i = 1 ] && echo true || echo false) -durable-rounds $(DURABLE_ROUNDS); \
 	done
-	cd test/enginebench && go test -run '^$$' -bench '^Benchmark(Engine|Startup)$$' -benchtime 2s -timeout 60m . -args -paired-in $(PAIRED_DIR) -report $(REPORTS)/engine-benchmark.md
+	cd test/enginebench && GOWORK=off go test -run '^$$' -bench '^Benchmark(Engine|Startup)$$' -benchtime 2s -timeout 60m . -args -paired-in $(PAIRED_DIR) -report $(REPORTS)/engine-benchmark.md
 
 ## bench-durable: what a data directory and the durable mode (-durable, fsync per commit) cost on PutItem and the
 ##               transactions (1k and 100k), paired against the SDK client alone and each other (DURABLE_ROUNDS rounds,
@@ -224,7 +225,7 @@ bench-engine: deps
 DURABLE_ROUNDS ?= 9
 bench-durable: $(GO_STAMP)
 	@mkdir -p $(REPORTS)
-	cd test/enginebench && go test -run '^$$' -bench '^BenchmarkDurable$$' -benchtime 1x -timeout 30m . -args -durable-rounds $(DURABLE_ROUNDS) -durable-report $(REPORTS)/engine-durability.md
+	cd test/enginebench && GOWORK=off go test -run '^$$' -bench '^BenchmarkDurable$$' -benchtime 1x -timeout 30m . -args -durable-rounds $(DURABLE_ROUNDS) -durable-report $(REPORTS)/engine-durability.md
 
 ## crash-test: kill the embedded engine (SIGKILL) at random points of a mixed load CRASH_CYCLES times (default 200),
 ##             alternating both durability modes; checks nothing acknowledged is lost, nothing half-applied, tokens kept

@@ -25,7 +25,6 @@ require (
 	github.com/oncetable/oncetable/runtime/idempotency v0.0.0-00010101000000-000000000000
 	github.com/oncetable/oncetable/runtime/retry v0.0.0-00010101000000-000000000000
 	github.com/oncetable/oncetable/runtime/txn v0.0.0-00010101000000-000000000000
-	github.com/truora/minidyn v0.8.2
 	golang.org/x/text v0.44.0
 )
 
@@ -47,6 +46,7 @@ require (
 	github.com/cockroachdb/apd/v3 v3.2.3 // indirect
 	github.com/fatih/color v1.19.0 // indirect
 	github.com/google/btree v1.1.3 // indirect
+	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/klauspost/compress v1.18.5 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect

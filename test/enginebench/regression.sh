@@ -16,7 +16,7 @@ mkdir -p "$WORK/before"
 git -C "$ROOT" archive "$BASE" | tar -x -C "$WORK/before"
 for v in before after; do
   src=$ROOT; [ $v = before ] && src=$WORK/before
-  (cd "$src" && go test -c -o "$WORK/eb-$v.test" ./test/enginebench && go test -c -o "$WORK/dl-$v.test" ./runtime/ddblocal)
+  (if [ -f "$src/test/enginebench/go.mod" ]; then cd "$src/test/enginebench" && GOWORK=off go test -c -o "$WORK/eb-$v.test" .; else cd "$src" && go test -c -o "$WORK/eb-$v.test" ./test/enginebench; fi) && (cd "$src" && go test -c -o "$WORK/dl-$v.test" ./runtime/ddblocal)
 done
 PEERS='^(engine,_no_client|engine_in-process_.SDK.|SDK_client_alone)$'
 # A row may end in @BENCHTIME. The PutItem rows insert a new item per
@@ -50,7 +50,7 @@ for round in $(seq 1 "$ROUNDS"); do
   done
 done
 loads+=("end at $(date -u +%H:%M): $(cut -d' ' -f1-3 /proc/loadavg)")
-(IFS=';'; cd "$ROOT/test/enginebench" && go run ./cmd/benchab -before "$WORK/before.txt" -after "$WORK/after.txt" \
+(IFS=';'; cd "$ROOT/test/enginebench" && GOWORK=off go run ./cmd/benchab -before "$WORK/before.txt" -after "$WORK/after.txt" \
   -before-name "$BASE" -after-name "the working tree at $(git -C "$ROOT" rev-parse --short HEAD)" \
   -command "make bench-engine-regression BASE=$BASE ROUNDS=$ROUNDS" -rounds "$ROUNDS" -loads "${loads[*]}" -o "$OUT")
 if [ -n "${RAW:-}" ]; then mkdir -p "$RAW" && cp "$WORK/before.txt" "$WORK/after.txt" "$RAW/"; fi
