@@ -205,15 +205,23 @@ func (a *API) serve(ctx context.Context, req events.APIGatewayV2HTTPRequest, all
 	if path == "" {
 		path = req.RequestContext.HTTP.Path
 	}
-	resp, outcome, flow := a.dispatch(ctx, c, method, path, allow)
+	id, idErr := requestID(&req)
+	var resp events.APIGatewayV2HTTPResponse
+	var outcome, flow string
+	if idErr != nil {
+		resp, outcome = problemFor(idErr)
+	} else {
+		resp, outcome, flow = a.dispatch(ctx, c, method, path, allow)
+	}
 	if resp.Headers == nil {
 		resp.Headers = map[string]string{}
 	}
-	if id := req.RequestContext.RequestID; id != "" {
+	if id != "" {
 		resp.Headers["X-Request-Id"] = id
 	}
 	a.log.LogAttrs(ctx, slog.LevelInfo, "request",
-		slog.String("requestId", req.RequestContext.RequestID),
+		slog.String("requestId", id),
+		slog.String("apiRequestId", req.RequestContext.RequestID),
 		slog.String("method", method),
 		slog.String("path", path),
 		slog.String("route", routeName(c.route)),
@@ -318,6 +326,31 @@ func (a *API) serveCall(ctx context.Context, c *call) (events.APIGatewayV2HTTPRe
 		return events.APIGatewayV2HTTPResponse{}, err
 	}
 	return rep.response()
+}
+
+// MaxRequestIDLength bounds a client's X-Request-Id.
+const MaxRequestIDLength = 128
+
+// requestID is the request's id, echoed in X-Request-Id and logged: the
+// client's X-Request-Id when it sends one, else API Gateway's. A client's
+// id must be 1..MaxRequestIDLength characters of A-Z, a-z, 0-9 and
+// "-_.:/+=" (UUIDs, ULIDs, W3C trace ids, base64); any other is refused
+// with 400, answered under API Gateway's id.
+func requestID(req *events.APIGatewayV2HTTPRequest) (string, error) {
+	own := req.RequestContext.RequestID
+	v, sent := headerSent(req, "X-Request-Id")
+	if !sent {
+		return own, nil
+	}
+	ok := v != "" && len(v) <= MaxRequestIDLength
+	for i := 0; ok && i < len(v); i++ {
+		ch := v[i]
+		ok = ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || strings.IndexByte("-_.:/+=", ch) >= 0
+	}
+	if !ok {
+		return own, atParam("X-Request-Id", fmt.Errorf("%w: X-Request-Id must be 1..%d characters of A-Z, a-z, 0-9 and -_.:/+= (one header)", ErrBadRequest, MaxRequestIDLength))
+	}
+	return v, nil
 }
 
 // CallerIdentity is the scope of idempotency keys: the IAM principal

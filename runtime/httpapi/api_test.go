@@ -139,7 +139,7 @@ func TestRoutes(t *testing.T) {
 		{name: "credit unknown user", method: "POST", path: "/users/nobody/credits", body: `{"amount":1,"currency":"EUR"}`, headers: key("cr-x"), status: 404, problem: "not-found"},
 		{name: "debit", method: "POST", path: "/users/alice/debits", body: `{"amount":2500,"currency":"EUR"}`, headers: key("db-1"), status: 201,
 			check: func(t *testing.T, r events.APIGatewayV2HTTPResponse) {
-				if field(t, r.Body, "debitId") == nil {
+				if field(t, r.Body, "entryId") == nil {
 					t.Errorf("debit body %s", r.Body)
 				}
 			}},

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -137,4 +138,44 @@ func TestDeclinesStoredAndReplayed(t *testing.T) {
 	h.must(t, 404, "POST", "/users/later/credits", `{"amount":1,"currency":"EUR"}`, key("later"))
 	h.seed(t, "later", 0, nil)
 	h.must(t, 201, "POST", "/users/later/credits", `{"amount":1,"currency":"EUR"}`, key("later"))
+}
+
+// TestRequestID: a client's valid X-Request-Id is echoed (and logged), an
+// invalid one is refused with 400 under API Gateway's id, and without one
+// the response carries API Gateway's.
+func TestRequestID(t *testing.T) {
+	h := newHarness(t)
+	h.seed(t, "u1", 0, nil)
+	cases := []struct {
+		name, sent string
+		status     int
+		echoed     string
+	}{
+		{"none", "", 200, "req-1"},
+		{"uuid", "0b7c1a52-6f1e-4c55-9a7e-2f8d1c3b4a5e", 200, "0b7c1a52-6f1e-4c55-9a7e-2f8d1c3b4a5e"},
+		{"w3c trace", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", 200, "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
+		{"white space", "two words", 400, "req-1"},
+		{"two headers joined", "a,b", 400, "req-1"},
+		{"too long", strings.Repeat("x", httpapi.MaxRequestIDLength+1), 400, "req-1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			hdr := map[string]string{}
+			if c.sent != "" {
+				hdr["X-Request-Id"] = c.sent
+			}
+			r := h.must(t, c.status, "GET", "/users/u1", "", hdr)
+			if got := r.Headers["X-Request-Id"]; got != c.echoed {
+				t.Errorf("X-Request-Id %q, want %q", got, c.echoed)
+			}
+			if c.status == 400 {
+				if p := problem(t, 400, r.Body); p.Param != "X-Request-Id" {
+					t.Errorf("param %q, want X-Request-Id: %s", p.Param, r.Body)
+				}
+			}
+		})
+	}
+	if !strings.Contains(h.log.String(), `"requestId":"0b7c1a52-6f1e-4c55-9a7e-2f8d1c3b4a5e","apiRequestId":"req-1"`) {
+		t.Errorf("the log does not carry the client's request id beside API Gateway's:\n%s", h.log.String())
+	}
 }

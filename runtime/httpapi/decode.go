@@ -31,6 +31,19 @@ func header(req *events.APIGatewayV2HTTPRequest, name string) string {
 	return ""
 }
 
+// headerSent returns a request header and whether it was sent at all.
+func headerSent(req *events.APIGatewayV2HTTPRequest, name string) (string, bool) {
+	if v, ok := req.Headers[strings.ToLower(name)]; ok {
+		return v, true
+	}
+	for k, v := range req.Headers {
+		if strings.EqualFold(k, name) {
+			return v, true
+		}
+	}
+	return "", false
+}
+
 // rawBody returns the request body, decoded from base64 when API Gateway
 // encoded it, and enforces MaxBodyBytes.
 func rawBody(req *events.APIGatewayV2HTTPRequest) ([]byte, error) {

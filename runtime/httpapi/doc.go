@@ -8,7 +8,7 @@
 //	GET  /users/{userId}                             200 profile, addresses, recent orders (one Query)
 //	POST /users/{userId}/addresses                   201
 //	POST /users/{userId}/credits        (Idempotency-Key)  201 {"entryId","amount","currency"}
-//	POST /users/{userId}/debits         (Idempotency-Key)  201 {"debitId","amount","currency"}; 402; 404
+//	POST /users/{userId}/debits         (Idempotency-Key)  201 {"entryId","amount","currency"}; 402; 404
 //	GET  /users/{userId}/balance                     200 {"balance","currency"}, strongly consistent
 //	GET  /users/{userId}/ledger?limit=&cursor=       200 {"items","nextCursor"}
 //	GET  /users/{userId}/orders?limit=&cursor=       200 {"items","nextCursor"}

@@ -25,9 +25,10 @@ type CreditResult struct {
 	Currency string `json:"currency"`
 }
 
-// DebitResult is the body of a debit.
+// DebitResult is the body of a debit. Its entryId names the ledger entry,
+// as a credit's does.
 type DebitResult struct {
-	DebitID  string `json:"debitId"`
+	EntryID  string `json:"entryId"`
 	Amount   int64  `json:"amount"`
 	Currency string `json:"currency"`
 }
@@ -79,7 +80,7 @@ var (
 	debitMove = balanceMove{name: FlowDebit, prefix: "db", kind: store.LedgerDebit,
 		update: (*Service).guardedDebit, failure: debitFailure,
 		body: func(id string, amt money.Amount) any {
-			return DebitResult{DebitID: id, Amount: amt.Minor, Currency: string(amt.Currency)}
+			return DebitResult{EntryID: id, Amount: amt.Minor, Currency: string(amt.Currency)}
 		}}
 )
 

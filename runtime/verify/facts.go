@@ -306,7 +306,9 @@ func (r *reader) record(item map[string]types.AttributeValue, k keys.Key, c *cou
 	switch {
 	case rec.Operation == payments.FlowCredit && b.EntryID != "":
 		return claim(b.EntryID, store.LedgerCredit), nil
-	case rec.Operation == payments.FlowDebit && b.DebitID != "":
+	case rec.Operation == payments.FlowDebit && b.EntryID != "":
+		return claim(b.EntryID, store.LedgerDebit), nil
+	case rec.Operation == payments.FlowDebit && b.DebitID != "": // a record stored while debits answered debitId
 		return claim(b.DebitID, store.LedgerDebit), nil
 	case rec.Operation == payments.FlowCreateOrder && user != "":
 		return append(out, fact{Group: groupOrder, ID: b.OrderID, Kind: fClaimOrder, Key: k, User: user}), nil

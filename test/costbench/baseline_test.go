@@ -140,7 +140,7 @@ func (p *powertools) debit(ctx context.Context, keyHash, userID string, amount i
 		if err != nil {
 			return "", err
 		}
-		return `{"debitId":"` + id + `"}`, p.transact(ctx, upd, entry)
+		return `{"entryId":"` + id + `"}`, p.transact(ctx, upd, entry)
 	})
 }
 

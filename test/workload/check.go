@@ -301,8 +301,8 @@ func (c *checker) records() map[claim][]keys.Key {
 			continue
 		}
 		var b struct {
-			EntryID, DebitID, OrderID, PaymentID, UserID string
-			Amount                                       int64
+			EntryID, OrderID, PaymentID, UserID string
+			Amount                              int64
 		}
 		if err := json.Unmarshal([]byte(r.Body), &b); err != nil {
 			bad("body is not JSON: %v", err)
@@ -312,7 +312,7 @@ func (c *checker) records() map[claim][]keys.Key {
 		case "credit", "debit":
 			id, kind := b.EntryID, store.LedgerCredit
 			if r.Operation == "debit" {
-				id, kind = b.DebitID, store.LedgerDebit
+				kind = store.LedgerDebit
 			}
 			e, ok := ledger[id]
 			if !ok || e.Kind != kind || e.Amount != b.Amount || "USER#"+e.UserID != owner {

@@ -115,7 +115,15 @@ func operation(s schemas, op httpapi.Operation, problem obj) obj {
 		success["headers"] = obj{"Idempotent-Replayed": obj{"description": "true when this is the stored response of an earlier request with the same key",
 			"schema": obj{"type": "string", "enum": []string{"true"}}}}
 	}
-	responses := obj{strconv.Itoa(op.Status): success}
+	headers, _ := success["headers"].(obj)
+	if headers == nil {
+		headers = obj{}
+	}
+	headers["X-Request-Id"] = requestIDHeader()
+	success["headers"] = headers
+	responses := obj{strconv.Itoa(op.Status): success,
+		"429": obj{"description": "Too Many Requests: API Gateway's throttle (the stage's rate and burst, or the money route's own), answered before the handler runs (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-throttling.html). The body is API Gateway's, not problem+json. Nothing ran: retry after a backoff with the same Idempotency-Key.",
+			"content": obj{"application/json": obj{"schema": obj{"type": "object", "properties": obj{"message": obj{"type": "string"}}}}}}}
 	for status, types := range problemTypes(op) {
 		responses[strconv.Itoa(status)] = obj{
 			"description": strings.Join(types.titles, "; "),
@@ -150,12 +158,23 @@ func parameters(op httpapi.Operation) []any {
 		}
 		out = append(out, q)
 	}
+	out = append(out, obj{"name": "X-Request-Id", "in": "header", "required": false,
+		"description": "the client's id of this request, echoed in the response's X-Request-Id and logged; without it the response carries API Gateway's request id",
+		"schema":      requestIDSchema()})
 	if op.Key == httpapi.KeyRequired {
 		out = append(out, obj{"name": "Idempotency-Key", "in": "header", "required": true,
 			"description": "one key per logical request, scoped to the caller and the operation; exactly one such header",
 			"schema":      obj{"type": "string", "minLength": 1, "maxLength": idemhttp.MaxKeyLength, "pattern": `^[\u0020-\u007e]+$`}})
 	}
 	return out
+}
+
+func requestIDSchema() obj {
+	return obj{"type": "string", "minLength": 1, "maxLength": httpapi.MaxRequestIDLength, "pattern": `^[A-Za-z0-9._:/+=-]+$`}
+}
+
+func requestIDHeader() obj {
+	return obj{"description": "the request's id: the client's X-Request-Id, or API Gateway's", "schema": requestIDSchema()}
 }
 
 type statusTypes struct{ uris, codes, titles []string }
