@@ -1,4 +1,4 @@
-// Package costbench measures what each oncetable money flow costs (issue 6):
+// Package costbench measures what each oncetable money flow costs:
 // for charge, debit and settle, each on a first call, a replay and the
 // losing side of a concurrent race, it counts the DynamoDB requests made
 // (an SDK middleware counter, every attempt), the write and read capacity

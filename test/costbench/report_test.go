@@ -40,7 +40,7 @@ finds INPROGRESS and gets IdempotencyAlreadyInProgressError.
 
 ## DynamoDB requests per call
 
-Target (issue 6): 1 request per first call and 1 per replay, against the baseline's 3 and 2.
+Target: 1 request per first call and 1 per replay, against the baseline's 3 and 2.
 
 | flow | case | oncetable | requests made | baseline | requests made | oncetable / baseline |
 |---|---|---:|---|---:|---|---:|

@@ -68,7 +68,7 @@
 // commit (BASE, by default 9f303ac) and of the working tree side by side in
 // one run, alternating them row by row, and writes
 // docs/engine-regression.md: the medians, after ÷ before, and the engine
-// goals of issue 10 for each version.
+// goals for each version.
 //
 // cmd/rssload is the separate process that loads one million items of about
 // 200 bytes into an engine and reports its own resident set size.

@@ -73,7 +73,7 @@ func (s *Samples) throughput(name string) (float64, int) {
 
 // RegressionRun describes how the two versions were measured.
 type RegressionRun struct {
-	Before, After string // the versions, e.g. "9f303ac (before issue 10)"
+	Before, After string // the versions, e.g. "9f303ac"
 	Command       string
 	Rounds        int
 	Loads         []string // load averages seen during the run
@@ -85,14 +85,14 @@ const regressionLimit = 0.90
 
 // WriteRegression renders the side-by-side comparison of two versions:
 // every benchmark both measured, its medians and the after ÷ before ratio,
-// then the engine goals of issue 10 for each version.
+// then the engine goals for each version.
 func WriteRegression(w io.Writer, before, after *Samples, run RegressionRun) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	p("# Engine regression check\n\n")
 	p("Generated on %s by `%s`. Do not edit by hand: rerun the command.\n\n", run.When, run.Command)
 	p("**Before** is %s, **after** is %s. Both were built as test binaries, each from its own commit's sources, and run on the same machine in one run, alternating row by row (before then after in odd rounds, after then before in even ones), %d rounds of `-benchtime 1s`, except the PutItem rows: they insert a new item per operation, so that their cost grows with the table, and run the same fixed count of operations on both sides. Each figure is the median over the rounds. Load averages seen during the run: %s (the machine is shared: absolute figures are noisy, the ratios side by side are the point).\n\n",
 		run.Before, run.After, run.Rounds, strings.Join(run.Loads, "; "))
-	p("The standard (issue 10) is that no row gets more than 10%% slower: after ÷ before throughput at least %.2f×, and p50 at most %.2f×.\n\n", regressionLimit, 1/regressionLimit)
+	p("The standard is that no row gets more than 10%% slower: after ÷ before throughput at least %.2f×, and p50 at most %.2f×.\n\n", regressionLimit, 1/regressionLimit)
 	p("| Benchmark | runs | before | after | throughput after ÷ before | p50 before | p50 after | p50 after ÷ before | within 10%% |\n")
 	p("|---|---|---|---|---|---|---|---|---|\n")
 	for _, name := range before.names {
@@ -132,7 +132,7 @@ func regressionCells(name string, before, after *Samples) []string {
 		append(p50, map[bool]string{true: "yes", false: "NO"}[ok])...)
 }
 
-// engineGoalLines states issue 10's goals from one version's medians.
+// engineGoalLines states the engine's goals from one version's medians.
 func engineGoalLines(s *Samples) []string {
 	var lines []string
 	row := func(op, peer string) string {

@@ -204,7 +204,7 @@ func WriteMarkdown(w io.Writer, rs *Results, env Environment, mem Memory) {
 	writePairedRatios(w, rs, env)
 
 	p("\n## Goals\n\n")
-	p("The issue's goals are at least 10× dynalite and at least 3× minidyn on every row, in-process. dynalite can only be reached through a client, so the engine is compared with it both in-process through the same SDK client and without a client; with minidyn it is compared like for like, both without a client and both behind the same SDK client. Where the SDK client by itself is too slow for a goal, the line says so: no engine behind that client could meet it.\n\n")
+	p("The goals are at least 10× dynalite and at least 3× minidyn on every row, in-process. dynalite can only be reached through a client, so the engine is compared with it both in-process through the same SDK client and without a client; with minidyn it is compared like for like, both without a client and both behind the same SDK client. Where the SDK client by itself is too slow for a goal, the line says so: no engine behind that client could meet it.\n\n")
 	for _, op := range opOrder {
 		p("- %s: %s\n", op, goal(rs, op))
 	}
@@ -336,7 +336,7 @@ func thousands(x float64) string {
 func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
 
 // ceilingGoals is the least share of the "SDK client alone" ceiling the
-// engine in-process must reach on each row (issue 10's standards: 0.6× on
+// engine in-process must reach on each row (the standards: 0.6× on
 // the transactions, and no fall below 0.8× on the rows that reached it at
 // 9f303ac).
 var ceilingGoals = []struct {
@@ -353,7 +353,7 @@ const txPutGoal = 5
 func writeEngineGoals(w io.Writer, rs *Results) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	p("\n## Engine goals\n\n")
-	p("The engine's own goals (issue 10): a 4-item TransactWriteItems without a client costs at most %d× a PutItem without a client, by p50; and in-process through the SDK the engine reaches at least 0.6× of the SDK client alone on the transaction rows and at least 0.8× on PutItem and Query (the rows where it reached 0.8× before). The shares of the ceiling are the rows' medians of the paired measurement (section Paired ratios: the median of the run medians), judged unrounded against the run-to-run spread: a goal is met with margin only when the row's median exceeds it by more than the spread (the greatest run median less the least) and every run's median reaches it; met, but not by more than the run-to-run spread, when the median reaches it by less, since another run may then miss it; with a single run the spread is unknown and no goal is met with margin. The least run median stands beside each, and the ratio of the unpaired cells follows. Costs are rounded up and shares of the ceiling down, so that a goal missed never reads as met.\n\n", txPutGoal)
+	p("The engine's own goals: a 4-item TransactWriteItems without a client costs at most %d× a PutItem without a client, by p50; and in-process through the SDK the engine reaches at least 0.6× of the SDK client alone on the transaction rows and at least 0.8× on PutItem and Query (the rows where it reached 0.8× before). The shares of the ceiling are the rows' medians of the paired measurement (section Paired ratios: the median of the run medians), judged unrounded against the run-to-run spread: a goal is met with margin only when the row's median exceeds it by more than the spread (the greatest run median less the least) and every run's median reaches it; met, but not by more than the run-to-run spread, when the median reaches it by less, since another run may then miss it; with a single run the spread is unknown and no goal is met with margin. The least run median stands beside each, and the ratio of the unpaired cells follows. Costs are rounded up and shares of the ceiling down, so that a goal missed never reads as met.\n\n", txPutGoal)
 	put, okPut := rs.Get(OpPut, PeerEngineRaw)
 	for _, op := range []string{OpTx1k, OpTx100k} {
 		tx, ok := rs.Get(op, PeerEngineRaw)
