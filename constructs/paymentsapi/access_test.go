@@ -207,6 +207,13 @@ func checkAccess(t *testing.T, stage schema.OrderIndexes) {
 		t.Fatalf("POST %s: status %d %s", process, resp.StatusCode, resp.Body)
 	}
 	served[route.Name] = true
+	payment := "/orders/o1/payments/" + paymentID
+	route = routeOf(t, "GET", payment)
+	db.function = route.Function
+	if resp := call(t, handlers[route.Function], "GET", payment, "", ""); resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: status %d %s", payment, resp.StatusCode, resp.Body)
+	}
+	served[route.Name] = true
 	if stage == schema.OrdersBoth {
 		// The migrate command (not a function) moves the migration to
 		// cutover; reads by status then go to OrdersByStatus.
@@ -267,7 +274,7 @@ func checkAccess(t *testing.T, stage schema.OrderIndexes) {
 func routeOf(t *testing.T, method, path string) httpapi.RouteSpec {
 	t.Helper()
 	segs := strings.Split(strings.Trim(strings.SplitN(path, "?", 2)[0], "/"), "/")
-	for _, r := range httpapi.Routes() {
+	for _, r := range DeclaredRoutes() {
 		pat := strings.Split(strings.Trim(r.Path, "/"), "/")
 		if r.Method != method || len(pat) != len(segs) {
 			continue

@@ -330,7 +330,7 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
 	a.URL = a.Stage.Url()
 
 	integrations := map[string]awsapigatewayv2integrations.HttpLambdaIntegration{}
-	for _, r := range httpapi.Routes() {
+	for _, r := range DeclaredRoutes() {
 		in, ok := integrations[r.Function]
 		if !ok {
 			in = awsapigatewayv2integrations.NewHttpLambdaIntegration(jsii.String(functionID(r.Function)+"Integration"),
@@ -354,12 +354,21 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
 	return a
 }
 
+// DeclaredRoutes are the routes the HTTP API declares: each route under
+// its version (/v1/...) and, until httpapi.LegacySunset, the same route
+// without it, which the handler answers with Deprecation and Sunset
+// headers. Both have the route's function, scopes and throttle; the
+// money routes' metrics and alarms are the versioned routes'.
+func DeclaredRoutes() []httpapi.RouteSpec {
+	return append(httpapi.Routes(), httpapi.LegacyRoutes()...)
+}
+
 // throttleMoneyRoutes gives each money route its own limits below the
 // stage's: the L2 stage has no per-route settings, so they are set on the
 // CloudFormation stage.
 func (a *PaymentsAPI) throttleMoneyRoutes(p Props) {
 	settings := map[string]any{}
-	for _, r := range httpapi.Routes() {
+	for _, r := range DeclaredRoutes() {
 		if r.Function == httpapi.FunctionAPI {
 			continue
 		}

@@ -41,10 +41,11 @@ func InvokePath(path string) string {
 	return strings.Join(segs, "/")
 }
 
-// RoutesOf lists the routes that admit role, in table order.
+// RoutesOf lists the declared routes (DeclaredRoutes: versioned, then
+// legacy) that admit role, in table order.
 func RoutesOf(role httpapi.Role) []httpapi.RouteSpec {
 	var out []httpapi.RouteSpec
-	for _, r := range httpapi.Routes() {
+	for _, r := range DeclaredRoutes() {
 		if slices.Contains(r.Roles, role) {
 			out = append(out, r)
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -194,6 +195,8 @@ type call struct {
 	keyHash   string
 	// outcome is a declined flow's outcome to log, set by flowReply.
 	outcome string
+	// legacy: the route was called without its version segment.
+	legacy bool
 }
 
 func (a *API) serve(ctx context.Context, req events.APIGatewayV2HTTPRequest, allow map[string]bool) events.APIGatewayV2HTTPResponse {
@@ -218,6 +221,9 @@ func (a *API) serve(ctx context.Context, req events.APIGatewayV2HTTPRequest, all
 	}
 	if id != "" {
 		resp.Headers["X-Request-Id"] = id
+	}
+	if c.legacy {
+		deprecationHeaders(resp.Headers, versionPath(path))
 	}
 	a.log.LogAttrs(ctx, slog.LevelInfo, "request",
 		slog.String("requestId", id),
@@ -269,16 +275,22 @@ func routeName(r *route) string {
 }
 
 func (a *API) dispatch(ctx context.Context, c *call, method, path string, allow map[string]bool) (events.APIGatewayV2HTTPResponse, string, string) {
-	r, params, err := a.match(method, path, c.req.RequestContext.Stage)
+	r, params, legacy, err := a.match(method, path, c.req.RequestContext.Stage)
 	if err == nil && allow != nil && !allow[r.name] {
 		r, err = nil, ErrRouteNotFound
 	}
+	c.legacy = err == nil && legacy
 	if err != nil {
 		resp, outcome := problemFor(err)
 		return resp, outcome, ""
 	}
 	c.route, c.params = r, params
 	resp, err := a.serveCall(ctx, c)
+	if err == nil && resp.StatusCode == http.StatusCreated {
+		if loc := location(r.name, params, resp.Body); loc != "" {
+			resp.Headers["Location"] = loc
+		}
+	}
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			err = &retry.UnavailableError{Kind: retry.ServerFail, Attempts: 1, RetryAfter: time.Second, Cause: err}
@@ -321,11 +333,61 @@ func (a *API) serveCall(ctx context.Context, c *call) (events.APIGatewayV2HTTPRe
 	if err := a.checkOwner(ctx, c); err != nil {
 		return events.APIGatewayV2HTTPResponse{}, err
 	}
+	if c.route.keyed() {
+		if k, sent := headerSent(c.req, "Idempotency-Key"); sent || k != "" {
+			return a.byKey(ctx, c)
+		}
+	}
 	rep, err := c.route.handle(ctx, c)
 	if err != nil {
 		return events.APIGatewayV2HTTPResponse{}, err
 	}
 	return rep.response()
+}
+
+// keyed reports whether the route is a POST that moves no money: it takes
+// an optional Idempotency-Key (byKey).
+func (r *route) keyed() bool { return r.method == http.MethodPost && r.flow == "" }
+
+// byKey serves a POST that moves no money under the client's
+// Idempotency-Key, so that a retried create replays its first answer
+// instead of answering 409 already-exists: a live record under the key
+// replays (one GetItem); otherwise the handler runs and its success is
+// stored under the key (one conditional PutItem). A request refused by
+// validation stores nothing. A duplicate that races the first and loses
+// gets 409 already-exists until the first one's answer is stored, then
+// the replay.
+func (a *API) byKey(ctx context.Context, c *call) (events.APIGatewayV2HTTPResponse, error) {
+	body, err := c.body()
+	if err != nil {
+		return events.APIGatewayV2HTTPResponse{}, err
+	}
+	idem, err := c.idem(c.route.name, body)
+	if err != nil {
+		return events.APIGatewayV2HTTPResponse{}, err
+	}
+	if stored, live, err := a.svc.Replay(ctx, idem); err != nil || live {
+		return fromFlow(stored), err
+	}
+	rep, err := c.route.handle(ctx, c)
+	if errors.Is(err, store.ErrAlreadyExists) {
+		if stored, live, lerr := a.svc.Replay(ctx, idem); lerr == nil && live {
+			return fromFlow(stored), nil
+		}
+	}
+	if err != nil {
+		return events.APIGatewayV2HTTPResponse{}, err
+	}
+	resp, err := rep.response()
+	if err != nil {
+		return resp, err
+	}
+	kept, err := a.svc.Keep(ctx, idem, payments.Response{Status: resp.StatusCode,
+		Header: http.Header{"Content-Type": {resp.Headers["Content-Type"]}}, Body: json.RawMessage(strings.TrimSuffix(resp.Body, "\n"))})
+	if err != nil {
+		return events.APIGatewayV2HTTPResponse{}, err
+	}
+	return fromFlow(kept), nil
 }
 
 // MaxRequestIDLength bounds a client's X-Request-Id.
@@ -482,22 +544,27 @@ type route struct {
 	handle  func(ctx context.Context, c *call) (reply, error)
 }
 
-func (a *API) match(method, path, stage string) (*route, map[string]string, error) {
+// match finds the route of a path: /v1/... (APIVersion), or the same path
+// without the version, which is deprecated (legacy); either after the
+// stage's name when API Gateway's stage is not $default.
+func (a *API) match(method, path, stage string) (r *route, params map[string]string, legacy bool, err error) {
 	segs, err := splitPath(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
-	r, params, allowed := a.find(method, segs)
+	rest, current := versioned(segs)
+	r, params, allowed := a.find(method, rest)
 	if r == nil && len(allowed) == 0 && stage != "" && stage != "$default" && len(segs) > 0 && segs[0] == stage {
-		r, params, allowed = a.find(method, segs[1:])
+		rest, current = versioned(segs[1:])
+		r, params, allowed = a.find(method, rest)
 	}
 	switch {
 	case r != nil:
-		return r, params, nil
+		return r, params, !current, nil
 	case len(allowed) > 0:
-		return nil, nil, &methodNotAllowedError{allow: strings.Join(allowed, ", ")}
+		return nil, nil, false, &methodNotAllowedError{allow: strings.Join(allowed, ", ")}
 	default:
-		return nil, nil, ErrRouteNotFound
+		return nil, nil, false, ErrRouteNotFound
 	}
 }
 

@@ -179,3 +179,118 @@ func TestRequestID(t *testing.T) {
 		t.Errorf("the log does not carry the client's request id beside API Gateway's:\n%s", h.log.String())
 	}
 }
+
+// TestVersionedAndLegacyRoutes: every route is served under /v1; the same
+// path without the version answers alike during the migration window,
+// with Deprecation (RFC 9745), Sunset (RFC 8594) and the successor's Link;
+// a key in flight across the move replays instead of being reused.
+func TestVersionedAndLegacyRoutes(t *testing.T) {
+	h := newHarness(t)
+	h.must(t, 201, "POST", "/v1/users", `{"userId":"u1","name":"U","email":"u@example.com"}`, nil)
+	v1 := h.must(t, 200, "GET", "/v1/users/u1", "", nil)
+	if v1.Headers["Deprecation"] != "" || v1.Headers["Sunset"] != "" {
+		t.Errorf("/v1 route carries deprecation headers: %v", v1.Headers)
+	}
+	old := h.must(t, 200, "GET", "/users/u1", "", nil)
+	if old.Body != v1.Body {
+		t.Errorf("legacy route body %s, want the /v1 body %s", old.Body, v1.Body)
+	}
+	want := map[string]string{
+		"Deprecation": "@1796342400", // 2026-12-04T00:00:00Z
+		"Sunset":      "Wed, 30 Jun 2027 23:59:59 GMT",
+		"Link":        `</v1/users/u1>; rel="successor-version", <` + httpapi.DeprecationPolicyURL + `>; rel="deprecation"`,
+	}
+	for k, v := range want {
+		if old.Headers[k] != v {
+			t.Errorf("legacy %s: %q, want %q", k, old.Headers[k], v)
+		}
+	}
+	// A problem on a legacy route is deprecated too.
+	if r := h.must(t, 404, "GET", "/users/nobody", "", nil); r.Headers["Deprecation"] == "" {
+		t.Errorf("legacy 404 without Deprecation: %v", r.Headers)
+	}
+	// The first attempt on the legacy route, its retry on /v1: one credit.
+	first := h.must(t, 201, "POST", "/users/u1/credits", `{"amount":100,"currency":"EUR"}`, key("moving"))
+	again := h.must(t, 201, "POST", "/v1/users/u1/credits", `{"amount":100,"currency":"EUR"}`, key("moving"))
+	if again.Body != first.Body || again.Headers["Idempotent-Replayed"] != "true" {
+		t.Errorf("retry on /v1: %v %s, want %s replayed", again.Headers, again.Body, first.Body)
+	}
+	for _, r := range httpapi.Routes() {
+		if !strings.HasPrefix(r.Path, "/"+httpapi.APIVersion+"/") || r.Deprecated {
+			t.Errorf("route %s %s is not under /%s", r.Method, r.Path, httpapi.APIVersion)
+		}
+	}
+	if len(httpapi.LegacyRoutes()) != len(httpapi.Routes()) {
+		t.Errorf("%d legacy routes for %d routes", len(httpapi.LegacyRoutes()), len(httpapi.Routes()))
+	}
+}
+
+// TestKeysOnEveryPost: a POST that moves no money takes an optional
+// Idempotency-Key; with one, a retried create replays its first answer
+// instead of 409, another request under the key is 422, a refused one
+// stores nothing; without one, a retry is 409 as before.
+func TestKeysOnEveryPost(t *testing.T) {
+	h := newHarness(t)
+	user := `{"userId":"u1","name":"U","email":"u@example.com"}`
+	first := h.must(t, 201, "POST", "/v1/users", user, key("create-u1"))
+	again := h.must(t, 201, "POST", "/v1/users", user, key("create-u1"))
+	if again.Body != first.Body || again.Headers["Idempotent-Replayed"] != "true" {
+		t.Errorf("retried create: %v %s, want %s replayed", again.Headers, again.Body, first.Body)
+	}
+	h.must(t, 422, "POST", "/v1/users", `{"userId":"u1","name":"Other","email":"u@example.com"}`, key("create-u1"))
+	h.must(t, 409, "POST", "/v1/users", user, nil)
+	h.must(t, 409, "POST", "/v1/users", user, key("create-u1-new-key"))
+
+	// Refused by validation: nothing stored, the corrected request runs.
+	h.must(t, 400, "POST", "/v1/products", `{"productId":"p1","name":"Mug","price":12.5,"currency":"EUR"}`, key("prod"))
+	h.must(t, 201, "POST", "/v1/products", `{"productId":"p1","name":"Mug","price":1250,"currency":"EUR"}`, key("prod"))
+	h.must(t, 201, "POST", "/v1/products", `{"productId":"p1","name":"Mug","price":1250,"currency":"EUR"}`, key("prod"))
+
+	addr := `{"addressId":"home","line1":"1 Main St","city":"Berlin","postalCode":"10115","country":"DE"}`
+	a := h.must(t, 201, "POST", "/v1/users/u1/addresses", addr, key("addr"))
+	b := h.must(t, 201, "POST", "/v1/users/u1/addresses", addr, key("addr"))
+	if a.Body != b.Body || b.Headers["Idempotent-Replayed"] != "true" {
+		t.Errorf("retried address: %v %s, want %s replayed", b.Headers, b.Body, a.Body)
+	}
+	h.must(t, 400, "POST", "/v1/users", user, map[string]string{"Idempotency-Key": "bad\u007fkey"})
+}
+
+// TestLocation: a 201 names what it created, under /v1, and that resource
+// can be read; a replay carries the same Location.
+func TestLocation(t *testing.T) {
+	h := newHarness(t)
+	cases := []struct {
+		name, path, body, key, want string
+	}{
+		{"user", "/v1/users", `{"userId":"u1","name":"U","email":"u@example.com"}`, "", "/v1/users/u1"},
+		{"address", "/v1/users/u1/addresses", `{"addressId":"home","line1":"1 Main St","city":"Berlin","postalCode":"10115","country":"DE"}`, "", "/v1/users/u1"},
+		{"product", "/v1/products", `{"productId":"mug","name":"Mug","price":1250,"currency":"EUR"}`, "", "/v1/products/mug"},
+		{"order", "/v1/users/u1/orders", `{"orderId":"o-1","currency":"EUR","items":[{"productId":"mug","quantity":1,"unitPrice":1250}]}`, "order-1", "/v1/orders/o-1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var hdr map[string]string
+			if c.key != "" {
+				hdr = key(c.key)
+			}
+			r := h.must(t, 201, "POST", c.path, c.body, hdr)
+			if got := r.Headers["Location"]; got != c.want {
+				t.Errorf("Location %q, want %q", got, c.want)
+			}
+			h.must(t, 200, "GET", c.want, "", nil)
+		})
+	}
+	charge := h.must(t, 201, "POST", "/v1/orders/o-1/payments", `{"amount":1250,"currency":"EUR"}`, key("charge-1"))
+	loc := charge.Headers["Location"]
+	if !strings.HasPrefix(loc, "/v1/orders/o-1/payments/pay_") {
+		t.Fatalf("charge Location %q", loc)
+	}
+	if p := h.must(t, 200, "GET", loc, "", nil); field(t, p.Body, "paymentId") != field(t, charge.Body, "paymentId") {
+		t.Errorf("GET %s: %s, want the charged payment %s", loc, p.Body, charge.Body)
+	}
+	replay := h.must(t, 201, "POST", "/v1/orders/o-1/payments", `{"amount":1250,"currency":"EUR"}`, key("charge-1"))
+	if replay.Headers["Location"] != loc || replay.Headers["Idempotent-Replayed"] != "true" {
+		t.Errorf("replayed charge: %v, want Location %q", replay.Headers, loc)
+	}
+	h.must(t, 404, "GET", "/v1/orders/o-1/payments/pay_none", "", nil)
+}

@@ -22,6 +22,9 @@ type KeyRule string
 const (
 	KeyNone     KeyRule = ""         // the header is ignored
 	KeyRequired KeyRule = "required" // 400 idempotency-key-missing without it
+	// KeyOptional: a POST that moves no money; with a key, a retry replays
+	// the first answer instead of answering 409 already-exists.
+	KeyOptional KeyRule = "optional"
 )
 
 // Param is a query parameter of a route.
@@ -96,6 +99,8 @@ var operations = map[string]Operation{
 		Errors: []error{cursor.ErrInvalid}},
 	RouteCharge: {Summary: "Charge an order's total", Body: AmountRequest{}, Status: http.StatusCreated, Response: payments.ChargeResult{}, Key: KeyRequired,
 		Errors: join(bodyErrors, keyErrors, amountErrors, []error{keys.ErrInvalidID, store.ErrNotFound, payments.ErrAlreadyPaid, payments.ErrAmountMismatch, payments.ErrCurrencyMismatch})},
+	RouteGetPayment: {Summary: "Read a payment of an order", Status: http.StatusOK, Response: store.Payment{},
+		Errors: []error{keys.ErrInvalidID, store.ErrNotFound}},
 	RouteSettle: {Summary: "Settle an order from the user's balance", Body: AmountRequest{}, BodyOptional: true, Status: http.StatusOK, Response: store.Order{}, Key: KeyRequired,
 		Errors: join(bodyErrors, keyErrors, amountErrors, []error{keys.ErrInvalidID, store.ErrNotFound, payments.ErrAlreadyPaid, payments.ErrAmountMismatch,
 			payments.ErrCurrencyMismatch, payments.ErrInsufficientFunds, payments.ErrNotCharged})},
@@ -129,6 +134,10 @@ func Operations() []Operation {
 		if r.Flow != "" {
 			// Every money flow is behind the kill switch.
 			op.Errors = append(append([]error(nil), op.Errors...), freeze.ErrFrozen)
+		}
+		if op.Key == KeyNone && r.Method == http.MethodPost && r.Flow == "" {
+			op.Key = KeyOptional
+			op.Errors = append(append([]error(nil), op.Errors...), idemhttp.ErrKeyInvalid, idempotency.ErrKeyReused)
 		}
 		out = append(out, op)
 	}

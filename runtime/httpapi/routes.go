@@ -32,6 +32,7 @@ const (
 	RouteGetOrder       = "getOrder"
 	RouteListOrders     = "listOrders"
 	RouteCharge         = "charge"
+	RouteGetPayment     = "getPayment"
 	RouteSettle         = "settle"
 	RouteUnprocessed    = "unprocessedPayments"
 	RouteProcessPayment = "processPayment"
@@ -79,6 +80,7 @@ func (a *API) table() []route {
 		r(RouteGetOrder, http.MethodGet, "/orders/{orderId}", "", ownOrder, a.getOrder),
 		r(RouteListOrders, http.MethodGet, "/orders", "", backOffice, a.listOrders),
 		r(RouteCharge, http.MethodPost, "/orders/{orderId}/payments", payments.FlowCharge, ownOrder, a.charge),
+		r(RouteGetPayment, http.MethodGet, "/orders/{orderId}/payments/{paymentId}", "", ownOrder, a.getPayment),
 		r(RouteSettle, http.MethodPost, "/orders/{orderId}/settle", payments.FlowSettle, ownOrder, a.settle),
 		r(RouteUnprocessed, http.MethodGet, "/payments/unprocessed", "", backOffice, a.unprocessed),
 		r(RouteProcessPayment, http.MethodPost, "/orders/{orderId}/payments/{paymentId}/process", "", backOffice, a.processPayment),
@@ -339,6 +341,10 @@ func (a *API) createOrder(ctx context.Context, c *call) (reply, error) {
 func (a *API) getOrder(ctx context.Context, c *call) (reply, error) {
 	id := c.params["orderId"]
 	return ok(a.st.Order(ctx, id))
+}
+
+func (a *API) getPayment(ctx context.Context, c *call) (reply, error) {
+	return ok(a.st.Payment(ctx, c.params["orderId"], c.params["paymentId"]))
 }
 
 func (a *API) listOrders(ctx context.Context, c *call) (reply, error) {

@@ -36,11 +36,32 @@ type RouteSpec struct {
 	// Owner names the user a customer may call the route for only as
 	// itself; OwnerNone when the route names no user.
 	Owner Owner
+	// Deprecated: an unversioned path of LegacyRoutes.
+	Deprecated bool
 }
 
-// Routes returns the route table in declaration order. It builds no
-// handler and needs no client.
+// Routes returns the route table in declaration order, each path under
+// APIVersion ("/v1/orders/{orderId}"). It builds no handler and needs no
+// client.
 func Routes() []RouteSpec {
+	out := routes()
+	for i := range out {
+		out[i].Path = versionPath(out[i].Path)
+	}
+	return out
+}
+
+// LegacyRoutes are the routes without the version segment, deprecated and
+// served until LegacySunset: the HTTP API declares them beside Routes.
+func LegacyRoutes() []RouteSpec {
+	out := routes()
+	for i := range out {
+		out[i].Deprecated = true
+	}
+	return out
+}
+
+func routes() []RouteSpec {
 	var a API
 	table := a.table()
 	out := make([]RouteSpec, len(table))

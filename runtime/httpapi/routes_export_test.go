@@ -12,15 +12,15 @@ import (
 func TestRoutesExport(t *testing.T) {
 	anyone := []httpapi.Role{httpapi.RoleCustomer, httpapi.RoleService, httpapi.RoleOperator}
 	want := map[string]httpapi.RouteSpec{
-		httpapi.RouteCharge: {Name: httpapi.RouteCharge, Method: http.MethodPost, Path: "/orders/{orderId}/payments", Flow: "charge", Function: httpapi.FunctionCharge,
+		httpapi.RouteCharge: {Name: httpapi.RouteCharge, Method: http.MethodPost, Path: "/v1/orders/{orderId}/payments", Flow: "charge", Function: httpapi.FunctionCharge,
 			Roles: anyone, Owner: httpapi.OwnerOrder},
-		httpapi.RouteDebit: {Name: httpapi.RouteDebit, Method: http.MethodPost, Path: "/users/{userId}/debits", Flow: "debit", Function: httpapi.FunctionDebit,
+		httpapi.RouteDebit: {Name: httpapi.RouteDebit, Method: http.MethodPost, Path: "/v1/users/{userId}/debits", Flow: "debit", Function: httpapi.FunctionDebit,
 			Roles: anyone, Owner: httpapi.OwnerUser},
-		httpapi.RouteSettle: {Name: httpapi.RouteSettle, Method: http.MethodPost, Path: "/orders/{orderId}/settle", Flow: "settle", Function: httpapi.FunctionSettle,
+		httpapi.RouteSettle: {Name: httpapi.RouteSettle, Method: http.MethodPost, Path: "/v1/orders/{orderId}/settle", Flow: "settle", Function: httpapi.FunctionSettle,
 			Roles: anyone, Owner: httpapi.OwnerOrder},
-		httpapi.RouteGetUser: {Name: httpapi.RouteGetUser, Method: http.MethodGet, Path: "/users/{userId}", Function: httpapi.FunctionAPI,
+		httpapi.RouteGetUser: {Name: httpapi.RouteGetUser, Method: http.MethodGet, Path: "/v1/users/{userId}", Function: httpapi.FunctionAPI,
 			Roles: anyone, Owner: httpapi.OwnerUser},
-		httpapi.RouteCredit: {Name: httpapi.RouteCredit, Method: http.MethodPost, Path: "/users/{userId}/credits", Flow: "credit", Function: httpapi.FunctionAPI,
+		httpapi.RouteCredit: {Name: httpapi.RouteCredit, Method: http.MethodPost, Path: "/v1/users/{userId}/credits", Flow: "credit", Function: httpapi.FunctionAPI,
 			Roles: []httpapi.Role{httpapi.RoleOperator}},
 	}
 	seen := map[string]bool{}

@@ -123,7 +123,7 @@ func call(t *testing.T, method, url, body string, headers ...string) (*http.Resp
 func TestServerEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	s, out := start(t, dir)
-	if !strings.Contains(out.String(), "curl -s -X POST "+s.APIURL+"/users") {
+	if !strings.Contains(out.String(), "curl -s -X POST "+s.APIURL+"/v1/users") {
 		t.Errorf("banner lacks a first curl command:\n%s", out.String())
 	}
 	resp, body := call(t, "POST", s.APIURL+"/users", `{"userId":"alice","name":"Alice","email":"alice@example.com"}`)

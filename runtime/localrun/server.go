@@ -263,7 +263,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if s.engine != nil {
 		trust = "            accepts any credentials: whoever reaches this port reads and writes every item\n"
 	}
-	fmt.Fprintf(o.Out, "oncetable local runner\n  API:      %s\n  DynamoDB: %s (%s), table %s\n%s  Caller:   header %s (default %q)\n  Scopes:   header %s (JWT scopes, space-separated; without it the caller is an operator)\nTry:\n  curl -s -X POST %s/users -H 'Content-Type: application/json' -d '{\"userId\":\"alice\",\"name\":\"Alice\",\"email\":\"alice@example.com\"}'\n",
+	fmt.Fprintf(o.Out, "oncetable local runner\n  API:      %s\n  DynamoDB: %s (%s), table %s\n%s  Caller:   header %s (default %q)\n  Scopes:   header %s (JWT scopes, space-separated; without it the caller is an operator)\nTry:\n  curl -s -X POST %s/v1/users -H 'Content-Type: application/json' -d '{\"userId\":\"alice\",\"name\":\"Alice\",\"email\":\"alice@example.com\"}'\n",
 		s.APIURL, s.DynamoDBURL, storage, o.Table, trust, CallerHeader, DefaultCaller, ScopesHeader, s.APIURL)
 	return s, nil
 }

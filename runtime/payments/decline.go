@@ -29,5 +29,19 @@ func Declined(err error) bool {
 // was declined first), Decline answers that record, replayed; another
 // request under the key is ErrIdempotencyKeyReused.
 func (s *Service) Decline(ctx context.Context, idem Idem, resp Response) (Response, error) {
+	return s.Keep(ctx, idem, resp)
+}
+
+// Keep stores resp under idem's key with one conditional PutItem: the
+// answer of a declined flow, or of a request that is not a money flow
+// (creating a user) made idempotent by its key. A key that already holds a
+// record is answered from it, replayed, or is ErrIdempotencyKeyReused.
+func (s *Service) Keep(ctx context.Context, idem Idem, resp Response) (Response, error) {
 	return s.records.Store(ctx, s.idemRequest(idem, ""), resp)
+}
+
+// Replay reads idem's record with one strongly consistent GetItem: its
+// stored response, replayed, and true; false when the key holds none.
+func (s *Service) Replay(ctx context.Context, idem Idem) (Response, bool, error) {
+	return s.records.Lookup(ctx, s.idemRequest(idem, ""))
 }

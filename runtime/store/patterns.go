@@ -42,6 +42,8 @@ type Pattern struct {
 // those its key condition names.
 type PatternArgs struct {
 	UserID, OrderID, ProductID, Status string
+	// PaymentID is a payment of OrderID.
+	PaymentID string
 	// Limit is the page size of the paginated patterns (0: the default).
 	Limit int
 }
@@ -113,6 +115,12 @@ func (s *Store) Patterns() []Pattern {
 			Consistent:   true, Requests: 1,
 			Run: func(ctx context.Context, s *Store, a PatternArgs) error {
 				_, err := s.Order(ctx, a.OrderID)
+				return err
+			}},
+		{Name: "Payment", Title: "a payment of an order", Route: "GET /orders/{orderId}/payments/{paymentId}", Operation: "GetItem",
+			KeyCondition: eq(pk, order) + " AND " + eq(sk, kl.PaymentPrefix+"<paymentId>"), Consistent: true, Requests: 1,
+			Run: func(ctx context.Context, s *Store, a PatternArgs) error {
+				_, err := s.Payment(ctx, a.OrderID, a.PaymentID)
 				return err
 			}},
 		s.byStatusPattern(page),

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"net/http"
@@ -138,7 +139,7 @@ var (
 // adds, so that it compares with a Pattern's KeyCondition.
 func canonical(k string) string {
 	k = strings.NewReplacer(`"`+patternArgs.UserID, `"<userId>`, "#"+patternArgs.UserID, "#<userId>",
-		"#"+patternArgs.OrderID, "#<orderId>", "#"+patternArgs.ProductID, "#<productId>").Replace(k)
+		"#"+patternArgs.OrderID, "#<orderId>", "#"+patternArgs.ProductID, "#<productId>", "#"+patternArgs.PaymentID, "#<paymentId>").Replace(k)
 	k = status.ReplaceAllString(k, `$1<status>"`)
 	k = shardEq.ReplaceAllString(k, "shard = <shard>")
 	return strings.Join(strings.Fields(punct.Replace(k)), " ")
@@ -233,7 +234,14 @@ func seedPatterns(t *testing.T, st *store.Store) {
 			return err
 		},
 		func() error {
-			_, err := svc.Charge(ctx, seedIdem(payments.FlowCharge, "charge"), a.OrderID, eur(3100))
+			r, err := svc.Charge(ctx, seedIdem(payments.FlowCharge, "charge"), a.OrderID, eur(3100))
+			var pay struct {
+				PaymentID string `json:"paymentId"`
+			}
+			if err == nil {
+				err = json.Unmarshal(r.Body, &pay)
+			}
+			patternArgs.PaymentID = pay.PaymentID // generated: the Payment pattern reads it
 			return err
 		},
 	}

@@ -363,6 +363,23 @@ func (s *Store) Product(ctx context.Context, productID string) (Product, error) 
 	return p, nil
 }
 
+// Payment reads a payment of an order (GetItem, strongly consistent).
+func (s *Store) Payment(ctx context.Context, orderID, paymentID string) (Payment, error) {
+	k, err := s.keys.Payment(orderID, paymentID)
+	if err != nil {
+		return Payment{}, err
+	}
+	var p Payment
+	ok, err := s.getItem(ctx, k, &p)
+	if err != nil {
+		return Payment{}, err
+	}
+	if !ok {
+		return Payment{}, notFound("payment", paymentID)
+	}
+	return p, nil
+}
+
 // OrderView is an order with its items and payments.
 type OrderView struct {
 	Order

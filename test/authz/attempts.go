@@ -54,7 +54,7 @@ func Example(f Fixture, r httpapi.RouteSpec) (req Request, ok bool) {
 	query := map[string]string{httpapi.RouteListOrders: "?status=created", httpapi.RouteListProducts: "?featured=true"}
 	known := map[string]bool{httpapi.RouteGetUser: true, httpapi.RouteBalance: true, httpapi.RouteLedger: true,
 		httpapi.RouteUserOrders: true, httpapi.RouteGetOrder: true, httpapi.RouteSettle: true, httpapi.RouteUnprocessed: true,
-		httpapi.RouteProcessPayment: true, httpapi.RouteGetProduct: true}
+		httpapi.RouteProcessPayment: true, httpapi.RouteGetProduct: true, httpapi.RouteGetPayment: true}
 	_, hasBody := body[r.Name]
 	_, hasQuery := query[r.Name]
 	if !hasBody && !hasQuery && !known[r.Name] {

@@ -237,7 +237,7 @@ func TestRightfulCallers(t *testing.T) {
 			c.sub = fixture.Victim
 		}
 		want := ops[r.Name].Status
-		if r.Name == httpapi.RouteProcessPayment {
+		if r.Name == httpapi.RouteProcessPayment || r.Name == httpapi.RouteGetPayment {
 			want = 404 // the example's payment does not exist: admitted, then not found
 		}
 		if status, body := e.gateway(c, req); status != want {

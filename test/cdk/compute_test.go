@@ -148,7 +148,8 @@ func TestComputeFunctions(t *testing.T) {
 	}
 }
 
-// TestComputeRoutes: the API's routes are exactly the runtime's, each goes
+// TestComputeRoutes: the API's routes are exactly the declared ones (each
+// route under /v1 and without it), each goes
 // to its function and requires IAM authorization.
 func TestComputeRoutes(t *testing.T) {
 	for _, tc := range computeCases {
@@ -171,7 +172,7 @@ func checkRoutes(t *testing.T, s *synthesized, authorization string) {
 		}
 	}
 	want := map[string]string{}
-	for _, r := range httpapi.Routes() {
+	for _, r := range paymentsapi.DeclaredRoutes() {
 		want[r.Method+" "+r.Path] = r.Function
 	}
 	routes := resources(s, "AWS::ApiGatewayV2::Route")
@@ -451,7 +452,7 @@ func TestComputeStage(t *testing.T) {
 			// THEN each money route has its own limits below the stage's, and
 			// every money-flow route its own (detailed) metrics for its alarm
 			wantRoutes := map[string]any{}
-			for _, r := range httpapi.Routes() {
+			for _, r := range paymentsapi.DeclaredRoutes() {
 				if r.Function != httpapi.FunctionAPI {
 					wantRoutes[r.Method+" "+r.Path] = map[string]any{"ThrottlingRateLimit": tc.moneyRate, "ThrottlingBurstLimit": tc.moneyBurst}
 				}

@@ -18,20 +18,20 @@ function check<T>(what: string, r: { data?: T; error?: unknown; response: Respon
   return r.data;
 }
 
-check("create user", await api.POST("/users", { body: { userId, name: "Generated", email: "gen@example.com" } }));
-check("credit", await api.POST("/users/{userId}/credits", {
+check("create user", await api.POST("/v1/users", { body: { userId, name: "Generated", email: "gen@example.com" } }));
+check("credit", await api.POST("/v1/users/{userId}/credits", {
   params: { path: { userId }, header: { "Idempotency-Key": `credit-${run}` } },
   body: { amount: 5000, currency: "EUR" },
 }));
-const order = check("create order", await api.POST("/users/{userId}/orders", {
+const order = check("create order", await api.POST("/v1/users/{userId}/orders", {
   params: { path: { userId }, header: { "Idempotency-Key": `order-${run}` } },
   body: { currency: "EUR", items: [{ productId: "mug", quantity: 2, unitPrice: 1250 }] },
 }));
-check("settle", await api.POST("/orders/{orderId}/settle", {
+check("settle", await api.POST("/v1/orders/{orderId}/settle", {
   params: { path: { orderId: order.orderId }, header: { "Idempotency-Key": `settle-${run}` } },
 }));
-const balance = check("balance", await api.GET("/users/{userId}/balance", { params: { path: { userId } } }));
-const refused = await api.POST("/users/{userId}/debits", {
+const balance = check("balance", await api.GET("/v1/users/{userId}/balance", { params: { path: { userId } } }));
+const refused = await api.POST("/v1/users/{userId}/debits", {
   params: { path: { userId }, header: { "Idempotency-Key": `debit-${run}` } },
   body: { amount: 999999, currency: "EUR" },
 });
@@ -41,7 +41,7 @@ if (balance.balance !== 2500 || refused.response.status !== 402 || refused.error
 }
 // Another customer (the local runner's X-Local-Scopes, a token's scopes in
 // AWS) reading this user's balance is answered as if the user did not exist.
-const stranger = await api.GET("/users/{userId}/balance", {
+const stranger = await api.GET("/v1/users/{userId}/balance", {
   params: { path: { userId } },
   headers: { "X-Local-Caller": `stranger-${run}`, "X-Local-Scopes": "payments/customer" },
 });

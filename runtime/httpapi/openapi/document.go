@@ -93,7 +93,7 @@ func iamPolicy(r httpapi.Role) string {
 }
 
 func operation(s schemas, op httpapi.Operation, problem obj) obj {
-	o := obj{"operationId": op.Name, "summary": op.Summary, "tags": []string{strings.Split(strings.Trim(op.Path, "/"), "/")[0]},
+	o := obj{"operationId": op.Name, "summary": op.Summary, "tags": []string{strings.Split(strings.TrimPrefix(op.Path, "/"+httpapi.APIVersion+"/"), "/")[0]},
 		"security": security(op)}
 	if op.Owner != httpapi.OwnerNone {
 		o["x-oncetable-owner"] = "a customer may call it only for its own " + map[httpapi.Owner]string{
@@ -111,7 +111,7 @@ func operation(s schemas, op httpapi.Operation, problem obj) obj {
 	}
 	success := obj{"description": http.StatusText(op.Status),
 		"content": obj{"application/json": obj{"schema": s.ref(reflect.TypeOf(op.Response))}}}
-	if op.Key == httpapi.KeyRequired {
+	if op.Key != httpapi.KeyNone {
 		success["headers"] = obj{"Idempotent-Replayed": obj{"description": "true when this is the stored response of an earlier request with the same key",
 			"schema": obj{"type": "string", "enum": []string{"true"}}}}
 	}
@@ -161,9 +161,13 @@ func parameters(op httpapi.Operation) []any {
 	out = append(out, obj{"name": "X-Request-Id", "in": "header", "required": false,
 		"description": "the client's id of this request, echoed in the response's X-Request-Id and logged; without it the response carries API Gateway's request id",
 		"schema":      requestIDSchema()})
-	if op.Key == httpapi.KeyRequired {
-		out = append(out, obj{"name": "Idempotency-Key", "in": "header", "required": true,
-			"description": "one key per logical request, scoped to the caller and the operation; exactly one such header",
+	if op.Key != httpapi.KeyNone {
+		desc := "one key per logical request, scoped to the caller and the operation; exactly one such header"
+		if op.Key == httpapi.KeyOptional {
+			desc = "optional: with it, a retry of this request replays the first answer instead of answering 409 already-exists; one key per logical request, scoped to the caller and the operation"
+		}
+		out = append(out, obj{"name": "Idempotency-Key", "in": "header", "required": op.Key == httpapi.KeyRequired,
+			"description": desc,
 			"schema":      obj{"type": "string", "minLength": 1, "maxLength": idemhttp.MaxKeyLength, "pattern": `^[\u0020-\u007e]+$`}})
 	}
 	return out
