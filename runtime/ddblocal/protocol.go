@@ -17,9 +17,11 @@ import (
 
 const targetPrefix = "DynamoDB_20120810."
 
-// maxRequestBytes bounds a request body; DynamoDB's largest requests
-// (BatchWriteItem) are limited to 16 MB.
-const maxRequestBytes = 32 << 20
+// maxRequestBytes bounds a request body as DynamoDB's endpoint does: its
+// largest requests (BatchWriteItem) carry up to 16 MB, and a body over
+// 16 MiB is refused with 413 whether Content-Length announces it or a
+// chunked body runs past it.
+const maxRequestBytes = 16 << 20
 
 // op is one DynamoDB operation: it decodes its input and runs it.
 type op struct {
@@ -153,13 +155,19 @@ func (e *Engine) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	// Keys are written in canonical form (what Header.Set would store)
 	// to skip the canonicalisation per request.
 	w.Header()["X-Amzn-Requestid"] = []string{e.requestID()}
+	if len(r.Header["Origin"]) > 0 && allowOrigin(w, r) {
+		return
+	}
 	if r.Method != http.MethodPost {
 		if r.Method == http.MethodGet && r.URL.Path == "/" {
-			// Health checks and curious browsers.
-			writeJSON(w, http.StatusOK, map[string]string{"service": "ddblocal"})
+			e.writeHealth(w, r)
 			return
 		}
 		writeError(w, newError(CodeSerialization, "only POST is supported"))
+		return
+	}
+	if r.ContentLength > maxRequestBytes {
+		writeTooLarge(w)
 		return
 	}
 	o, name, known := lookupOperation(r.Header.Get("X-Amz-Target"))
@@ -171,7 +179,16 @@ func (e *Engine) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	defer putBody(bp)
 	bp.Reset()
 	if _, err := bp.ReadFrom(http.MaxBytesReader(w, r.Body, maxRequestBytes)); err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			writeTooLarge(w)
+			return
+		}
 		writeError(w, newError(CodeSerialization, "cannot read request body: %v", err))
+		return
+	}
+	if ae := checkBodyIsObject(bp.Bytes()); ae != nil {
+		writeError(w, ae)
 		return
 	}
 	// The decoders copy what they keep, so the buffer is reused.
@@ -193,6 +210,10 @@ func (e *Engine) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			resetConnection(w)
 			return
 		}
+	}
+	if _, empty := out.(noOutput); empty {
+		writeBody(w, http.StatusOK, nil)
+		return
 	}
 	writeJSON(w, http.StatusOK, out)
 	if o, ok := out.(*readOutput); ok {

@@ -68,7 +68,7 @@ func (e *Engine) tagResource(_ context.Context, in *tagResourceInput) (any, erro
 		}
 		return nil
 	})
-	return map[string]any{}, e.persistTable(t)
+	return noOutput{}, e.persistTable(t)
 }
 
 func (e *Engine) untagResource(_ context.Context, in *tagResourceInput) (any, error) {
@@ -82,7 +82,7 @@ func (e *Engine) untagResource(_ context.Context, in *tagResourceInput) (any, er
 		}
 		return nil
 	})
-	return map[string]any{}, e.persistTable(t)
+	return noOutput{}, e.persistTable(t)
 }
 
 func (e *Engine) listTagsOfResource(_ context.Context, in *tagResourceInput) (any, error) {
