@@ -30,6 +30,7 @@ const (
 	IdemPrefix      = "IDEM#"
 	ProfileSK       = "PROFILE"
 	UserOrderPrefix = "ORDER#"
+	HoldPrefix      = "HOLD#"
 )
 
 // Index partition keys for the overloaded and sparse indexes.
@@ -55,6 +56,8 @@ type Layout struct {
 	// UnprocessedPartition and FeaturedPartition are the partition keys of
 	// the sparse indexes.
 	UnprocessedPartition, FeaturedPartition string
+	// HoldPrefix starts the sort key of a hold in its user's partition.
+	HoldPrefix string
 }
 
 // Default is oncetable's own layout, the constants above.
@@ -62,6 +65,7 @@ var Default = Layout{
 	UserPrefix: UserPrefix, OrderPrefix: OrderPrefix, ItemPrefix: ItemPrefix, ProductPrefix: ProductPrefix,
 	PaymentPrefix: PaymentPrefix, LedgerPrefix: LedgerPrefix, AddressPrefix: AddressPrefix, IdemPrefix: IdemPrefix,
 	ProfileSK: ProfileSK, UserOrderPrefix: UserOrderPrefix, OrderStatusPrefix: OrderStatusPrefix, UnprocessedPartition: UnprocessedPartition, FeaturedPartition: FeaturedPartition,
+	HoldPrefix: HoldPrefix,
 }
 
 // WithDefaults fills l's empty fields from [Default].
@@ -75,6 +79,7 @@ func (l Layout) WithDefaults() Layout {
 		{&l.LedgerPrefix, d.LedgerPrefix}, {&l.AddressPrefix, d.AddressPrefix}, {&l.IdemPrefix, d.IdemPrefix}, {&l.ProfileSK, d.ProfileSK},
 		{&l.UserOrderPrefix, d.UserOrderPrefix}, {&l.OrderStatusPrefix, d.OrderStatusPrefix},
 		{&l.UnprocessedPartition, d.UnprocessedPartition}, {&l.FeaturedPartition, d.FeaturedPartition},
+		{&l.HoldPrefix, d.HoldPrefix},
 	} {
 		if *f.v == "" {
 			*f.v = f.def
@@ -249,6 +254,18 @@ func (l Layout) Ledger(userID string, at time.Time, entryID string) (Key, error)
 		return Key{}, err
 	}
 	return Key{PK: u.PK, SK: l.LedgerPrefix + Timestamp(at) + "#" + entryID}, nil
+}
+
+// Hold is a hold of a user.
+func (l Layout) Hold(userID, holdID string) (Key, error) {
+	u, err := l.User(userID)
+	if err != nil {
+		return Key{}, err
+	}
+	if err := ValidateID("holdId", holdID); err != nil {
+		return Key{}, err
+	}
+	return Key{PK: u.PK, SK: l.HoldPrefix + holdID}, nil
 }
 
 // Order is the order item.

@@ -66,40 +66,41 @@ type balanceMove struct {
 	name    string // the flow
 	prefix  string // of the entry's id
 	kind    string // of the ledger entry
-	update  func(s *Service, uk keys.Key, amt money.Amount, now time.Time) (types.TransactWriteItem, error)
-	failure func(userID string, old map[string]types.AttributeValue, amt money.Amount) error
+	update  func(s *Service, uk keys.Key, amt money.Amount, now time.Time, rel release) (types.TransactWriteItem, error)
+	failure func(s *Service, userID string, old map[string]types.AttributeValue, amt money.Amount, rel release) error
 	body    func(entryID string, amt money.Amount) any
 }
 
 var (
 	creditMove = balanceMove{name: FlowCredit, prefix: "cr", kind: store.LedgerCredit,
-		update: (*Service).credit, failure: creditFailure,
+		update: func(s *Service, uk keys.Key, amt money.Amount, now time.Time, _ release) (types.TransactWriteItem, error) {
+			return s.credit(uk, amt, now)
+		},
+		failure: func(_ *Service, userID string, old map[string]types.AttributeValue, amt money.Amount, _ release) error {
+			return creditFailure(userID, old, amt)
+		},
 		body: func(id string, amt money.Amount) any {
 			return CreditResult{EntryID: id, Amount: amt.Minor, Currency: string(amt.Currency)}
 		}}
 	debitMove = balanceMove{name: FlowDebit, prefix: "db", kind: store.LedgerDebit,
-		update: (*Service).guardedDebit, failure: debitFailure,
+		update: (*Service).guardedDebit, failure: (*Service).takeFailure,
 		body: func(id string, amt money.Amount) any {
 			return DebitResult{EntryID: id, Amount: amt.Minor, Currency: string(amt.Currency)}
 		}}
 )
 
 func (s *Service) moveBalance(ctx context.Context, m balanceMove, idem Idem, userID string, amt money.Amount) (Response, error) {
-	f, err := s.balanceFlow(m, idem, userID, amt)
-	if err != nil {
-		return Response{}, err
-	}
-	return s.run(ctx, f)
+	return s.runTaking(ctx, func(rel release) (flow, error) { return s.balanceFlow(m, idem, userID, amt, rel) })
 }
 
-func (s *Service) balanceFlow(m balanceMove, idem Idem, userID string, amt money.Amount) (flow, error) {
+func (s *Service) balanceFlow(m balanceMove, idem Idem, userID string, amt money.Amount, rel release) (flow, error) {
 	uk, err := s.keys.User(userID)
 	if err != nil {
 		return flow{}, err
 	}
 	entryID := keys.NewID(m.prefix)
 	build := func(now time.Time) (*idempotency.Effect, error) {
-		upd, err := m.update(s, uk, amt, now)
+		upd, err := m.update(s, uk, amt, now, rel)
 		if err != nil {
 			return nil, err
 		}
@@ -116,7 +117,7 @@ func (s *Service) balanceFlow(m balanceMove, idem Idem, userID string, amt money
 		if !c.Failed(itemBalance) {
 			return nil
 		}
-		return m.failure(userID, c.Item(itemBalance), amt)
+		return m.failure(s, userID, c.Item(itemBalance), amt, rel)
 	}
 	return flow{name: m.name, idem: idem, partition: uk.PK, invocation: []string{entryID}, build: ordersUntouched(build), fail: fail}, nil
 }
@@ -152,29 +153,10 @@ func (s *Service) Debit(ctx context.Context, idem Idem, userID string, amt money
 	return s.moveBalance(ctx, debitMove, idem, userID, amt)
 }
 
-// guardedDebit is the profile Update shared by debit and settle.
-func (s *Service) guardedDebit(uk keys.Key, amt money.Amount, now time.Time) (types.TransactWriteItem, error) {
-	return s.items.Update(uk,
-		expression.Set(balanceName, balanceName.Minus(expression.Value(amt.Minor))).
-			Set(updatedName, expression.Value(keys.Timestamp(now))),
-		s.items.Exists().
-			And(currencyName.Equal(expression.Value(string(amt.Currency)))).
-			And(balanceName.GreaterThanEqual(expression.Value(amt.Minor))))
-}
-
-// debitFailure explains a failed guarded debit from the profile's ALL_OLD image.
-func debitFailure(userID string, old map[string]types.AttributeValue, amt money.Amount) error {
-	var u store.User
-	if len(old) == 0 || attributevalue.UnmarshalMap(old, &u) != nil {
-		return fmt.Errorf("user %q: %w", userID, ErrNotFound)
-	}
-	if u.Currency != string(amt.Currency) {
-		if u.Currency == "" {
-			return &InsufficientFundsError{Available: money.Amount{Currency: amt.Currency}, Requested: amt}
-		}
-		return fmt.Errorf("balance of user %q is in %s, debit is in %s: %w", userID, u.Currency, amt.Currency, ErrCurrencyMismatch)
-	}
-	return &InsufficientFundsError{Available: money.Amount{Minor: u.Balance, Currency: amt.Currency}, Requested: amt}
+// guardedDebit is the profile Update shared by debit and settle: the
+// guarded take of amt, releasing rel's expired holds.
+func (s *Service) guardedDebit(uk keys.Key, amt money.Amount, now time.Time, rel release) (types.TransactWriteItem, error) {
+	return s.take(uk, amt, now, rel, nil, expression.ConditionBuilder{}, false)
 }
 
 func (s *Service) ledgerPut(userID string, now time.Time, entryID, kind string, amt money.Amount, orderID string) (types.TransactWriteItem, error) {

@@ -24,7 +24,39 @@ var (
 	ErrInvalidOrder         = errors.New("invalid order")
 	ErrPriceMismatch        = errors.New("unit price differs from the catalogue")
 	ErrNotCharged           = errors.New("order not charged")
+	ErrSameAccount          = errors.New("the two accounts of a transfer are the same")
+	ErrHoldNotOpen          = errors.New("hold is not open")
+	ErrHoldExpired          = errors.New("hold expired")
+	ErrExceedsHold          = errors.New("amount exceeds the hold")
+	ErrTooManyHolds         = errors.New("too many open holds")
+	ErrInvalidHold          = errors.New("invalid hold")
 )
+
+// ExceedsHoldError is a capture of more than its hold holds. Nothing was
+// written.
+type ExceedsHoldError struct {
+	Held      money.Amount
+	Requested money.Amount
+}
+
+func (e *ExceedsHoldError) Error() string {
+	return fmt.Sprintf("%v: held %s, capture of %s", ErrExceedsHold, e.Held, e.Requested)
+}
+
+func (e *ExceedsHoldError) Unwrap() error { return ErrExceedsHold }
+
+// RecipientError is a transfer that the recipient's balance refused: the
+// recipient does not exist (ErrNotFound), keeps another currency
+// (ErrCurrencyMismatch) or would exceed the maximum (ErrBalanceLimit).
+// Nothing was written.
+type RecipientError struct {
+	UserID string
+	Err    error
+}
+
+func (e *RecipientError) Error() string { return fmt.Sprintf("recipient %q: %v", e.UserID, e.Err) }
+
+func (e *RecipientError) Unwrap() error { return e.Err }
 
 // PriceMismatchError is an order line whose unit price is not its catalogue
 // product's. Nothing was written.

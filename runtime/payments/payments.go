@@ -20,6 +20,10 @@ const (
 	FlowCreateOrder = "create_order"
 	FlowCharge      = "charge"
 	FlowSettle      = "settle"
+	FlowTransfer    = "transfer"
+	FlowAuthorize   = "authorize_hold"
+	FlowCapture     = "capture_hold"
+	FlowVoid        = "void_hold"
 )
 
 // Backend is what the flows need from the table they run on: a client, a

@@ -59,11 +59,7 @@ func (s *Service) Settle(ctx context.Context, idem Idem, orderID string, expecte
 	if order.PaymentID == "" {
 		return Response{}, notCharged(orderID)
 	}
-	f, err := s.settleFlow(idem, *order, total)
-	if err != nil {
-		return Response{}, err
-	}
-	return s.run(ctx, f)
+	return s.runTaking(ctx, func(rel release) (flow, error) { return s.settleFlow(idem, *order, total, rel) })
 }
 
 // notCharged is the decline of a settle of an order without its charge.
@@ -113,7 +109,7 @@ func (s *Service) readForSettle(ctx context.Context, req idempotency.Request, ok
 	return order, nil, nil
 }
 
-func (s *Service) settleFlow(idem Idem, order store.Order, total money.Amount) (flow, error) {
+func (s *Service) settleFlow(idem Idem, order store.Order, total money.Amount, rel release) (flow, error) {
 	uk, err := s.keys.User(order.UserID)
 	if err != nil {
 		return flow{}, err
@@ -122,7 +118,7 @@ func (s *Service) settleFlow(idem Idem, order store.Order, total money.Amount) (
 	entryID := keys.NewID("st")
 	build := func(shape store.OrderShape) idempotency.EffectFunc {
 		return func(now time.Time) (*idempotency.Effect, error) {
-			return s.settleEffect(order, uk, total, entryID, shape, now)
+			return s.settleEffect(order, uk, total, entryID, shape, now, rel)
 		}
 	}
 	fail := func(c *txn.CancelledError) error {
@@ -130,7 +126,7 @@ func (s *Service) settleFlow(idem Idem, order store.Order, total money.Amount) (
 		case c.Failed(itemOrder):
 			return orderFailure(order.OrderID, c.Item(itemOrder), nil)
 		case c.Failed(itemBalance):
-			return debitFailure(order.UserID, c.Item(itemBalance), total)
+			return s.takeFailure(order.UserID, c.Item(itemBalance), total, rel)
 		case c.Failed(itemSummary):
 			return fmt.Errorf("summary of order %q in user %q: %w", order.OrderID, order.UserID, ErrNotFound)
 		}
@@ -141,7 +137,7 @@ func (s *Service) settleFlow(idem Idem, order store.Order, total money.Amount) (
 
 // settleEffect pays order at now, in the writer's shape: the order, the
 // guarded debit, the summary and a ledger entry.
-func (s *Service) settleEffect(order store.Order, uk keys.Key, total money.Amount, entryID string, shape store.OrderShape, now time.Time) (*idempotency.Effect, error) {
+func (s *Service) settleEffect(order store.Order, uk keys.Key, total money.Amount, entryID string, shape store.OrderShape, now time.Time, rel release) (*idempotency.Effect, error) {
 	ts := keys.Timestamp(now)
 	gpk, _ := s.keys.OrderStatusGSI(store.OrderPaid, now, order.OrderID)
 	paid := order
@@ -156,7 +152,7 @@ func (s *Service) settleEffect(order store.Order, uk keys.Key, total money.Amoun
 		return nil, err
 	}
 	eff.Items.Add(itemOrder, upd)
-	debit, err := s.guardedDebit(uk, total, now)
+	debit, err := s.guardedDebit(uk, total, now, rel)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ const (
 	TypePayment     = "Payment"
 	TypeProduct     = "Product"
 	TypeLedgerEntry = "LedgerEntry"
+	TypeHold        = "Hold"
 )
 
 // Order statuses. An order is created, then paid by settle; its GSI1PK
@@ -26,12 +27,39 @@ const (
 	PaymentProcessed = "processed"
 )
 
-// Ledger entry kinds.
+// Ledger entry kinds (docs/ledger.md). Signed says which add to the
+// user's posted money and which take from it.
 const (
-	LedgerCredit = "credit"
-	LedgerDebit  = "debit"
-	LedgerSettle = "settle"
+	LedgerCredit      = "credit"
+	LedgerDebit       = "debit"
+	LedgerSettle      = "settle"
+	LedgerTransferOut = "transfer_out"
+	LedgerTransferIn  = "transfer_in"
+	LedgerCapture     = "capture"
 )
+
+// LedgerKinds lists every ledger entry kind.
+var LedgerKinds = []string{LedgerCredit, LedgerDebit, LedgerSettle, LedgerTransferOut, LedgerTransferIn, LedgerCapture}
+
+// Counter-accounts of the platform: the other leg of each ledger entry
+// (docs/ledger.md, "Double entry").
+const (
+	AccountFunding   = "platform:funding"
+	AccountRevenue   = "platform:revenue"
+	AccountTransfers = "platform:transfers"
+)
+
+// Hold statuses. An authorized hold that is past its expiresAt reads as
+// expired, whether or not a flow has released it yet.
+const (
+	HoldAuthorized = "authorized"
+	HoldCaptured   = "captured"
+	HoldVoided     = "voided"
+	HoldExpired    = "expired"
+)
+
+// MaxOpenHolds bounds a user's open holds, which live on the profile.
+const MaxOpenHolds = 20
 
 // MaxAddresses is how many addresses a user may keep; it bounds the
 // one-Query user view.
@@ -53,8 +81,53 @@ type User struct {
 	Currency     string `dynamodbav:"currency,omitempty" json:"currency,omitempty"`
 	OrderCount   int64  `dynamodbav:"orderCount" json:"orderCount"`
 	AddressCount int64  `dynamodbav:"addressCount" json:"-"`
-	CreatedAt    string `dynamodbav:"createdAt" json:"createdAt"`
-	UpdatedAt    string `dynamodbav:"updatedAt" json:"updatedAt"`
+	// Holds are the open holds by id: money taken out of Balance and not
+	// yet captured, voided or released (docs/ledger.md).
+	Holds     map[string]OpenHold `dynamodbav:"holds,omitempty" json:"-"`
+	CreatedAt string              `dynamodbav:"createdAt" json:"createdAt"`
+	UpdatedAt string              `dynamodbav:"updatedAt" json:"updatedAt"`
+}
+
+// OpenHold is a hold as the profile carries it.
+type OpenHold struct {
+	Amount    int64  `dynamodbav:"amount"`
+	Currency  string `dynamodbav:"currency"`
+	ExpiresAt string `dynamodbav:"expiresAt"`
+}
+
+// Expired says whether the hold stopped counting at or before now.
+func (h OpenHold) Expired(now string) bool { return h.ExpiresAt <= now }
+
+// Held sums the holds of u that count at now (ISO timestamp, keys.Timestamp)
+// and those that no longer do.
+func (u User) Held(now string) (open, expired int64) {
+	for _, h := range u.Holds {
+		if h.Expired(now) {
+			expired += h.Amount
+		} else {
+			open += h.Amount
+		}
+	}
+	return open, expired
+}
+
+// Hold is a reservation of part of a user's balance, in the user's
+// partition (HOLD#<holdId>). Its money lives in the profile's holds map
+// while it is open.
+type Hold struct {
+	PK         string `dynamodbav:"PK" json:"-"`
+	SK         string `dynamodbav:"SK" json:"-"`
+	EntityType string `dynamodbav:"EntityType" json:"-"`
+	HoldID     string `dynamodbav:"holdId" json:"holdId"`
+	UserID     string `dynamodbav:"userId" json:"userId"`
+	Status     string `dynamodbav:"status" json:"status"`
+	Amount     int64  `dynamodbav:"amount" json:"amount"`
+	Currency   string `dynamodbav:"currency" json:"currency"`
+	Captured   int64  `dynamodbav:"captured" json:"captured"`
+	EntryID    string `dynamodbav:"entryId,omitempty" json:"entryId,omitempty"`
+	CreatedAt  string `dynamodbav:"createdAt" json:"createdAt"`
+	ExpiresAt  string `dynamodbav:"expiresAt" json:"expiresAt"`
+	UpdatedAt  string `dynamodbav:"updatedAt" json:"updatedAt"`
 }
 
 // Address is one of a user's addresses.
@@ -166,13 +239,46 @@ type LedgerEntry struct {
 	Amount     int64  `dynamodbav:"amount" json:"amount"`
 	Currency   string `dynamodbav:"currency" json:"currency"`
 	OrderID    string `dynamodbav:"orderId,omitempty" json:"orderId,omitempty"`
-	CreatedAt  string `dynamodbav:"createdAt" json:"createdAt"`
+	// TransferID pairs a transfer's two entries; Counterparty is the other
+	// user of the transfer. HoldID is the hold a capture posted.
+	TransferID   string `dynamodbav:"transferId,omitempty" json:"transferId,omitempty"`
+	Counterparty string `dynamodbav:"counterparty,omitempty" json:"counterparty,omitempty"`
+	HoldID       string `dynamodbav:"holdId,omitempty" json:"holdId,omitempty"`
+	CreatedAt    string `dynamodbav:"createdAt" json:"createdAt"`
 }
 
-// Signed is the entry's effect on the balance.
+// Signed is the entry's effect on the user's posted money (balance plus
+// open holds): credits and incoming transfers add, the rest take.
 func (e LedgerEntry) Signed() int64 {
-	if e.Kind == LedgerCredit {
-		return e.Amount
+	return KindSign(e.Kind) * e.Amount
+}
+
+// KindSign is +1 for a kind that adds to the user's posted money, -1 for
+// one that takes from it.
+func KindSign(kind string) int64 {
+	if kind == LedgerCredit || kind == LedgerTransferIn {
+		return 1
 	}
-	return -e.Amount
+	return -1
+}
+
+// CounterAccount is the platform account of the other leg of an entry of
+// kind.
+func CounterAccount(kind string) string {
+	switch kind {
+	case LedgerSettle, LedgerCapture:
+		return AccountRevenue
+	case LedgerTransferIn, LedgerTransferOut:
+		return AccountTransfers
+	}
+	return AccountFunding
+}
+
+// At is the hold as it reads at now: an authorized hold past its
+// expiresAt is expired.
+func (h Hold) At(now string) Hold {
+	if h.Status == HoldAuthorized && h.ExpiresAt <= now {
+		h.Status = HoldExpired
+	}
+	return h
 }

@@ -68,9 +68,15 @@ func (s *Store) User(ctx context.Context, userID string) (User, error) {
 // Balance is a user's balance. Currency is absent until the first credit
 // fixes it, as in the profile (User.Currency).
 type Balance struct {
-	UserID   string `json:"userId"`
+	UserID string `json:"userId"`
+	// Balance is the user's posted money: what the ledger sums to.
 	Balance  int64  `json:"balance"`
 	Currency string `json:"currency,omitempty"`
+	// Available is what a debit, settle, transfer or hold may take now:
+	// Balance less the holds that have not expired.
+	Available int64 `json:"available"`
+	// Held is the sum of the holds that have not expired.
+	Held int64 `json:"held"`
 }
 
 // Balance reads a user's balance with a strongly consistent, projected
@@ -81,14 +87,17 @@ func (s *Store) Balance(ctx context.Context, userID string) (Balance, error) {
 		return Balance{}, err
 	}
 	var u User
-	ok, err := s.getItem(ctx, k, &u, s.sch.PartitionKey, "balance", "currency")
+	ok, err := s.getItem(ctx, k, &u, s.sch.PartitionKey, "balance", "currency", "holds")
 	if err != nil {
 		return Balance{}, err
 	}
 	if !ok {
 		return Balance{}, notFound("user", userID)
 	}
-	return Balance{UserID: userID, Balance: u.Balance, Currency: u.Currency}, nil
+	// An expired hold no longer counts, whether or not a flow has
+	// released it yet (docs/ledger.md, "Expiry without a sweeper").
+	open, expired := u.Held(keys.Timestamp(s.Now()))
+	return Balance{UserID: userID, Balance: u.Balance + open + expired, Available: u.Balance + expired, Held: open, Currency: u.Currency}, nil
 }
 
 // UserView is a user with addresses and recent orders.
@@ -465,4 +474,22 @@ func (s *Store) Order(ctx context.Context, orderID string) (OrderView, error) {
 		return OrderView{}, notFound("order", orderID)
 	}
 	return v, nil
+}
+
+// Hold reads a user's hold with a strongly consistent GetItem. An
+// authorized hold past its expiresAt reads as expired (HoldExpired).
+func (s *Store) Hold(ctx context.Context, userID, holdID string) (Hold, error) {
+	k, err := s.keys.Hold(userID, holdID)
+	if err != nil {
+		return Hold{}, err
+	}
+	var h Hold
+	ok, err := s.getItem(ctx, k, &h)
+	if err != nil {
+		return Hold{}, err
+	}
+	if !ok {
+		return Hold{}, notFound("hold", holdID)
+	}
+	return h.At(keys.Timestamp(s.Now())), nil
 }

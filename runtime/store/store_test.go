@@ -144,8 +144,8 @@ func TestBalanceJSON(t *testing.T) {
 		b    store.Balance
 		want string
 	}{
-		{store.Balance{UserID: "u", Balance: 0}, `{"userId":"u","balance":0}`},
-		{store.Balance{UserID: "u", Balance: 250, Currency: "EUR"}, `{"userId":"u","balance":250,"currency":"EUR"}`},
+		{store.Balance{UserID: "u", Balance: 0}, `{"userId":"u","balance":0,"available":0,"held":0}`},
+		{store.Balance{UserID: "u", Balance: 250, Available: 200, Held: 50, Currency: "EUR"}, `{"userId":"u","balance":250,"currency":"EUR","available":200,"held":50}`},
 	} {
 		got, err := json.Marshal(tt.b)
 		if err != nil || string(got) != tt.want {

@@ -1,0 +1,115 @@
+package payments
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/oncetable/oncetable/runtime/idempotency"
+	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/money"
+	"github.com/oncetable/oncetable/runtime/store"
+	"github.com/oncetable/oncetable/runtime/txn"
+)
+
+// TransferResult is the body of a transfer.
+type TransferResult struct {
+	TransferID string `json:"transferId"`
+	FromUserID string `json:"fromUserId"`
+	ToUserID   string `json:"toUserId"`
+	Amount     int64  `json:"amount"`
+	Currency   string `json:"currency"`
+}
+
+// Names of a transfer's own items (the sender's are itemBalance and
+// itemLedger).
+const (
+	itemRecipient = "recipient"
+	itemLedgerIn  = "ledger-in"
+)
+
+// Transfer moves amt from one user's balance to another's, all or nothing,
+// in one TransactWriteItems: the sender's guarded take (as a debit), the
+// recipient's credit (as a credit), a transfer_out entry in the sender's
+// ledger, a transfer_in entry in the recipient's, and the idempotency
+// record. Both entries carry the transfer's id: together they are the two
+// legs on the platform's transfers clearing account, which nets to zero
+// (docs/ledger.md). Status 201.
+func (s *Service) Transfer(ctx context.Context, idem Idem, fromUserID, toUserID string, amt money.Amount) (Response, error) {
+	if fromUserID == toUserID {
+		return Response{}, fmt.Errorf("%w: a transfer from user %q to itself", ErrSameAccount, fromUserID)
+	}
+	if _, err := s.keys.User(toUserID); err != nil {
+		return Response{}, err
+	}
+	transferID := keys.NewID("tr")
+	return s.runTaking(ctx, func(rel release) (flow, error) {
+		return s.transferFlow(idem, fromUserID, toUserID, transferID, amt, rel)
+	})
+}
+
+func (s *Service) transferFlow(idem Idem, from, to, transferID string, amt money.Amount, rel release) (flow, error) {
+	fk, err := s.keys.User(from)
+	if err != nil {
+		return flow{}, err
+	}
+	tk, err := s.keys.User(to)
+	if err != nil {
+		return flow{}, err
+	}
+	outID, inID := transferID+"-out", transferID+"-in"
+	build := func(now time.Time) (*idempotency.Effect, error) {
+		take, err := s.guardedDebit(fk, amt, now, rel)
+		if err != nil {
+			return nil, err
+		}
+		give, err := s.credit(tk, amt, now)
+		if err != nil {
+			return nil, err
+		}
+		out, err := s.transferEntry(from, to, now, outID, transferID, store.LedgerTransferOut, amt)
+		if err != nil {
+			return nil, err
+		}
+		in, err := s.transferEntry(to, from, now, inID, transferID, store.LedgerTransferIn, amt)
+		if err != nil {
+			return nil, err
+		}
+		eff := &idempotency.Effect{Status: http.StatusCreated, Body: TransferResult{TransferID: transferID,
+			FromUserID: from, ToUserID: to, Amount: amt.Minor, Currency: string(amt.Currency)}}
+		eff.Items.Add(itemBalance, take)
+		eff.Items.Add(itemRecipient, give)
+		eff.Items.Add(itemLedger, out)
+		eff.Items.Add(itemLedgerIn, in)
+		return eff, nil
+	}
+	fail := func(c *txn.CancelledError) error {
+		switch {
+		case c.Failed(itemBalance):
+			return s.takeFailure(from, c.Item(itemBalance), amt, rel)
+		case c.Failed(itemRecipient):
+			if len(c.Item(itemRecipient)) == 0 {
+				return &RecipientError{UserID: to, Err: ErrNotFound}
+			}
+			return &RecipientError{UserID: to, Err: creditFailure(to, c.Item(itemRecipient), amt)}
+		}
+		return nil
+	}
+	return flow{name: FlowTransfer, idem: idem, invocation: []string{transferID}, build: ordersUntouched(build), fail: fail}, nil
+}
+
+// transferEntry is one leg of a transfer in user's ledger.
+func (s *Service) transferEntry(user, counterparty string, now time.Time, entryID, transferID, kind string, amt money.Amount) (types.TransactWriteItem, error) {
+	k, err := s.keys.Ledger(user, now, entryID)
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return s.items.PutNew(store.LedgerEntry{
+		PK: k.PK, SK: k.SK, EntityType: store.TypeLedgerEntry, EntryID: entryID, UserID: user, Kind: kind,
+		Amount: amt.Minor, Currency: string(amt.Currency), TransferID: transferID, Counterparty: counterparty,
+		CreatedAt: keys.Timestamp(now),
+	})
+}
