@@ -2,6 +2,7 @@ package outbox
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -21,10 +22,13 @@ const (
 	PaymentCreated   Type = "PaymentCreated"
 	OrderPaid        Type = "OrderPaid"
 	PaymentProcessed Type = "PaymentProcessed"
+	HoldAuthorized   Type = "HoldAuthorized"
+	HoldCaptured     Type = "HoldCaptured"
+	HoldVoided       Type = "HoldVoided"
 )
 
 // Types lists every event type.
-var Types = []Type{CreditPosted, DebitPosted, PaymentCreated, OrderPaid, PaymentProcessed}
+var Types = []Type{CreditPosted, DebitPosted, PaymentCreated, OrderPaid, PaymentProcessed, HoldAuthorized, HoldCaptured, HoldVoided}
 
 // Event is one payment domain event, the Detail of its EventBridge entry.
 type Event struct {
@@ -39,8 +43,14 @@ type Event struct {
 	OrderID   string `json:"orderId,omitempty"`
 	PaymentID string `json:"paymentId,omitempty"`
 	EntryID   string `json:"entryId,omitempty"`
-	// Kind is the ledger entry's kind (credit, debit or settle).
+	// Kind is the ledger entry's kind (store.LedgerKinds).
 	Kind string `json:"kind,omitempty"`
+	// HoldID is on hold events and on the capture's DebitPosted.
+	HoldID string `json:"holdId,omitempty"`
+	// TransferID is on both ledger events of a transfer, and Counterparty
+	// is the transfer's other user.
+	TransferID   string `json:"transferId,omitempty"`
+	Counterparty string `json:"counterparty,omitempty"`
 	// Amount is in minor units of Currency, always positive.
 	Amount   int64  `json:"amount"`
 	Currency string `json:"currency"`
@@ -104,6 +114,12 @@ func FromRecordOf(r events.DynamoDBEventRecord, entityTypeAttr string) (ev Event
 		ev, err = paymentEvent(next, PaymentProcessed, "processedAt")
 	case r.EventName == "MODIFY" && entity == store.TypeOrder && becomes(old, next, store.OrderPaid):
 		ev, err = orderPaidEvent(next)
+	case r.EventName == "INSERT" && entity == store.TypeHold:
+		ev, err = holdEvent(next, HoldAuthorized, "amount", "createdAt")
+	case r.EventName == "MODIFY" && entity == store.TypeHold && becomes(old, next, store.HoldCaptured):
+		ev, err = holdEvent(next, HoldCaptured, "captured", "updatedAt")
+	case r.EventName == "MODIFY" && entity == store.TypeHold && becomes(old, next, store.HoldVoided):
+		ev, err = holdEvent(next, HoldVoided, "amount", "updatedAt")
 	default:
 		return Event{}, false, nil
 	}
@@ -146,15 +162,22 @@ const paymentIDAttr = "paymentId"
 
 func ledgerEvent(im image) (Event, error) {
 	ev := Event{Type: DebitPosted, UserID: im.str("userId"), OrderID: im.str("orderId"),
-		EntryID: im.str("entryId"), Kind: im.str("kind")}
-	switch ev.Kind {
-	case store.LedgerCredit:
+		EntryID: im.str("entryId"), Kind: im.str("kind"), HoldID: im.str("holdId"),
+		TransferID: im.str("transferId"), Counterparty: im.str("counterparty")}
+	if !slices.Contains(store.LedgerKinds, ev.Kind) {
+		return Event{}, fmt.Errorf("ledger entry kind %q is not one of %v", ev.Kind, store.LedgerKinds)
+	}
+	if store.KindSign(ev.Kind) > 0 {
 		ev.Type = CreditPosted
-	case store.LedgerDebit, store.LedgerSettle:
-	default:
-		return Event{}, fmt.Errorf("ledger entry kind %q is not credit, debit or settle", ev.Kind)
 	}
 	return withMoney(ev, im, fields{id: ev.EntryID, idAttr: "entryId", amount: "amount", at: "createdAt"})
+}
+
+// holdEvent reads a hold's event: its amount from amount (the hold's, or
+// what was captured) and its time from at.
+func holdEvent(im image, typ Type, amount, at string) (Event, error) {
+	ev := Event{Type: typ, UserID: im.str("userId"), HoldID: im.str("holdId"), EntryID: im.str("entryId")}
+	return withMoney(ev, im, fields{id: ev.HoldID, idAttr: "holdId", amount: amount, at: at})
 }
 
 func paymentEvent(im image, typ Type, at string) (Event, error) {

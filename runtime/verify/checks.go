@@ -51,11 +51,7 @@ func checkUser(g *group, report func(Violation)) {
 			report(Violation{Kind: InvalidLedgerEntry, UserID: g.id, Keys: keysOf(e),
 				Detail: fmt.Sprintf("ledger entry %s (%s) of user %s has amount %d; amounts are positive", e.Ref, e.Status, g.id, e.Amount)})
 		}
-		if e.Status == store.LedgerCredit {
-			sum += e.Amount
-		} else {
-			sum -= e.Amount
-		}
+		sum += store.KindSign(e.Status) * e.Amount
 	}
 	switch {
 	case profile == nil && len(entries) > 0:
@@ -67,9 +63,9 @@ func checkUser(g *group, report func(Violation)) {
 				Transaction: "a credit, debit or settle of user " + g.id,
 				Detail:      fmt.Sprintf("user %s: balance %d, ledger sums to %d over %d entries (off by %d)", g.id, profile.Amount, sum, len(entries), profile.Amount-sum)})
 		}
-		if profile.Amount < 0 {
+		if profile.Spent < 0 {
 			report(Violation{Kind: NegativeBalance, UserID: g.id, Keys: keysOf(*profile),
-				Detail: fmt.Sprintf("user %s: balance %d", g.id, profile.Amount)})
+				Detail: fmt.Sprintf("user %s: balance %d", g.id, profile.Spent)})
 		}
 	}
 	for _, c := range g.of(fClaimLedger) {
@@ -261,6 +257,8 @@ func checkGroup(kind byte, g *group, recent func(string) bool, report func(Viola
 		checkUser(g, report)
 	case groupEntry:
 		checkEntry(g, recent, report)
+	case groupTransfer:
+		checkTransfer(g, report)
 	default:
 		checkOrder(g, recent, report)
 	}
@@ -291,4 +289,32 @@ func checkEntry(g *group, recent func(string) bool, report func(Violation)) {
 			Transaction: fmt.Sprintf("%s %s", c.Status, c.Ref),
 			Detail:      fmt.Sprintf("idempotency record of the %s %s for %d: its ledger entry is %s", c.Status, c.Ref, c.Amount, found)})
 	}
+}
+
+// checkTransfer checks that a transfer's legs on the platform's transfers
+// clearing account net to zero: exactly one transfer_out and one
+// transfer_in, of one amount, between two users.
+func checkTransfer(g *group, report func(Violation)) {
+	legs := g.of(fTransferLeg)
+	var out, in []fact
+	for _, l := range legs {
+		if l.Status == store.LedgerTransferOut {
+			out = append(out, l)
+		} else {
+			in = append(in, l)
+		}
+	}
+	if len(out) == 1 && len(in) == 1 && out[0].Amount == in[0].Amount && out[0].User != in[0].User {
+		return
+	}
+	var net int64
+	users := make([]string, 0, len(legs))
+	for _, l := range legs {
+		net += store.KindSign(l.Status) * l.Amount
+		users = append(users, l.User)
+	}
+	report(Violation{Kind: TransferUnbalanced, UserID: legs[0].User, Keys: keysOf(legs...),
+		Transaction: "transfer " + g.id,
+		Detail: fmt.Sprintf("transfer %s has %d transfer_out and %d transfer_in entries (users %v) netting %d on %s; want one of each, of one amount, between two users",
+			g.id, len(out), len(in), users, net, store.AccountTransfers)})
 }

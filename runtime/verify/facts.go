@@ -18,7 +18,7 @@ import (
 type factKind uint8
 
 const (
-	fUser         factKind = iota + 1 // a profile: Amount is the balance
+	fUser         factKind = iota + 1 // a profile: Amount is the posted money (balance and open holds), Spent the balance
 	fLedger                           // a ledger entry: Ref its id, Status its kind, Amount as stored
 	fSettle                           // a settle entry, in its order's group: User, Ref, Amount
 	fSummary                          // an order summary: User, Status, Amount the total
@@ -31,6 +31,7 @@ const (
 	fMalformed                        // an item that does not decode: Status the error
 	fHasRecord                        // a credit or debit record, in its entry's group, whatever its layout
 	fBadID                            // an id in a key that the API would refuse: Status the reason
+	fTransferLeg                      // a transfer's ledger entry, in its transfer's group: Status the kind, User, Amount
 )
 
 // Join groups: a fact is checked with the other facts of its user or of
@@ -41,6 +42,8 @@ const (
 	// groupEntry joins a credit or debit record, which lives in a partition
 	// of its own (runtime/idempotency), with the ledger entry it claims.
 	groupEntry = 'L'
+	// groupTransfer joins the two legs of a transfer by its id.
+	groupTransfer = 'T'
 )
 
 // fact is the little the checks need of one item, keyed by its group.
@@ -53,6 +56,8 @@ type fact struct {
 	Status string
 	User   string
 	Amount int64
+	// Spent is a profile's stored balance, open holds excluded.
+	Spent int64
 	// At is the item's createdAt and PaidAt an order's paidAt, in
 	// keys.Timestamp's sortable form.
 	At, PaidAt string
@@ -207,7 +212,11 @@ func (r *reader) user(item map[string]types.AttributeValue, k keys.Key, out []fa
 	if err := r.items.Unmarshal(item, &u); err != nil {
 		return out, err
 	}
-	return append(out, fact{Group: groupUser, ID: r.userOf(k.PK), Kind: fUser, Key: k, Amount: u.Balance}), nil
+	posted := u.Balance
+	for _, h := range u.Holds {
+		posted += h.Amount
+	}
+	return append(out, fact{Group: groupUser, ID: r.userOf(k.PK), Kind: fUser, Key: k, Amount: posted, Spent: u.Balance}), nil
 }
 
 func (r *reader) ledger(item map[string]types.AttributeValue, k keys.Key, out []fact) ([]fact, error) {
@@ -220,6 +229,9 @@ func (r *reader) ledger(item map[string]types.AttributeValue, k keys.Key, out []
 		fact{Group: groupEntry, ID: e.EntryID, Kind: fLedger, Key: k, Ref: e.EntryID, Status: e.Kind, User: user, Amount: e.Amount, At: e.CreatedAt})
 	if e.Kind == store.LedgerSettle {
 		out = append(out, fact{Group: groupOrder, ID: e.OrderID, Kind: fSettle, Key: k, Ref: e.EntryID, User: user, Amount: e.Amount})
+	}
+	if e.Kind == store.LedgerTransferOut || e.Kind == store.LedgerTransferIn {
+		out = append(out, fact{Group: groupTransfer, ID: e.TransferID, Kind: fTransferLeg, Key: k, Ref: e.EntryID, Status: e.Kind, User: user, Amount: e.Amount})
 	}
 	return out, nil
 }
@@ -251,14 +263,17 @@ func (r *reader) payment(item map[string]types.AttributeValue, k keys.Key, out [
 }
 
 // recordBody is what the checks read of a stored response: the bodies of
-// payments.CreditResult, DebitResult, ChargeResult and store.Order.
+// payments.CreditResult, DebitResult, ChargeResult, TransferResult,
+// store.Order and store.Hold.
 type recordBody struct {
-	EntryID   string `json:"entryId"`
-	DebitID   string `json:"debitId"`
-	OrderID   string `json:"orderId"`
-	PaymentID string `json:"paymentId"`
-	UserID    string `json:"userId"`
-	Amount    int64  `json:"amount"`
+	EntryID    string `json:"entryId"`
+	TransferID string `json:"transferId"`
+	Captured   int64  `json:"captured"`
+	DebitID    string `json:"debitId"`
+	OrderID    string `json:"orderId"`
+	PaymentID  string `json:"paymentId"`
+	UserID     string `json:"userId"`
+	Amount     int64  `json:"amount"`
 }
 
 // defaultRecords decodes records under oncetable's default names (the
@@ -310,6 +325,13 @@ func (r *reader) record(item map[string]types.AttributeValue, k keys.Key, c *cou
 		return claim(b.EntryID, store.LedgerDebit), nil
 	case rec.Operation == payments.FlowDebit && b.DebitID != "": // a record stored while debits answered debitId
 		return claim(b.DebitID, store.LedgerDebit), nil
+	case rec.Operation == payments.FlowTransfer && b.TransferID != "":
+		out = claim(b.TransferID+"-out", store.LedgerTransferOut)
+		return append(out, fact{Group: groupEntry, ID: b.TransferID + "-in", Kind: fClaimLedger, Key: k, Ref: b.TransferID + "-in", Status: store.LedgerTransferIn, Amount: b.Amount},
+			fact{Group: groupEntry, ID: b.TransferID + "-in", Kind: fHasRecord, Key: k}), nil
+	case rec.Operation == payments.FlowCapture && b.EntryID != "":
+		b.Amount = b.Captured
+		return claim(b.EntryID, store.LedgerCapture), nil
 	case rec.Operation == payments.FlowCreateOrder && user != "":
 		return append(out, fact{Group: groupOrder, ID: b.OrderID, Kind: fClaimOrder, Key: k, User: user}), nil
 	case rec.Operation == payments.FlowCharge && order != "":

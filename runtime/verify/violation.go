@@ -16,6 +16,9 @@ const (
 	NegativeBalance    Kind = "negative-balance"
 	LedgerWithoutUser  Kind = "ledger-without-user"
 	InvalidLedgerEntry Kind = "invalid-ledger-entry"
+	// TransferUnbalanced is a transfer whose two legs do not net to zero
+	// on the platform's transfers clearing account (docs/ledger.md).
+	TransferUnbalanced Kind = "transfer-unbalanced"
 
 	// Orders: every paid order has its payment, its one settle ledger
 	// entry and its summary; every order has its summary, in its status.
@@ -47,7 +50,7 @@ const (
 
 // Kinds lists every kind, in report order.
 var Kinds = []Kind{
-	BalanceMismatch, NegativeBalance, LedgerWithoutUser, InvalidLedgerEntry,
+	BalanceMismatch, NegativeBalance, LedgerWithoutUser, InvalidLedgerEntry, TransferUnbalanced,
 	PaidWithoutPayment, PaidWithoutSettle, SettleMismatch, OrderWithoutSummary, SummaryMismatch,
 	PaymentWithoutOrder, PaymentMismatch, SettleWithoutPaidOrder,
 	RecordWithoutEffect, EffectWithoutRecord, MalformedItem, NonCanonicalID,

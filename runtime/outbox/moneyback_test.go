@@ -1,0 +1,82 @@
+package outbox_test
+
+import (
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/oncetable/oncetable/runtime/outbox"
+)
+
+func strs(kv ...string) map[string]events.DynamoDBAttributeValue {
+	m := map[string]events.DynamoDBAttributeValue{}
+	for i := 0; i < len(kv); i += 2 {
+		m[kv[i]] = events.NewStringAttribute(kv[i+1])
+	}
+	return m
+}
+
+func withNumbers(m map[string]events.DynamoDBAttributeValue, kv ...string) map[string]events.DynamoDBAttributeValue {
+	for i := 0; i < len(kv); i += 2 {
+		m[kv[i]] = events.NewNumberAttribute(kv[i+1])
+	}
+	return m
+}
+
+// The ledger entries of a transfer and a capture, and a hold's changes,
+// are events; a hold that is only touched (no status change) is none.
+func TestTransferAndHoldEvents(t *testing.T) {
+	const at = "2026-12-04T10:00:00Z"
+	hold := func(status string) map[string]events.DynamoDBAttributeValue {
+		return withNumbers(strs("EntityType", "Hold", "holdId", "hold_1", "userId", "u1", "status", status,
+			"currency", "EUR", "createdAt", at, "updatedAt", at), "amount", "400", "captured", "150")
+	}
+	entry := func(kind, id string, extra ...string) map[string]events.DynamoDBAttributeValue {
+		return withNumbers(strs(append([]string{"EntityType", "LedgerEntry", "entryId", id, "userId", "u1", "kind", kind,
+			"currency", "EUR", "createdAt", at}, extra...)...), "amount", "150")
+	}
+	tests := []struct {
+		name       string
+		event      string
+		old, next  map[string]events.DynamoDBAttributeValue
+		wantType   outbox.Type
+		wantID     string
+		wantAmount int64
+	}{
+		{"transfer out", "INSERT", nil, entry("transfer_out", "tr_1-out", "transferId", "tr_1", "counterparty", "u2"), outbox.DebitPosted, "DebitPosted:tr_1-out", 150},
+		{"transfer in", "INSERT", nil, entry("transfer_in", "tr_1-in", "transferId", "tr_1", "counterparty", "u2"), outbox.CreditPosted, "CreditPosted:tr_1-in", 150},
+		{"capture entry", "INSERT", nil, entry("capture", "cap_1", "holdId", "hold_1"), outbox.DebitPosted, "DebitPosted:cap_1", 150},
+		{"hold authorized", "INSERT", nil, hold("authorized"), outbox.HoldAuthorized, "HoldAuthorized:hold_1", 400},
+		{"hold captured", "MODIFY", hold("authorized"), hold("captured"), outbox.HoldCaptured, "HoldCaptured:hold_1", 150},
+		{"hold voided", "MODIFY", hold("authorized"), hold("voided"), outbox.HoldVoided, "HoldVoided:hold_1", 400},
+		{"hold touched", "MODIFY", hold("captured"), hold("captured"), "", "", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := events.DynamoDBEventRecord{EventID: "e1", EventName: tt.event,
+				Change: events.DynamoDBStreamRecord{OldImage: tt.old, NewImage: tt.next}}
+			ev, ok, err := outbox.FromRecord(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				if tt.wantType != "" {
+					t.Fatalf("no event, want %s", tt.wantType)
+				}
+				return
+			}
+			if ev.Type != tt.wantType || ev.ID != tt.wantID || ev.Amount != tt.wantAmount || ev.UserID != "u1" {
+				t.Fatalf("event = %+v; want %s %s of %d for u1", ev, tt.wantType, tt.wantID, tt.wantAmount)
+			}
+			checkAgainstSchema(t, ev)
+		})
+	}
+}
+
+func TestUnknownLedgerKindIsUnreadable(t *testing.T) {
+	r := events.DynamoDBEventRecord{EventID: "e1", EventName: "INSERT", Change: events.DynamoDBStreamRecord{
+		NewImage: withNumbers(strs("EntityType", "LedgerEntry", "entryId", "x", "userId", "u1", "kind", "gift", "currency", "EUR"), "amount", "1")}}
+	if _, _, err := outbox.FromRecord(r); err == nil {
+		t.Fatal("a ledger entry of an unknown kind was read as an event")
+	}
+}
