@@ -28,8 +28,6 @@ const (
 // itemHold names the hold item in a hold's transactions.
 const itemHold = "hold"
 
-var expiresAtName = expression.Name("expiresAt")
-
 // Authorize reserves amt of a user's balance until it is captured, voided
 // or expires (after expiry, zero: DefaultHoldExpiry), in one
 // TransactWriteItems: the profile's guarded take that also adds the hold
@@ -273,7 +271,7 @@ func (s *Service) closeHoldFlow(idem Idem, h store.Hold, uk, hk keys.Key, held m
 		} else {
 			cond := s.items.Exists().And(holdPath(h.HoldID, "amount").Equal(expression.Value(held.Minor)))
 			if captured != nil {
-				cond = cond.And(holdPath(h.HoldID, "expiresAt").GreaterThan(expression.Value(ts)))
+				cond = cond.And(holdPath(h.HoldID, "until").GreaterThan(expression.Value(ts)))
 			}
 			profile, err = s.items.Update(uk,
 				expression.Set(balanceName, balanceName.Plus(expression.Value(held.Minor-posted))).

@@ -78,7 +78,7 @@ func (s *Service) take(uk keys.Key, amt money.Amount, now time.Time, rel release
 	for i, id := range rel.ids {
 		upd = upd.Remove(holdPath(id))
 		cond = cond.And(holdPath(id, "amount").Equal(expression.Value(rel.amounts[i]))).
-			And(holdPath(id, "expiresAt").LessThanEqual(expression.Value(ts)))
+			And(holdPath(id, "until").LessThanEqual(expression.Value(ts)))
 	}
 	if extra != nil {
 		upd = extra(upd)

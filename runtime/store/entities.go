@@ -92,7 +92,7 @@ type User struct {
 type OpenHold struct {
 	Amount    int64  `dynamodbav:"amount"`
 	Currency  string `dynamodbav:"currency"`
-	ExpiresAt string `dynamodbav:"expiresAt"`
+	ExpiresAt string `dynamodbav:"until"`
 }
 
 // Expired says whether the hold stopped counting at or before now.
@@ -126,7 +126,7 @@ type Hold struct {
 	Captured   int64  `dynamodbav:"captured" json:"captured"`
 	EntryID    string `dynamodbav:"entryId,omitempty" json:"entryId,omitempty"`
 	CreatedAt  string `dynamodbav:"createdAt" json:"createdAt"`
-	ExpiresAt  string `dynamodbav:"expiresAt" json:"expiresAt"`
+	ExpiresAt  string `dynamodbav:"holdExpiresAt" json:"expiresAt"`
 	UpdatedAt  string `dynamodbav:"updatedAt" json:"updatedAt"`
 }
 

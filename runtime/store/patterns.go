@@ -11,7 +11,7 @@ import (
 // serves, the request it sends, its key condition and its index. The
 // key condition is written with the schema's attribute names and the key
 // layout's prefixes, and placeholders for the caller's values: <userId>,
-// <orderId>, <productId>, <status> and <shard>. TestAccessPatterns runs
+// <orderId>, <productId>, <holdId>, <status> and <shard>. TestAccessPatterns runs
 // every pattern against the engine and checks that the requests it sends
 // are these (docs/access-patterns.md is generated from them).
 type Pattern struct {
@@ -41,7 +41,7 @@ type Pattern struct {
 // PatternArgs are the values a pattern is called with; each pattern uses
 // those its key condition names.
 type PatternArgs struct {
-	UserID, OrderID, ProductID, Status string
+	UserID, OrderID, ProductID, Status, HoldID string
 	// PaymentID is a payment of OrderID.
 	PaymentID string
 	// Limit is the page size of the paginated patterns (0: the default).
@@ -81,10 +81,16 @@ func (s *Store) Patterns() []Pattern {
 			KeyCondition: eq(pk, user) + " AND " + eq(sk, kl.ProfileSK), Consistent: true, Requests: 1,
 			Run: func(ctx context.Context, s *Store, a PatternArgs) error { _, err := s.User(ctx, a.UserID); return err }},
 		{Name: "Balance", Title: "a user's balance", Route: "GET /users/{userId}/balance", Operation: "GetItem",
-			KeyCondition: eq(pk, user) + " AND " + eq(sk, kl.ProfileSK), Options: "projection " + pk + ", balance, currency",
+			KeyCondition: eq(pk, user) + " AND " + eq(sk, kl.ProfileSK), Options: "projection " + pk + ", balance, currency, holds",
 			Consistent: true, Requests: 1,
 			Run: func(ctx context.Context, s *Store, a PatternArgs) error {
 				_, err := s.Balance(ctx, a.UserID)
+				return err
+			}},
+		{Name: "Hold", Title: "a user's hold", Route: "GET /users/{userId}/holds/{holdId}", Operation: "GetItem",
+			KeyCondition: eq(pk, user) + " AND " + eq(sk, kl.HoldPrefix+"<holdId>"), Consistent: true, Requests: 1,
+			Run: func(ctx context.Context, s *Store, a PatternArgs) error {
+				_, err := s.Hold(ctx, a.UserID, a.HoldID)
 				return err
 			}},
 		{Name: "UserView", Title: "a user with addresses and recent orders", Route: "GET /users/{userId}", Operation: "Query",

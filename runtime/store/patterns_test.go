@@ -139,7 +139,7 @@ var (
 // adds, so that it compares with a Pattern's KeyCondition.
 func canonical(k string) string {
 	k = strings.NewReplacer(`"`+patternArgs.UserID, `"<userId>`, "#"+patternArgs.UserID, "#<userId>",
-		"#"+patternArgs.OrderID, "#<orderId>", "#"+patternArgs.ProductID, "#<productId>", "#"+patternArgs.PaymentID, "#<paymentId>").Replace(k)
+		"#"+patternArgs.OrderID, "#<orderId>", "#"+patternArgs.ProductID, "#<productId>", "#"+patternArgs.PaymentID, "#<paymentId>", "#"+patternArgs.HoldID+`"`, `#<holdId>"`).Replace(k)
 	k = status.ReplaceAllString(k, `$1<status>"`)
 	k = shardEq.ReplaceAllString(k, "shard = <shard>")
 	return strings.Join(strings.Fields(punct.Replace(k)), " ")
@@ -243,6 +243,18 @@ func seedPatterns(t *testing.T, st *store.Store) {
 			}
 			patternArgs.PaymentID = pay.PaymentID // generated: the Payment pattern reads it
 			return err
+		},
+		func() error {
+			r, err := svc.Authorize(ctx, seedIdem(payments.FlowAuthorize, "hold"), a.UserID, eur(500), 0)
+			if err != nil {
+				return err
+			}
+			var h store.Hold
+			if err := json.Unmarshal(r.Body, &h); err != nil {
+				return err
+			}
+			patternArgs.HoldID = h.HoldID // server-generated: known only now
+			return nil
 		},
 	}
 	for i, step := range steps {
