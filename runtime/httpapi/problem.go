@@ -74,6 +74,12 @@ var problems = []mapping{
 	{payments.ErrBalanceLimit, http.StatusUnprocessableEntity, "balance-limit", "Balance would exceed the maximum", "balance_limit"},
 	{payments.ErrInvalidOrder, http.StatusBadRequest, "invalid-order", "Invalid order", "invalid"},
 	{payments.ErrPriceMismatch, http.StatusUnprocessableEntity, "price-mismatch", "Unit price differs from the catalogue", "price_mismatch"},
+	{payments.ErrSameAccount, http.StatusBadRequest, "invalid-transfer", "Invalid transfer", "invalid"},
+	{payments.ErrInvalidHold, http.StatusBadRequest, "invalid-hold", "Invalid hold", "invalid"},
+	{payments.ErrHoldNotOpen, http.StatusConflict, "hold-not-open", "Hold is not open", "hold_not_open"},
+	{payments.ErrHoldExpired, http.StatusConflict, "hold-expired", "Hold expired", "hold_expired"},
+	{payments.ErrExceedsHold, http.StatusUnprocessableEntity, "amount-exceeds-hold", "Amount exceeds the hold", "exceeds_hold"},
+	{payments.ErrTooManyHolds, http.StatusConflict, "too-many-holds", "Too many open holds", "conflict"},
 	{store.ErrAlreadyExists, http.StatusConflict, "already-exists", "Already exists", "conflict"},
 	{store.ErrLimitReached, http.StatusConflict, "limit-reached", "Limit reached", "conflict"},
 	{ErrNotOwner, http.StatusNotFound, "not-found", "Not found", "not_owner"},
@@ -164,6 +170,10 @@ func encodeProblem(p Problem, err error) events.APIGatewayV2HTTPResponse {
 	var ame *payments.AmountMismatchError
 	if errors.As(err, &ame) {
 		p.Expected, p.Requested, p.Currency = &ame.Expected.Minor, &ame.Got.Minor, string(ame.Expected.Currency)
+	}
+	var ehe *payments.ExceedsHoldError
+	if errors.As(err, &ehe) {
+		p.Available, p.Requested, p.Currency = &ehe.Held.Minor, &ehe.Requested.Minor, string(ehe.Held.Currency)
 	}
 	var ue *retry.UnavailableError
 	if errors.As(err, &ue) {

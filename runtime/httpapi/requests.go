@@ -103,6 +103,31 @@ func (AmountRequest) Limits() map[string]Limit {
 	return map[string]Limit{"amount": {Required: true, Amount: true}, "currency": {Required: true, Currency: true}}
 }
 
+// TransferRequest is the body of POST /users/{userId}/transfers.
+type TransferRequest struct {
+	ToUserID string          `json:"toUserId"`
+	Amount   json.RawMessage `json:"amount"`
+	Currency string          `json:"currency"`
+}
+
+// Limits implements Limited.
+func (TransferRequest) Limits() map[string]Limit {
+	return map[string]Limit{"toUserId": {Required: true, ID: true}, "amount": {Required: true, Amount: true}, "currency": {Required: true, Currency: true}}
+}
+
+// HoldRequest is the body of POST /users/{userId}/holds.
+type HoldRequest struct {
+	Amount           json.RawMessage `json:"amount"`
+	Currency         string          `json:"currency"`
+	ExpiresInSeconds json.RawMessage `json:"expiresInSeconds,omitempty"`
+}
+
+// Limits implements Limited.
+func (HoldRequest) Limits() map[string]Limit {
+	return map[string]Limit{"amount": {Required: true, Amount: true}, "currency": {Required: true, Currency: true},
+		"expiresInSeconds": {Min: int64(payments.MinHoldExpiry.Seconds()), Max: int64(payments.MaxHoldExpiry.Seconds())}}
+}
+
 // CreateOrderRequest is the body of POST /users/{userId}/orders.
 type CreateOrderRequest struct {
 	OrderID  string             `json:"orderId"`

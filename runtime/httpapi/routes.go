@@ -9,6 +9,7 @@ import (
 	"net/mail"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -39,6 +40,11 @@ const (
 	RouteCreateProduct  = "createProduct"
 	RouteGetProduct     = "getProduct"
 	RouteListProducts   = "listProducts"
+	RouteTransfer       = "transfer"
+	RouteAuthorizeHold  = "authorizeHold"
+	RouteGetHold        = "getHold"
+	RouteCaptureHold    = "captureHold"
+	RouteVoidHold       = "voidHold"
 )
 
 // Who may call a route: the roles it admits and, for a customer, whose
@@ -52,6 +58,9 @@ var (
 	catalogue = access{roles: []Role{RoleCustomer, RoleService, RoleOperator}}
 	// backend: onboarding users, which no customer does for itself.
 	backend = access{roles: []Role{RoleService, RoleOperator}}
+	// merchant: closing a user's hold, which the customer who granted it
+	// must not undo (a void would free what was promised to the merchant).
+	merchant = access{roles: []Role{RoleService, RoleOperator}, owner: OwnerUser}
 	// backOffice: creating money, setting prices, the queues across users.
 	backOffice = access{roles: []Role{RoleOperator}}
 )
@@ -87,6 +96,11 @@ func (a *API) table() []route {
 		r(RouteCreateProduct, http.MethodPost, "/products", "", backOffice, a.createProduct),
 		r(RouteGetProduct, http.MethodGet, "/products/{productId}", "", catalogue, a.getProduct),
 		r(RouteListProducts, http.MethodGet, "/products", "", catalogue, a.listProducts),
+		r(RouteTransfer, http.MethodPost, "/users/{userId}/transfers", payments.FlowTransfer, ownUser, a.transfer),
+		r(RouteAuthorizeHold, http.MethodPost, "/users/{userId}/holds", payments.FlowAuthorize, ownUser, a.authorizeHold),
+		r(RouteGetHold, http.MethodGet, "/users/{userId}/holds/{holdId}", "", ownUser, a.getHold),
+		r(RouteCaptureHold, http.MethodPost, "/users/{userId}/holds/{holdId}/capture", payments.FlowCapture, merchant, a.captureHold),
+		r(RouteVoidHold, http.MethodPost, "/users/{userId}/holds/{holdId}/void", payments.FlowVoid, merchant, a.voidHold),
 	}
 }
 
@@ -446,6 +460,104 @@ func atMoney(err error, amount, currency string) error {
 		return atParam(currency, err)
 	}
 	return atParam(amount, err)
+}
+
+// transfer moves money from the path's user to the body's toUserId; a
+// customer may send only from its own balance (the route's owner).
+func (a *API) transfer(ctx context.Context, c *call) (reply, error) {
+	from := c.params["userId"]
+	var in TransferRequest
+	raw, err := c.decode(&in)
+	if err != nil {
+		return reply{}, err
+	}
+	to := in.ToUserID
+	if to == "" {
+		return reply{}, atParam("toUserId", fmt.Errorf("%w: \"toUserId\" is required", keys.ErrInvalidID))
+	}
+	if err := keys.ValidateID("toUserId", to); err != nil {
+		return reply{}, err
+	}
+	if to == from {
+		return reply{}, atParam("toUserId", fmt.Errorf("%w: \"toUserId\" names the sender", payments.ErrSameAccount))
+	}
+	amt, err := money.ParseJSON(in.Amount, in.Currency)
+	if err != nil {
+		return reply{}, atMoney(err, "amount", "currency")
+	}
+	idem, err := c.idem(payments.FlowTransfer, raw)
+	if err != nil {
+		return reply{}, err
+	}
+	return a.flowReply(ctx, c, idem)(a.svc.Transfer(ctx, idem, from, to, amt))
+}
+
+func (a *API) authorizeHold(ctx context.Context, c *call) (reply, error) {
+	userID := c.params["userId"]
+	var in HoldRequest
+	raw, err := c.decode(&in)
+	if err != nil {
+		return reply{}, err
+	}
+	amt, err := money.ParseJSON(in.Amount, in.Currency)
+	if err != nil {
+		return reply{}, atMoney(err, "amount", "currency")
+	}
+	var expiry time.Duration
+	if len(in.ExpiresInSeconds) > 0 {
+		lim := in.Limits()["expiresInSeconds"]
+		secs, ok := positiveInt(in.ExpiresInSeconds, lim.Max)
+		if !ok || secs < lim.Min {
+			return reply{}, atParam("expiresInSeconds", fmt.Errorf("%w: \"expiresInSeconds\" must be a JSON integer %d..%d", payments.ErrInvalidHold, lim.Min, lim.Max))
+		}
+		expiry = time.Duration(secs) * time.Second
+	}
+	idem, err := c.idem(payments.FlowAuthorize, raw)
+	if err != nil {
+		return reply{}, err
+	}
+	return a.flowReply(ctx, c, idem)(a.svc.Authorize(ctx, idem, userID, amt, expiry))
+}
+
+func (a *API) getHold(ctx context.Context, c *call) (reply, error) {
+	return ok(a.st.Hold(ctx, c.params["userId"], c.params["holdId"]))
+}
+
+func (a *API) captureHold(ctx context.Context, c *call) (reply, error) {
+	userID, holdID := c.params["userId"], c.params["holdId"]
+	var in AmountRequest
+	raw, err := c.decode(&in)
+	if err != nil {
+		return reply{}, err
+	}
+	amt, err := money.ParseJSON(in.Amount, in.Currency)
+	if err != nil {
+		return reply{}, atMoney(err, "amount", "currency")
+	}
+	idem, err := c.idem(payments.FlowCapture, raw)
+	if err != nil {
+		return reply{}, err
+	}
+	return a.flowReply(ctx, c, idem)(a.svc.Capture(ctx, idem, userID, holdID, amt))
+}
+
+// voidHold takes no body (an empty JSON object is accepted).
+func (a *API) voidHold(ctx context.Context, c *call) (reply, error) {
+	raw, err := c.body()
+	if err != nil {
+		return reply{}, err
+	}
+	if len(strings.TrimSpace(string(raw))) > 0 {
+		var in struct{}
+		if err := decodeStrict(raw, &in); err != nil {
+			return reply{}, err
+		}
+	}
+	idem, err := c.idem(payments.FlowVoid, raw)
+	if err != nil {
+		return reply{}, err
+	}
+	return a.flowReply(ctx, c, idem)(a.svc.Void(ctx, idem, c.params["userId"], c.params["holdId"]))
 }
 
 // positiveInt parses a JSON integer literal in 1..max.

@@ -91,7 +91,7 @@ func TestSettleRetryRacingItsOwnFirstAttemptReplays(t *testing.T) {
 		t.Errorf("retry with the key that paid the order: got %d %s; want 200 with Idempotent-Replayed: true", retry.StatusCode, retry.Body)
 	}
 	bal, _ := api.Handle(context.Background(), raceEvent("GET", "/users/u1/balance", "", ""))
-	if want := `"balance":4000,"currency":"EUR"}`; !strings.Contains(bal.Body, want) {
+	if want := `"balance":4000,"currency":"EUR","available":4000,"held":0}`; !strings.Contains(bal.Body, want) {
 		t.Errorf("balance after one settle: got %s, want %s", bal.Body, want)
 	}
 }
