@@ -63,7 +63,8 @@ type Access struct {
 //	        record}; GetItem on replay
 //	api     GetItem, PutItem, UpdateItem (process payment: GetItem of the order's
 //	        userId, then UpdateItem of the payment), Query on the table,
-//	        TransactWriteItems{Update, Put, ConditionCheck} (credit, create order, add address),
+//	        TransactWriteItems{Update, Put, ConditionCheck} (credit, create order, add address,
+//	        transfer, the hold flows), BatchGetItem(profile, hold, record) (capture, void),
 //	        Query on the order index(es) of the stage (GSI1, OrdersByStatus), Unprocessed and Featured
 //
 // The legacy ConditionCheck keeps a key that a version before records had
@@ -105,7 +106,7 @@ func FunctionAccess(stage schema.OrderIndexes) map[string]Access {
 			FencedWrites:    true,
 		},
 		httpapi.FunctionAPI: {
-			TableActions: []string{ActionConditionCheckItem, ActionGetItem, ActionPutItem, ActionQuery, ActionUpdateItem},
+			TableActions: []string{ActionBatchGetItem, ActionConditionCheckItem, ActionGetItem, ActionPutItem, ActionQuery, ActionUpdateItem},
 			IndexActions: []string{ActionQuery},
 			Indexes:      sorted(orders.IndexNames()),
 			Orders:       true,

@@ -160,6 +160,12 @@ func checkAccess(t *testing.T, stage schema.OrderIndexes) {
 		{"POST", "/orders/o2/settle", "", "st-1"},
 		{"POST", "/users/alice/orders", `{"orderId":"o3","currency":"EUR","items":[{"productId":"mug","quantity":1,"unitPrice":1250}]}`, "ord-3"},
 		{"POST", "/users/alice/orders", `{"orderId":"o4","currency":"EUR","items":[{"productId":"mug","quantity":1,"unitPrice":1250}]}`, "ord-4"},
+		{"POST", "/users", `{"userId":"bob","name":"Bob","email":"bob@example.com"}`, ""},
+		{"POST", "/users/alice/transfers", `{"toUserId":"bob","amount":100,"currency":"EUR"}`, "tr-1"},
+		{"POST", "/users/alice/transfers", `{"toUserId":"bob","amount":100,"currency":"EUR"}`, "tr-1"},
+		{"POST", "/users/alice/holds", `{"amount":300,"currency":"EUR"}`, "h-1"},
+		{"POST", "/users/alice/holds", `{"amount":300,"currency":"EUR"}`, "h-1"},
+		{"POST", "/users/alice/holds", `{"amount":200,"currency":"EUR"}`, "h-2"},
 	}
 	// Customers: the functions read an order's user before acting on it
 	// (one GetItem), for the order's owner and for a stranger alike.
@@ -178,6 +184,7 @@ func checkAccess(t *testing.T, stage schema.OrderIndexes) {
 	}
 	served := map[string]bool{}
 	var paymentID string
+	var holds []string
 	for _, s := range steps {
 		route := routeOf(t, s.method, s.path)
 		db.function = route.Function
@@ -189,6 +196,9 @@ func checkAccess(t *testing.T, stage schema.OrderIndexes) {
 		if route.Name == httpapi.RouteCharge {
 			paymentID = jsonField(resp.Body, "paymentId")
 		}
+		if route.Name == httpapi.RouteAuthorizeHold && resp.Headers["Idempotent-Replayed"] != "true" {
+			holds = append(holds, jsonField(resp.Body, "holdId"))
+		}
 	}
 	for _, s := range customerSteps {
 		route := routeOf(t, s.method, s.path)
@@ -199,16 +209,24 @@ func checkAccess(t *testing.T, stage schema.OrderIndexes) {
 			t.Fatalf("%s %s as customer %s via %s: status %d %s, want %d", s.method, s.path, s.sub, route.Function, resp.StatusCode, resp.Body, s.status)
 		}
 	}
-	// The payment id is only known after the charge.
-	process := "/orders/o1/payments/" + paymentID + "/process"
-	route := routeOf(t, "POST", process)
-	db.function = route.Function
-	if resp := call(t, handlers[route.Function], "POST", process, "", ""); resp.StatusCode != http.StatusOK {
-		t.Fatalf("POST %s: status %d %s", process, resp.StatusCode, resp.Body)
+	// The payment's and the holds' ids are only known after their flows.
+	for _, s := range []struct{ method, path, body, key string }{
+		{"POST", "/orders/o1/payments/" + paymentID + "/process", "", ""},
+		{"GET", "/users/alice/holds/" + holds[0], "", ""},
+		{"POST", "/users/alice/holds/" + holds[0] + "/capture", `{"amount":250,"currency":"EUR"}`, "cap-1"},
+		{"POST", "/users/alice/holds/" + holds[0] + "/capture", `{"amount":250,"currency":"EUR"}`, "cap-1"},
+		{"POST", "/users/alice/holds/" + holds[1] + "/void", "", "void-1"},
+		{"POST", "/users/alice/holds/" + holds[1] + "/void", "", "void-1"},
+	} {
+		route := routeOf(t, s.method, s.path)
+		db.function = route.Function
+		if resp := call(t, handlers[route.Function], s.method, s.path, s.body, s.key); resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s %s: status %d %s", s.method, s.path, resp.StatusCode, resp.Body)
+		}
+		served[route.Name] = true
 	}
-	served[route.Name] = true
 	payment := "/orders/o1/payments/" + paymentID
-	route = routeOf(t, "GET", payment)
+	route := routeOf(t, "GET", payment)
 	db.function = route.Function
 	if resp := call(t, handlers[route.Function], "GET", payment, "", ""); resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET %s: status %d %s", payment, resp.StatusCode, resp.Body)

@@ -25,19 +25,19 @@ func ExampleFunctionAccess() {
 	fmt.Println(len(httpapi.Routes()), "routes")
 	// Output:
 	// v1:
-	// api [dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:Query dynamodb:UpdateItem] [] [Featured GSI1 Unprocessed] true
+	// api [dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:Query dynamodb:UpdateItem] [] [Featured GSI1 Unprocessed] true
 	// charge [dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] true
 	// debit [dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] false
 	// settle [dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] true
 	// both:
-	// api [dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:Query dynamodb:UpdateItem] [] [Featured GSI1 OrdersByStatus Unprocessed] true
+	// api [dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:Query dynamodb:UpdateItem] [] [Featured GSI1 OrdersByStatus Unprocessed] true
 	// charge [dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] true
 	// debit [dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] false
 	// settle [dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] true
 	// v2:
-	// api [dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:Query dynamodb:UpdateItem] [] [Featured OrdersByStatus Unprocessed] true
+	// api [dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:Query dynamodb:UpdateItem] [] [Featured OrdersByStatus Unprocessed] true
 	// charge [dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] true
 	// debit [dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] false
 	// settle [dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] true
-	// 19 routes
+	// 24 routes
 }

@@ -40,7 +40,7 @@ type Request struct {
 // Example is a valid call of the route on the fixture's data: only its
 // caller may make it fail. ok is false for a route without an example.
 func Example(f Fixture, r httpapi.RouteSpec) (req Request, ok bool) {
-	path := strings.NewReplacer("{userId}", f.Victim, "{orderId}", f.Order, "{paymentId}", "pay-authz", "{productId}", "authz-mug").Replace(r.Path)
+	path := strings.NewReplacer("{userId}", f.Victim, "{orderId}", f.Order, "{paymentId}", "pay-authz", "{productId}", "authz-mug", "{holdId}", "hold_authz").Replace(r.Path)
 	amount := fmt.Sprintf(`{"amount":%d,"currency":%q}`, 100, f.Currency)
 	body := map[string]string{
 		httpapi.RouteCreateUser:    `{"userId":"authz-new","name":"New","email":"new@example.com"}`,
@@ -50,11 +50,14 @@ func Example(f Fixture, r httpapi.RouteSpec) (req Request, ok bool) {
 		httpapi.RouteCreateOrder:   fmt.Sprintf(`{"currency":%q,"items":[{"productId":"p1","quantity":1,"unitPrice":100}]}`, f.Currency),
 		httpapi.RouteCharge:        fmt.Sprintf(`{"amount":%d,"currency":%q}`, f.Total, f.Currency),
 		httpapi.RouteCreateProduct: fmt.Sprintf(`{"productId":"authz-mug","name":"Mug","price":1250,"currency":%q}`, f.Currency),
+		httpapi.RouteTransfer:      fmt.Sprintf(`{"toUserId":%q,"amount":100,"currency":%q}`, f.Attacker, f.Currency),
+		httpapi.RouteAuthorizeHold: amount,
+		httpapi.RouteCaptureHold:   amount,
 	}
 	query := map[string]string{httpapi.RouteListOrders: "?status=created", httpapi.RouteListProducts: "?featured=true"}
 	known := map[string]bool{httpapi.RouteGetUser: true, httpapi.RouteBalance: true, httpapi.RouteLedger: true,
 		httpapi.RouteUserOrders: true, httpapi.RouteGetOrder: true, httpapi.RouteSettle: true, httpapi.RouteUnprocessed: true,
-		httpapi.RouteProcessPayment: true, httpapi.RouteGetProduct: true, httpapi.RouteGetPayment: true}
+		httpapi.RouteProcessPayment: true, httpapi.RouteGetProduct: true, httpapi.RouteGetPayment: true, httpapi.RouteGetHold: true, httpapi.RouteVoidHold: true}
 	_, hasBody := body[r.Name]
 	_, hasQuery := query[r.Name]
 	if !hasBody && !hasQuery && !known[r.Name] {

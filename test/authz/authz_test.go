@@ -237,8 +237,9 @@ func TestRightfulCallers(t *testing.T) {
 			c.sub = fixture.Victim
 		}
 		want := ops[r.Name].Status
-		if r.Name == httpapi.RouteProcessPayment || r.Name == httpapi.RouteGetPayment {
-			want = 404 // the example's payment does not exist: admitted, then not found
+		switch r.Name {
+		case httpapi.RouteProcessPayment, httpapi.RouteGetPayment, httpapi.RouteGetHold, httpapi.RouteCaptureHold, httpapi.RouteVoidHold:
+			want = 404 // the example's payment or hold does not exist: admitted, then not found
 		}
 		if status, body := e.gateway(c, req); status != want {
 			t.Errorf("%s %s as %s %s: got %d %s, want %d", req.Method, req.Path, role, c.sub, status, body, want)

@@ -101,6 +101,7 @@ func entities(kl keys.Layout) []entity {
 		{store.TypeAddress, kl.UserPrefix + "<userId>", kl.AddressPrefix + "<addressId>", store.Address{}},
 		{store.TypeUserOrder, kl.UserPrefix + "<userId>", kl.UserOrderPrefix + "<createdAt>#<orderId>", store.UserOrder{}},
 		{store.TypeLedgerEntry, kl.UserPrefix + "<userId>", kl.LedgerPrefix + "<at>#<entryId>", store.LedgerEntry{}},
+		{store.TypeHold, kl.UserPrefix + "<userId>", kl.HoldPrefix + "<holdId>", store.Hold{}},
 		{store.TypeOrder, kl.OrderPrefix + "<orderId>", kl.OrderPrefix + "<orderId>", store.Order{}},
 		{store.TypeOrderItem, kl.OrderPrefix + "<orderId>", kl.ItemPrefix + "<line>", store.OrderItem{}},
 		{store.TypePayment, kl.OrderPrefix + "<orderId>", kl.PaymentPrefix + "<paymentId>", store.Payment{}},
@@ -146,6 +147,8 @@ func attributes(v any) []Attribute {
 			typ = "N"
 		case reflect.Bool:
 			typ = "BOOL"
+		case reflect.Map, reflect.Struct:
+			typ = "M"
 		}
 		out = append(out, Attribute{AttributeName: name, AttributeType: typ})
 	}

@@ -9,6 +9,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
+	"github.com/oncetable/oncetable/runtime/idempotency"
+	"github.com/oncetable/oncetable/runtime/money"
+	"github.com/oncetable/oncetable/runtime/payments"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/schema/provision"
 	"github.com/oncetable/oncetable/runtime/store"
@@ -44,6 +47,9 @@ func Sample(ctx context.Context) ([]map[string]types.AttributeValue, error) {
 			return nil, fmt.Errorf("address of %s: %w", u, err)
 		}
 	}
+	if err := sampleHold(ctx, st, p.Users); err != nil {
+		return nil, err
+	}
 	var items []map[string]types.AttributeValue
 	in := &dynamodb.ScanInput{TableName: aws.String(table)}
 	for {
@@ -57,4 +63,27 @@ func Sample(ctx context.Context) ([]map[string]types.AttributeValue, error) {
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
+}
+
+// sampleHold authorizes a hold of one minor unit on the first user with
+// money, so the model shows a hold and a profile's holds map.
+func sampleHold(ctx context.Context, st *store.Store, users []string) error {
+	svc := payments.New(st)
+	for _, u := range users {
+		b, err := st.Balance(ctx, u)
+		if err != nil {
+			return err
+		}
+		if b.Available < 1 {
+			continue
+		}
+		fp, err := idempotency.Fingerprint("POST", "/users/"+u+"/holds", nil)
+		if err != nil {
+			return err
+		}
+		idem := payments.Idem{Scope: idempotency.Scope{Caller: "model", Operation: payments.FlowAuthorize}, Key: "sample-hold", Fingerprint: fp}
+		_, err = svc.Authorize(ctx, idem, u, money.Amount{Minor: 1, Currency: money.Currency(b.Currency)}, 0)
+		return err
+	}
+	return fmt.Errorf("no user of the sample has money to hold")
 }
