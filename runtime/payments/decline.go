@@ -10,7 +10,8 @@ import (
 // a retry is refused the same way even after the state changed (a top-up
 // after insufficient funds). Validation failures and missing entities are
 // not declines: nothing started, and a corrected retry must run.
-var declines = []error{ErrInsufficientFunds, ErrAlreadyPaid, ErrAmountMismatch, ErrCurrencyMismatch, ErrBalanceLimit, ErrPriceMismatch, ErrNotCharged}
+var declines = []error{ErrInsufficientFunds, ErrAlreadyPaid, ErrAmountMismatch, ErrCurrencyMismatch, ErrBalanceLimit, ErrPriceMismatch, ErrNotCharged,
+	ErrHoldNotOpen, ErrHoldExpired, ErrExceedsHold, ErrTooManyHolds}
 
 // Declined reports whether err is a decline, whose answer is stored under
 // the request's key.
