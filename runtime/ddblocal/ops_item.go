@@ -360,6 +360,14 @@ func (e *Engine) updateItem(_ context.Context, in *updateItemInput) (any, error)
 		if err != nil {
 			return withFailureItem(err, in.ReturnValuesOnConditionCheckFailure, old)
 		}
+		if next == nil {
+			// A REMOVE of a missing item: nothing is written (no item, no
+			// stream record), but the request still consumes a write unit.
+			if reportsCapacity(in.ReturnConsumedCapacity) {
+				cc.addWrite(t, writeResult{table: 1}, 1)
+			}
+			return nil
+		}
 		if err := e.checkItemCollection(t, u.prior.collectionBytes(t), next); err != nil {
 			return err
 		}
@@ -408,7 +416,8 @@ type updated struct {
 // it: it must be in no index (whose old row and projection the write would
 // need); its size and TTL expiry are taken before. u.old is then nil, also
 // when the update fails (only a failed condition returns the old item, and
-// that is checked first).
+// that is checked first). u.next is nil when the item is missing and the
+// update only removes: there is nothing to write.
 func (e *Engine) applyUpdate(t *table, key []byte, keyItem attr.Item, x *compiled, keepOld bool) (u updated, err error) {
 	old, size, err := t.getSized(key)
 	if err != nil {
@@ -419,6 +428,11 @@ func (e *Engine) applyUpdate(t *table, key []byte, keyItem attr.Item, x *compile
 		return u, err
 	}
 	u.prior = t.priorOf(old, size)
+	if old == nil && x.c.RemovesOnly() {
+		// Nothing to remove from an item that does not exist: no item
+		// is created, and u.next stays nil.
+		return u, nil
+	}
 	// A missing item is updated from its key alone: the update may read
 	// the key attributes, and REMOVE does nothing.
 	var next attr.Item

@@ -549,8 +549,9 @@ func (op *txOp) evaluate(e *Engine) error {
 		// The item read is a decoded copy: updated in place when in no
 		// index, it costs nothing should the transaction be cancelled.
 		u, err := e.applyUpdate(op.t, op.key, op.act.Key, op.x, false)
-		op.old, op.prior, op.next, op.write = u.old, u.prior, u.next, true
-		if err == nil {
+		// A REMOVE of a missing item writes nothing.
+		op.old, op.prior, op.next, op.write = u.old, u.prior, u.next, err != nil || u.next != nil
+		if err == nil && op.write {
 			op.rowBuf = u.row
 			op.row = &op.rowBuf
 			err = e.checkItemCollection(op.t, op.t.collectionBytes(op.old), op.next)

@@ -46,6 +46,14 @@ func (c *Compiled) ApplyNew(key attr.Item) (attr.Item, error) {
 	return next, err
 }
 
+// RemovesOnly reports whether the UpdateExpression has REMOVE actions and
+// nothing else. Applied to an item that does not exist, such an update
+// changes nothing, and DynamoDB creates no item for it.
+func (c *Compiled) RemovesOnly() bool {
+	u := c.Update
+	return u != nil && len(u.Remove) > 0 && len(u.Set) == 0 && len(u.Add) == 0 && len(u.Delete) == 0
+}
+
 // ApplyOwned is Apply for an item the caller gives up: the update is made
 // to item itself, which saves copying it, and the result may be item. After
 // ApplyOwned, item must not be used again, whether or not it failed.
