@@ -245,32 +245,62 @@ func (a *API) addAddress(ctx context.Context, c *call) (reply, error) {
 		City: in.City, PostalCode: in.PostalCode, Country: in.Country}))
 }
 
-// amountFlow is credit, debit and charge: the same body {"amount",
-// "currency"} and the same steps, on the route's user or order (param).
-func (a *API) amountFlow(ctx context.Context, c *call, param, flow string, run func(context.Context, payments.Idem, string, money.Amount) (payments.Response, error)) (reply, error) {
-	id := c.params[param]
-	var in AmountRequest
+// amountBody is the body of a money flow that moves an amount: its
+// "amount" and "currency" members.
+type amountBody interface {
+	money() (json.RawMessage, string)
+}
+
+func (in AmountRequest) money() (json.RawMessage, string)   { return in.Amount, in.Currency }
+func (in TransferRequest) money() (json.RawMessage, string) { return in.Amount, in.Currency }
+func (in HoldRequest) money() (json.RawMessage, string)     { return in.Amount, in.Currency }
+
+// amountFlow is the handler of a money flow whose body T carries an
+// amount: decode the body strictly, let check refuse the rest of it (nil:
+// T holds nothing else), parse the money, then key the request and run it
+// (runFlow).
+func amountFlow[T amountBody](ctx context.Context, a *API, c *call, check func(T) error, run func(payments.Idem, money.Amount) (payments.Response, error)) (reply, error) {
+	var in T
 	raw, err := c.decode(&in)
 	if err != nil {
 		return reply{}, err
 	}
-	amt, err := money.ParseJSON(in.Amount, in.Currency)
+	if check != nil {
+		if err := check(in); err != nil {
+			return reply{}, err
+		}
+	}
+	amt, err := money.ParseJSON(in.money())
 	if err != nil {
 		return reply{}, atMoney(err, "amount", "currency")
 	}
-	idem, err := c.idem(flow, raw)
+	return a.runFlow(ctx, c, raw, func(idem payments.Idem) (payments.Response, error) { return run(idem, amt) })
+}
+
+// runFlow keys the request (raw, its body) under the route's flow and
+// answers what run returns through flowReply.
+func (a *API) runFlow(ctx context.Context, c *call, raw []byte, run func(payments.Idem) (payments.Response, error)) (reply, error) {
+	idem, err := c.idem(c.route.flow, raw)
 	if err != nil {
 		return reply{}, err
 	}
-	return a.flowReply(ctx, c, idem)(run(ctx, idem, id, amt))
+	return a.flowReply(ctx, c, idem)(run(idem))
+}
+
+// onParam is the run of a flow on the route's param that takes only an
+// amount: credit, debit and charge.
+func onParam(ctx context.Context, c *call, param string, flow func(context.Context, payments.Idem, string, money.Amount) (payments.Response, error)) func(payments.Idem, money.Amount) (payments.Response, error) {
+	return func(idem payments.Idem, amt money.Amount) (payments.Response, error) {
+		return flow(ctx, idem, c.params[param], amt)
+	}
 }
 
 func (a *API) credit(ctx context.Context, c *call) (reply, error) {
-	return a.amountFlow(ctx, c, "userId", payments.FlowCredit, a.svc.Credit)
+	return amountFlow[AmountRequest](ctx, a, c, nil, onParam(ctx, c, "userId", a.svc.Credit))
 }
 
 func (a *API) debit(ctx context.Context, c *call) (reply, error) {
-	return a.amountFlow(ctx, c, "userId", payments.FlowDebit, a.svc.Debit)
+	return amountFlow[AmountRequest](ctx, a, c, nil, onParam(ctx, c, "userId", a.svc.Debit))
 }
 
 func (a *API) balance(ctx context.Context, c *call) (reply, error) {
@@ -345,11 +375,9 @@ func (a *API) createOrder(ctx context.Context, c *call) (reply, error) {
 		}
 		order.Items = append(order.Items, payments.NewItem{ProductID: it.ProductID, Quantity: q, UnitPrice: price})
 	}
-	idem, err := c.idem(payments.FlowCreateOrder, raw)
-	if err != nil {
-		return reply{}, err
-	}
-	return a.flowReply(ctx, c, idem)(a.svc.CreateOrder(ctx, idem, userID, order))
+	return a.runFlow(ctx, c, raw, func(idem payments.Idem) (payments.Response, error) {
+		return a.svc.CreateOrder(ctx, idem, userID, order)
+	})
 }
 
 func (a *API) getOrder(ctx context.Context, c *call) (reply, error) {
@@ -372,34 +400,37 @@ func (a *API) listOrders(ctx context.Context, c *call) (reply, error) {
 }
 
 func (a *API) charge(ctx context.Context, c *call) (reply, error) {
-	return a.amountFlow(ctx, c, "orderId", payments.FlowCharge, a.svc.Charge)
+	return amountFlow[AmountRequest](ctx, a, c, nil, onParam(ctx, c, "orderId", a.svc.Charge))
 }
 
 // settle takes an optional body {"amount", "currency"}: when present it
 // must equal the order total.
 func (a *API) settle(ctx context.Context, c *call) (reply, error) {
-	orderID := c.params["orderId"]
-	raw, err := c.body()
+	var in AmountRequest
+	raw, present, err := c.decodeOptional(&in)
 	if err != nil {
 		return reply{}, err
 	}
 	var expected *money.Amount
-	if len(strings.TrimSpace(string(raw))) > 0 {
-		var in AmountRequest
-		if err := decodeStrict(raw, &in); err != nil {
-			return reply{}, err
-		}
+	if present {
 		amt, err := money.ParseJSON(in.Amount, in.Currency)
 		if err != nil {
 			return reply{}, atMoney(err, "amount", "currency")
 		}
 		expected = &amt
 	}
-	idem, err := c.idem(payments.FlowSettle, raw)
-	if err != nil {
-		return reply{}, err
+	return a.runFlow(ctx, c, raw, func(idem payments.Idem) (payments.Response, error) {
+		return a.svc.Settle(ctx, idem, c.params["orderId"], expected)
+	})
+}
+
+// decodeOptional reads the body strictly into v when there is one; an
+// empty (or blank) body leaves v as it is, and present false.
+func (c *call) decodeOptional(v any) (raw []byte, present bool, err error) {
+	if raw, err = c.body(); err != nil || len(strings.TrimSpace(string(raw))) == 0 {
+		return raw, false, err
 	}
-	return a.flowReply(ctx, c, idem)(a.svc.Settle(ctx, idem, orderID, expected))
+	return raw, true, decodeStrict(raw, v)
 }
 
 func (a *API) unprocessed(ctx context.Context, c *call) (reply, error) {
@@ -466,57 +497,42 @@ func atMoney(err error, amount, currency string) error {
 // customer may send only from its own balance (the route's owner).
 func (a *API) transfer(ctx context.Context, c *call) (reply, error) {
 	from := c.params["userId"]
-	var in TransferRequest
-	raw, err := c.decode(&in)
-	if err != nil {
-		return reply{}, err
+	var to string
+	check := func(in TransferRequest) error {
+		to = in.ToUserID
+		if to == "" {
+			return atParam("toUserId", fmt.Errorf("%w: \"toUserId\" is required", keys.ErrInvalidID))
+		}
+		if err := keys.ValidateID("toUserId", to); err != nil {
+			return err
+		}
+		if to == from {
+			return atParam("toUserId", fmt.Errorf("%w: \"toUserId\" names the sender", payments.ErrSameAccount))
+		}
+		return nil
 	}
-	to := in.ToUserID
-	if to == "" {
-		return reply{}, atParam("toUserId", fmt.Errorf("%w: \"toUserId\" is required", keys.ErrInvalidID))
-	}
-	if err := keys.ValidateID("toUserId", to); err != nil {
-		return reply{}, err
-	}
-	if to == from {
-		return reply{}, atParam("toUserId", fmt.Errorf("%w: \"toUserId\" names the sender", payments.ErrSameAccount))
-	}
-	amt, err := money.ParseJSON(in.Amount, in.Currency)
-	if err != nil {
-		return reply{}, atMoney(err, "amount", "currency")
-	}
-	idem, err := c.idem(payments.FlowTransfer, raw)
-	if err != nil {
-		return reply{}, err
-	}
-	return a.flowReply(ctx, c, idem)(a.svc.Transfer(ctx, idem, from, to, amt))
+	return amountFlow(ctx, a, c, check, func(idem payments.Idem, amt money.Amount) (payments.Response, error) {
+		return a.svc.Transfer(ctx, idem, from, to, amt)
+	})
 }
 
 func (a *API) authorizeHold(ctx context.Context, c *call) (reply, error) {
-	userID := c.params["userId"]
-	var in HoldRequest
-	raw, err := c.decode(&in)
-	if err != nil {
-		return reply{}, err
-	}
-	amt, err := money.ParseJSON(in.Amount, in.Currency)
-	if err != nil {
-		return reply{}, atMoney(err, "amount", "currency")
-	}
 	var expiry time.Duration
-	if len(in.ExpiresInSeconds) > 0 {
+	check := func(in HoldRequest) error {
+		if len(in.ExpiresInSeconds) == 0 {
+			return nil
+		}
 		lim := in.Limits()["expiresInSeconds"]
 		secs, ok := positiveInt(in.ExpiresInSeconds, lim.Max)
 		if !ok || secs < lim.Min {
-			return reply{}, atParam("expiresInSeconds", fmt.Errorf("%w: \"expiresInSeconds\" must be a JSON integer %d..%d", payments.ErrInvalidHold, lim.Min, lim.Max))
+			return atParam("expiresInSeconds", fmt.Errorf("%w: \"expiresInSeconds\" must be a JSON integer %d..%d", payments.ErrInvalidHold, lim.Min, lim.Max))
 		}
 		expiry = time.Duration(secs) * time.Second
+		return nil
 	}
-	idem, err := c.idem(payments.FlowAuthorize, raw)
-	if err != nil {
-		return reply{}, err
-	}
-	return a.flowReply(ctx, c, idem)(a.svc.Authorize(ctx, idem, userID, amt, expiry))
+	return amountFlow(ctx, a, c, check, func(idem payments.Idem, amt money.Amount) (payments.Response, error) {
+		return a.svc.Authorize(ctx, idem, c.params["userId"], amt, expiry)
+	})
 }
 
 func (a *API) getHold(ctx context.Context, c *call) (reply, error) {
@@ -524,40 +540,21 @@ func (a *API) getHold(ctx context.Context, c *call) (reply, error) {
 }
 
 func (a *API) captureHold(ctx context.Context, c *call) (reply, error) {
-	userID, holdID := c.params["userId"], c.params["holdId"]
-	var in AmountRequest
-	raw, err := c.decode(&in)
-	if err != nil {
-		return reply{}, err
-	}
-	amt, err := money.ParseJSON(in.Amount, in.Currency)
-	if err != nil {
-		return reply{}, atMoney(err, "amount", "currency")
-	}
-	idem, err := c.idem(payments.FlowCapture, raw)
-	if err != nil {
-		return reply{}, err
-	}
-	return a.flowReply(ctx, c, idem)(a.svc.Capture(ctx, idem, userID, holdID, amt))
+	return amountFlow[AmountRequest](ctx, a, c, nil, func(idem payments.Idem, amt money.Amount) (payments.Response, error) {
+		return a.svc.Capture(ctx, idem, c.params["userId"], c.params["holdId"], amt)
+	})
 }
 
 // voidHold takes no body (an empty JSON object is accepted).
 func (a *API) voidHold(ctx context.Context, c *call) (reply, error) {
-	raw, err := c.body()
+	var in struct{}
+	raw, _, err := c.decodeOptional(&in)
 	if err != nil {
 		return reply{}, err
 	}
-	if len(strings.TrimSpace(string(raw))) > 0 {
-		var in struct{}
-		if err := decodeStrict(raw, &in); err != nil {
-			return reply{}, err
-		}
-	}
-	idem, err := c.idem(payments.FlowVoid, raw)
-	if err != nil {
-		return reply{}, err
-	}
-	return a.flowReply(ctx, c, idem)(a.svc.Void(ctx, idem, c.params["userId"], c.params["holdId"]))
+	return a.runFlow(ctx, c, raw, func(idem payments.Idem) (payments.Response, error) {
+		return a.svc.Void(ctx, idem, c.params["userId"], c.params["holdId"])
+	})
 }
 
 // positiveInt parses a JSON integer literal in 1..max.

@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/oncetable/oncetable/runtime/batch"
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/money"
@@ -126,38 +125,23 @@ type holdState struct {
 // strongly consistent BatchGetItem. It returns the stored response when
 // the record is live.
 func (s *Service) readHold(ctx context.Context, req idempotency.Request, uk, hk keys.Key, holdID string) (*holdState, *Response, error) {
-	recKey := s.records.Key(req)
-	got, err := batch.Get(ctx, s.b.DB(), s.items.Table, []map[string]types.AttributeValue{s.items.Key(uk), s.items.Key(hk), recKey},
-		batch.Options{ConsistentRead: true, Backoff: s.b.Retry()})
-	if err != nil {
-		return nil, nil, err
+	got, replay, err := s.readWithRecord(ctx, req, uk, hk)
+	if err != nil || replay != nil {
+		return nil, replay, err
 	}
-	recSK := recKey[s.items.Schema.SortKey].(*types.AttributeValueMemberS).Value
-	var st holdState
-	found := false
-	var u store.User
-	for _, item := range got {
-		sk, _ := item[s.items.Schema.SortKey].(*types.AttributeValueMemberS)
-		switch {
-		case sk == nil:
-		case sk.Value == recSK:
-			resp, live, err := s.records.Replay(item, req)
-			if err != nil || live {
-				return nil, &resp, err
-			}
-		case sk.Value == hk.SK:
-			if err := s.items.Unmarshal(item, &st.hold); err != nil {
-				return nil, nil, err
-			}
-			found = true
-		case sk.Value == uk.SK:
-			if err := s.items.Unmarshal(item, &u); err != nil {
-				return nil, nil, err
-			}
-		}
-	}
+	item, found := got[hk.SK]
 	if !found {
 		return nil, nil, fmt.Errorf("hold %q: %w", holdID, ErrNotFound)
+	}
+	var st holdState
+	if err := s.items.Unmarshal(item, &st.hold); err != nil {
+		return nil, nil, err
+	}
+	var u store.User
+	if item, found := got[uk.SK]; found {
+		if err := s.items.Unmarshal(item, &u); err != nil {
+			return nil, nil, err
+		}
 	}
 	if h, ok := u.Holds[holdID]; ok {
 		st.open = &h

@@ -78,8 +78,31 @@ func deref(r *Response) Response {
 // consistent BatchGetItem. It returns the stored response when the record
 // is live, else the order (nil when there is none).
 func (s *Service) readForSettle(ctx context.Context, req idempotency.Request, ok keys.Key) (*store.Order, *Response, error) {
+	got, replay, err := s.readWithRecord(ctx, req, ok)
+	if err != nil || replay != nil {
+		return nil, replay, err
+	}
+	item, found := got[ok.SK]
+	if !found {
+		return nil, nil, nil
+	}
+	order := new(store.Order)
+	return order, nil, s.items.Unmarshal(item, order)
+}
+
+// readWithRecord reads the items at ks together with req's idempotency
+// record (at its former place too, when req names one) in one strongly
+// consistent BatchGetItem: the read a flow makes when it needs the state
+// it acts on before it can build its effect. A live record answers the
+// call, with its stored response; otherwise the items found are returned
+// by sort key (the keys' sort keys must differ from each other).
+func (s *Service) readWithRecord(ctx context.Context, req idempotency.Request, ks ...keys.Key) (map[string]map[string]types.AttributeValue, *Response, error) {
+	read := make([]map[string]types.AttributeValue, 0, len(ks)+2)
+	for _, k := range ks {
+		read = append(read, s.items.Key(k))
+	}
 	recKey := s.records.Key(req)
-	read := []map[string]types.AttributeValue{s.items.Key(ok), recKey}
+	read = append(read, recKey)
 	if lk := s.records.LegacyKey(req); lk != nil {
 		read = append(read, lk)
 	}
@@ -89,7 +112,7 @@ func (s *Service) readForSettle(ctx context.Context, req idempotency.Request, ok
 		return nil, nil, err
 	}
 	recSK := recKey[s.items.Schema.SortKey].(*types.AttributeValueMemberS).Value
-	var order *store.Order
+	bySK := make(map[string]map[string]types.AttributeValue, len(ks))
 	for _, item := range got {
 		sk, _ := item[s.items.Schema.SortKey].(*types.AttributeValueMemberS)
 		switch {
@@ -99,14 +122,11 @@ func (s *Service) readForSettle(ctx context.Context, req idempotency.Request, ok
 			if err != nil || live {
 				return nil, &resp, err
 			}
-		case sk.Value == ok.SK:
-			order = new(store.Order)
-			if err := s.items.Unmarshal(item, order); err != nil {
-				return nil, nil, err
-			}
+		default:
+			bySK[sk.Value] = item
 		}
 	}
-	return order, nil, nil
+	return bySK, nil, nil
 }
 
 func (s *Service) settleFlow(idem Idem, order store.Order, total money.Amount, rel release) (flow, error) {
