@@ -40,19 +40,23 @@ STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)
 NODE_STAMP := node_modules/.installed
 GO_STAMP := $(TOOLS)/.go-mod-downloaded
 CDK := npx --no-install cdk --no-notices
-# Demos and benchmarks print their results and write their reports under
-# REPORTS: tmp/reports/ (git-ignored) by default, so `git status` stays clean
-# after any target; DOCS=1 writes them into docs/ instead (the tracked pages).
+# Demos and benchmarks print their results and write them under tmp/reports/
+# (git-ignored) by default, so `git status` stays clean after any target.
+# DOCS=1 writes the tracked files instead: a whole measurement report into
+# REPORTS (docs/reports/), a measured section or the figures of a reference
+# page into PAGES (docs/).
 DOCS ?=
-REPORTS := $(if $(DOCS),$(CURDIR)/docs,$(CURDIR)/tmp/reports)
+REPORTS := $(if $(DOCS),$(CURDIR)/docs/reports,$(CURDIR)/tmp/reports)
+PAGES := $(if $(DOCS),$(CURDIR)/docs,$(CURDIR)/tmp/reports)
 # A report that is a marked section of a tracked page starts from a copy of it.
 define report_page
-mkdir -p $(REPORTS); $(if $(DOCS),,cp docs/$(1) $(REPORTS)/$(1);)
+mkdir -p $(PAGES); $(if $(DOCS),,cp docs/$(1) $(PAGES)/$(1);)
 endef
 
 .PHONY: help run engine test synth diff deploy bootstrap lint fmt deps clean require-env bench-engine
 
-## help: list the targets with what they do (targets marked [report] write under tmp/reports/, or docs/ with DOCS=1)
+## help: list the targets with what they do (targets marked [report] write under tmp/reports/, or with DOCS=1 into docs/reports/
+##       for a whole report and docs/ for a reference page)
 help:
 	@awk '/^## / { sub(/^## /, ""); print; next } /^##  / { print }' $(MAKEFILE_LIST)
 
@@ -204,7 +208,7 @@ test: deps lint
 ##               holding only those two peers, PAIRED_ROUNDS alternating rounds each (default 15, GOMAXPROCS
 ##               PAIRED_PROCS, 0 = unchanged), one JSON each in PAIRED_DIR; the first also measures the write rows on
 ##               a data directory and in the durable mode (DURABLE_ROUNDS rounds); the report judges each engine goal
-##               on the median of the run medians against the run-to-run spread; [report] engine-benchmark.md
+##               on the median of the run medians against the run-to-run spread; [report] docs/reports/engine-benchmark.md
 PAIRED_RUNS ?= 5
 PAIRED_ROUNDS ?= 15
 PAIRED_PROCS ?= 0
@@ -220,7 +224,7 @@ bench-engine: deps
 ## bench-durable: what a data directory and the durable mode (-durable, fsync per commit) cost on PutItem and the
 ##               transactions (1k and 100k), paired against the SDK client alone and each other (DURABLE_ROUNDS rounds,
 ##               default 9; make bench-engine measures the same rows in its first paired run);
-##               [report] engine-durability.md
+##               [report] docs/reports/engine-durability.md
 .PHONY: bench-durable
 DURABLE_ROUNDS ?= 9
 bench-durable: $(GO_STAMP)
@@ -236,7 +240,7 @@ crash-test: $(GO_STAMP)
 
 ## bench-engine-regression: the engine rows and runtime/ddblocal benchmarks of commit BASE (default 9f303ac, the engine
 ##                          before issue 10) and of the working tree, side by side in one run, ROUNDS rounds alternating;
-##                          [report] engine-regression.md
+##                          [report] docs/reports/engine-regression.md
 .PHONY: bench-engine-regression
 BASE ?= 9f303ac
 ROUNDS ?= 5
@@ -247,12 +251,19 @@ bench-engine-regression: $(GO_STAMP)
 clean:
 	rm -rf $(CDK_OUT) $(TOOLS)
 
-## soak: the invariant workload with every fault on for DURATION (default 10m); [report] soak.md and soak.svg
+## soak: the invariant workload with every fault on for DURATION (default 10m); [report] docs/reports/soak.md and soak.svg
 DURATION ?= 10m
 .PHONY: soak
 soak: $(GO_STAMP)
 	@mkdir -p $(REPORTS)
 	go run ./test/workload/cmd/soak -duration $(DURATION) -out $(REPORTS)
+
+## soak-contended: the soak with 64 clients on 8 users, so that most requests meet another on the same balance, for
+##                 DURATION; [report] docs/reports/soak-contended.md and soak-contended.svg
+.PHONY: soak-contended
+soak-contended: $(GO_STAMP)
+	@mkdir -p $(REPORTS)
+	go run ./test/workload/cmd/soak -duration $(DURATION) -clients 64 -users 8 -seed 2 -phase 5s -out $(REPORTS) -name soak-contended
 
 ## migrate-demo: the soak (HTTP, partition throughput and every fault on) with the orders-by-status-v2 migration
 ##               run through every phase in the middle (a killed backfill, a rollback from verify, two deploys);
@@ -261,7 +272,7 @@ soak: $(GO_STAMP)
 MIGRATE_DEMO_FLAGS ?=
 migrate-demo: $(GO_STAMP)
 	@$(call report_page,migrations.md)
-	go run ./test/workload/cmd/migrate-demo -docs $(REPORTS)/migrations.md $(MIGRATE_DEMO_FLAGS)
+	go run ./test/workload/cmd/migrate-demo -docs $(PAGES)/migrations.md $(MIGRATE_DEMO_FLAGS)
 
 ## dr-drill: the invariant workload with faults, a point-in-time restore to the middle of its traffic, the verifier on the
 ##           restored table, RTO and RPO; then again with the torn-backup fault, which the verifier must reject, naming the
@@ -272,9 +283,9 @@ DR_DRILL := $(TOOLS)/dr-drill
 dr-drill: $(GO_STAMP)
 	@$(call report_page,recovery.md)
 	@mkdir -p $(TOOLS) && go build -o $(DR_DRILL) ./test/workload/cmd/dr-drill
-	$(DR_DRILL) -docs $(REPORTS)/recovery.md $(DR_DRILL_FLAGS)
+	$(DR_DRILL) -docs $(PAGES)/recovery.md $(DR_DRILL_FLAGS)
 	@echo "== dr-drill, second run: the torn-backup fault is on; the verifier must reject the restore"
-	@status=0; $(DR_DRILL) -torn -docs $(REPORTS)/recovery.md $(DR_DRILL_FLAGS) || status=$$?; \
+	@status=0; $(DR_DRILL) -torn -docs $(PAGES)/recovery.md $(DR_DRILL_FLAGS) || status=$$?; \
 	if [ $$status -ne 1 ]; then echo "dr-drill: the torn restore was NOT rejected by the verifier (exit $$status)" >&2; exit 1; fi; \
 	echo "dr-drill: the torn restore was rejected, as it must be"
 
@@ -283,15 +294,15 @@ dr-drill: $(GO_STAMP)
 .PHONY: bench-migrate
 bench-migrate: $(GO_STAMP)
 	@$(call report_page,migrations.md)
-	go run ./test/workload/cmd/migrate-demo -scale -docs $(REPORTS)/migrations.md
+	go run ./test/workload/cmd/migrate-demo -scale -docs $(PAGES)/migrations.md
 
 ## bench: the cost of each flow (test/costbench: DynamoDB requests, capacity units, latency, hot account)
 ##        against the Powertools-style baseline; [report] cost.md (the engine's own: make bench-engine)
 BENCHTIME ?= 400x
 .PHONY: bench
 bench: $(GO_STAMP)
-	@mkdir -p $(REPORTS)
-	COSTBENCH_OUT=$(REPORTS)/cost.md go test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 30m ./test/costbench
+	@mkdir -p $(PAGES)
+	COSTBENCH_OUT=$(PAGES)/cost.md go test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 30m ./test/costbench
 
 ## bench-regions: the multi-Region simulation (test/regionsim), BENCH_REGIONS_RUNS (default 2500) seeded runs of each of
 ##                2 and 3 Regions in freeze and takeover mode; fails on any violation; [report] its section of multi-region.md
@@ -299,7 +310,7 @@ BENCH_REGIONS_RUNS ?= 2500
 .PHONY: bench-regions
 bench-regions: $(GO_STAMP)
 	@$(call report_page,multi-region.md)
-	go test -run '^TestSimulationReport$$' -count=1 -timeout 600m ./test/regionsim -args -sim-runs $(BENCH_REGIONS_RUNS) -sim-report $(REPORTS)/multi-region.md
+	go test -run '^TestSimulationReport$$' -count=1 -timeout 600m ./test/regionsim -args -sim-runs $(BENCH_REGIONS_RUNS) -sim-report $(PAGES)/multi-region.md
 
 ## bench-synth: time `cdk synth` of every environment with an empty Go build cache, then with that
 ##              cache warm, and list the bundled bootstrap sizes (numbers go in docs/compute.md)
@@ -331,14 +342,14 @@ bench-coldstart: $(GO_STAMP)
 .PHONY: model
 model: $(GO_STAMP)
 	@$(call report_page,access-patterns.md)
-	go run ./test/workbench/cmd/model -out $(REPORTS)/oncetable.workbench.json
-	go test ./runtime/store -run '^TestAccessPatterns$$' -count=1 -args -update -patterns-doc $(REPORTS)/access-patterns.md
+	go run ./test/workbench/cmd/model -out $(PAGES)/oncetable.workbench.json
+	go test ./runtime/store -run '^TestAccessPatterns$$' -count=1 -args -update -patterns-doc $(PAGES)/access-patterns.md
 
 ## bench-scale: every access pattern and money flow ramped on a production-skewed population (test/population) with
 ##              the engine's partition limits on (DynamoDB's divided by 10), in layouts v1, v2 and v2 with the
 ##              unprocessed queue sharded: where throttling starts, the partition key that throttles and the
 ##              ThrottlingReasons, throughput at twice that, the API's ceiling; about 8 minutes at load 25 (longer:
-##              BENCH_SCALE_FLAGS="-users 5000 -window 3s"); [report] scale.md, scale.svg
+##              BENCH_SCALE_FLAGS="-users 5000 -window 3s"); [report] docs/reports/scale.md, scale.svg
 BENCH_SCALE_FLAGS ?=
 .PHONY: bench-scale
 bench-scale: $(GO_STAMP)

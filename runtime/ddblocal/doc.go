@@ -86,7 +86,7 @@
 // after a machine crash it checks the file and sets a corrupt one aside,
 // starting empty (Recovery says what it did). make crash-test kills the
 // engine at random points of a mixed load and checks all of this;
-// docs/engine-benchmark.md measures what Durable costs.
+// docs/reports/engine-benchmark.md measures what Durable costs.
 //
 // # Backups and point-in-time recovery
 //

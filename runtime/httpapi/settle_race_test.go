@@ -32,7 +32,7 @@ func raceEvent(method, path, key, body string) events.APIGatewayV2HTTPRequest {
 
 type splitReadKey struct{}
 
-// Found by the soak (docs/soak.md): a settle retried while its first attempt
+// Found by the soak (docs/reports/soak.md): a settle retried while its first attempt
 // is in flight reads the idempotency record (absent) and the order (paid by
 // that very attempt) at different moments, because BatchGetItem is not one
 // snapshot and may hand keys back as UnprocessedKeys. The retry must replay

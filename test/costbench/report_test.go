@@ -88,7 +88,7 @@ the units of such requests are not observable; the column "requests without a re
 Concurrent clients debit one user, each request with its own Idempotency-Key. The engine serializes
 transactions on an item instead of cancelling them with TransactionConflict as DynamoDB does, so these
 figures show the cost of the protocol's requests under contention, not DynamoDB's conflict behaviour
-(the soak, docs/soak.md, injects TransactionConflict).
+(the soak, docs/reports/soak.md, injects TransactionConflict).
 
 | clients | implementation | debits | debits/s | p50 | p99 | failed |
 |---:|---|---:|---:|---:|---:|---:|

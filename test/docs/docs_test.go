@@ -104,10 +104,14 @@ func TestHistoryPatterns(t *testing.T) {
 // link is a Markdown link's target.
 var link = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 
-// TestRelativeLinksResolve fails on a link from README.md or docs/*.md to
-// a file of the repository that does not exist.
+// TestRelativeLinksResolve fails on a link from README.md, docs/*.md or
+// docs/reports/*.md to a file of the repository that does not exist.
 func TestRelativeLinksResolve(t *testing.T) {
-	for _, p := range pages(t) {
+	reports, err := filepath.Glob(filepath.Join(root, "docs", "reports", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range append(pages(t), reports...) {
 		if !strings.HasSuffix(p, ".md") {
 			continue
 		}
@@ -124,6 +128,26 @@ func TestRelativeLinksResolve(t *testing.T) {
 				rel, _ := filepath.Rel(root, p)
 				t.Errorf("%s links to %s, which does not exist", rel, m[1])
 			}
+		}
+	}
+}
+
+// TestReportsHaveTheirTarget fails on a measurement report in docs/reports/
+// that no make target writes: each is named by its target's [report] line
+// in the Makefile, whose recipe writes it under $(REPORTS).
+func TestReportsHaveTheirTarget(t *testing.T) {
+	mk, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports, err := filepath.Glob(filepath.Join(root, "docs", "reports", "*.md"))
+	if err != nil || len(reports) == 0 {
+		t.Fatalf("no docs/reports/*.md (%v)", err)
+	}
+	for _, p := range reports {
+		name := "docs/reports/" + filepath.Base(p)
+		if !regexp.MustCompile(`(?m)^##.*\[report\] ` + regexp.QuoteMeta(name)).Match(mk) {
+			t.Errorf("%s: no make target names it (a \"[report] %s\" line in the Makefile's help)", name, name)
 		}
 	}
 }

@@ -23,7 +23,7 @@
 // Where a peer lacks an operation (dynalite has no TransactWriteItems) its
 // row says so instead of a figure.
 //
-// Run it with `make bench-engine`, which writes docs/engine-benchmark.md
+// Run it with `make bench-engine`, which writes docs/reports/engine-benchmark.md
 // from several processes: the paired measurement first, PAIRED_RUNS times
 // (5) one after the other, each in a process holding only the two peers it
 // needs (a user's process holds no minidyn, and the heap of other peers'
@@ -35,7 +35,7 @@
 //	go test -run '^$' -bench '^BenchmarkPaired$' -benchtime 1x ./test/enginebench/ -args -paired-out /tmp/paired/run-01.json -paired-durable
 //	go test -run '^$' -bench '^BenchmarkPaired$' -benchtime 1x ./test/enginebench/ -args -paired-out /tmp/paired/run-02.json
 //	…
-//	go test -run '^$' -bench '^Benchmark(Engine|Startup)$' -benchtime 2s ./test/enginebench/ -args -paired-in /tmp/paired -report ../../docs/engine-benchmark.md
+//	go test -run '^$' -bench '^Benchmark(Engine|Startup)$' -benchtime 2s ./test/enginebench/ -args -paired-in /tmp/paired -report ../../docs/reports/engine-benchmark.md
 //
 // `-bench .` alone still writes the whole report from one process, the
 // paired rows then measured once, beside every peer's tables (the report
@@ -57,7 +57,7 @@
 // default mode and in the durable mode (fsync per commit), as shares of
 // the SDK client alone and the durable one over the other, for
 // -durable-rounds rounds (as BenchmarkDurable, `make bench-durable`, which
-// writes docs/engine-durability.md); `make bench-engine` does so in its
+// writes docs/reports/engine-durability.md); `make bench-engine` does so in its
 // first run, and the report shows them beside the write rows. A quick
 // trial:
 //
@@ -67,7 +67,7 @@
 // measures the engine rows and the runtime/ddblocal benchmarks of an older
 // commit (BASE, by default 9f303ac) and of the working tree side by side in
 // one run, alternating them row by row, and writes
-// docs/engine-regression.md: the medians, after ÷ before, and the engine
+// docs/reports/engine-regression.md: the medians, after ÷ before, and the engine
 // goals for each version.
 //
 // cmd/rssload is the separate process that loads one million items of about

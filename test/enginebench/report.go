@@ -146,7 +146,7 @@ var comparisons = []comparison{
 	{PeerSDKAlone, PeerMinidynSDK, "ceiling through the SDK: SDK client alone ÷ minidyn in-process (SDK)"},
 }
 
-// WriteMarkdown renders docs/engine-benchmark.md.
+// WriteMarkdown renders docs/reports/engine-benchmark.md.
 func WriteMarkdown(w io.Writer, rs *Results, env Environment, mem Memory) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	p("# Engine benchmark\n\n")

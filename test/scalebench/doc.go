@@ -2,7 +2,7 @@
 // money flow of oncetable on production-skewed data (test/population),
 // with the embedded engine's partition throughput emulation on
 // (ddblocal.PartitionThroughput). It is `make bench-scale`, which writes
-// docs/scale.md and docs/scale.svg.
+// docs/reports/scale.md and docs/reports/scale.svg.
 //
 // The ceiling is the partitions', not this machine's. The engine's
 // per-partition limits are DynamoDB's (3,000 RCU and 1,000 WCU per

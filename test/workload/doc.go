@@ -76,8 +76,8 @@
 // checks of its own on the table at rest.
 //
 // The short run is a test of this package (part of `make test`); the long
-// one is cmd/soak (`make soak DURATION=10m`), which writes docs/soak.md and
-// docs/soak.svg.
+// one is cmd/soak (`make soak DURATION=10m`), which writes docs/reports/soak.md and
+// docs/reports/soak.svg.
 //
 // It is not a load test of DynamoDB: it exercises the embedded engine only.
 package workload

@@ -1,5 +1,5 @@
 // Command benchab renders the side-by-side regression check of two versions
-// of the engine (docs/engine-regression.md) from the `go test -bench`
+// of the engine (docs/reports/engine-regression.md) from the `go test -bench`
 // output of each, as test/enginebench/regression.sh collects it.
 package main
 
