@@ -19,13 +19,18 @@ import (
 // holding a lease means (Leases grants a Region's writers leases naming
 // that Region only).
 func Fence(items *txn.Items, table string, l Lease) error {
+	return fenceAs(items, FenceItem, table, l)
+}
+
+// fenceAs adds the fence of l under name.
+func fenceAs(items *txn.Items, name, table string, l Lease) error {
 	cond, err := expression.NewBuilder().WithCondition(
 		expression.Name(attrHome).Equal(expression.Value(l.Region)).
 			And(expression.Name(attrEpoch).Equal(expression.Value(l.Epoch)))).Build()
 	if err != nil {
 		return err
 	}
-	items.Add(FenceItem, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+	items.Add(name, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName:                           aws.String(table),
 		Key:                                 OwnerKey(l.Cell),
 		ConditionExpression:                 cond.Condition(),
