@@ -164,3 +164,19 @@ func (f *Fencer) forget(cell string) Lease {
 	delete(f.held, cell)
 	return l
 }
+
+// Assign gives a cell with no lease its first home: the lease at epoch 1
+// and the ownership item in region's replica (db, a client of region).
+// A cell that has a lease already is left as it is and its lease
+// returned, so that every Region's writers may run Assign at start with
+// the environment's configured homes.
+func Assign(ctx context.Context, leases *Leases, db DB, table, cell, region string) (Lease, error) {
+	l, err := leases.Create(ctx, cell, region)
+	if errors.Is(err, ErrLeaseConflict) {
+		return leases.Get(ctx, cell)
+	}
+	if err != nil {
+		return Lease{}, err
+	}
+	return l, Claim(ctx, db, table, l)
+}

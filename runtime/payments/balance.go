@@ -119,7 +119,7 @@ func (s *Service) balanceFlow(m balanceMove, idem Idem, userID string, amt money
 		}
 		return m.failure(s, userID, c.Item(itemBalance), amt, rel)
 	}
-	return flow{name: m.name, idem: idem, partition: uk.PK, invocation: []string{entryID}, build: ordersUntouched(build), fail: fail}, nil
+	return flow{name: m.name, idem: idem, users: []string{userID}, partition: uk.PK, invocation: []string{entryID}, build: ordersUntouched(build), fail: fail}, nil
 }
 
 // credit is the profile Update of a credit.

@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/oncetable/oncetable/runtime/idempotency"
@@ -64,7 +66,39 @@ func (s *Service) Charge(ctx context.Context, idem Idem, orderID string, amt mon
 	if err != nil {
 		return Response{}, err
 	}
+	if s.fence != nil {
+		user, err := s.orderUser(ctx, orderID)
+		if err != nil {
+			return Response{}, err
+		}
+		f.users = []string{user}
+	}
 	return s.run(ctx, f)
+}
+
+// orderUser reads the user of an order, for the fence of a flow whose
+// request names only the order: one strongly consistent GetItem of the
+// order's userId, which never changes. An order this Region's replica
+// does not have yet is ErrNotFound, as the charge itself would answer.
+func (s *Service) orderUser(ctx context.Context, orderID string) (string, error) {
+	ok, err := s.keys.Order(orderID)
+	if err != nil {
+		return "", err
+	}
+	proj, err := expression.NewBuilder().WithProjection(expression.NamesList(expression.Name("userId"))).Build()
+	if err != nil {
+		return "", err
+	}
+	out, err := s.b.DB().GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.items.Table), Key: s.items.Key(ok),
+		ConsistentRead: aws.Bool(true), ProjectionExpression: proj.Projection(), ExpressionAttributeNames: proj.Names()})
+	if err != nil {
+		return "", err
+	}
+	var o store.Order
+	if err := attributevalue.UnmarshalMap(out.Item, &o); err != nil || o.UserID == "" {
+		return "", fmt.Errorf("order %q: %w", orderID, ErrNotFound)
+	}
+	return o.UserID, nil
 }
 
 func (s *Service) chargeFlow(idem Idem, orderID string, amt money.Amount) (flow, error) {

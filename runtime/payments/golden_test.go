@@ -14,9 +14,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/oncetable/oncetable/runtime/home"
 	"github.com/oncetable/oncetable/runtime/money"
 	"github.com/oncetable/oncetable/runtime/payments"
 	"github.com/oncetable/oncetable/runtime/store"
+	"github.com/oncetable/oncetable/runtime/txn"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
@@ -118,20 +120,56 @@ func TestTransactionGolden(t *testing.T) {
 			if _, err := tt.run(payments.New(st)); err != nil {
 				t.Fatal(err)
 			}
-			got := render(t, rec.tx)
-			golden := filepath.Join("testdata", tt.name+".golden.json")
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if string(got) != string(want) {
-				t.Errorf("%s transaction changed\ngot:\n%s\nwant:\n%s", tt.name, got, want)
-			}
+			golden(t, tt.name, render(t, rec.tx))
 		})
 	}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden.json")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s transaction changed\ngot:\n%s\nwant:\n%s", name, got, want)
+	}
+}
+
+// leaseFence fences every transaction with one fixed lease, as a
+// home.Fencer holding it would, without a lease store.
+type leaseFence struct{ lease home.Lease }
+
+func (f leaseFence) Fence(_ context.Context, items *txn.Items, _ ...string) error {
+	return home.Fence(items, "oncetable", f.lease)
+}
+
+func (f leaseFence) Refused(c *txn.CancelledError, _ ...string) error {
+	if err := home.FenceError(c, nil, f.lease); err != error(c) {
+		return err
+	}
+	return nil
+}
+
+// TestFencedTransactionGolden is the transaction of a flow when the
+// environment has homes (payments.Options.Fence): the flow's items and the
+// record as in TestTransactionGolden, whose goldens show that without
+// homes nothing is added, plus the fence's ConditionCheck on the cell's
+// ownership item.
+func TestFencedTransactionGolden(t *testing.T) {
+	now := time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC)
+	lease := home.Lease{Cell: home.CellOf("u1", 64), Region: "us-east-1", Epoch: 3}
+	rec := &recorder{}
+	st := store.New(rec, func(o *store.Options) { o.Clock = func() time.Time { return now } })
+	svc := payments.New(st, func(o *payments.Options) { o.Fence = leaseFence{lease} })
+	if _, err := svc.Debit(context.Background(), idem(payments.FlowDebit, "k", "/users/u1/debits", 300), "u1", money.Amount{Minor: 300, Currency: "EUR"}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "debit.fenced", render(t, rec.tx))
 }

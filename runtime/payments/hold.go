@@ -111,7 +111,7 @@ func (s *Service) authorizeFlow(idem Idem, userID string, uk, hk keys.Key, holdI
 		}
 		return s.takeFailure(userID, old, amt, rel)
 	}
-	return flow{name: FlowAuthorize, idem: idem, invocation: []string{holdID}, build: ordersUntouched(build), fail: fail}
+	return flow{name: FlowAuthorize, idem: idem, users: []string{userID}, invocation: []string{holdID}, build: ordersUntouched(build), fail: fail}
 }
 
 // holdState is what a capture or a void reads before it writes: the hold
@@ -307,5 +307,5 @@ func (s *Service) closeHoldFlow(idem Idem, h store.Hold, uk, hk keys.Key, held m
 	if entryID != "" {
 		invocation = append(invocation, entryID)
 	}
-	return flow{name: name, idem: idem, invocation: invocation, build: ordersUntouched(build), fail: fail}
+	return flow{name: name, idem: idem, users: []string{h.UserID}, invocation: invocation, build: ordersUntouched(build), fail: fail}
 }

@@ -96,7 +96,7 @@ func (s *Service) createOrderFlow(idem Idem, userID string, in NewOrder) (flow, 
 		}
 		return s.priceFailure(d, c)
 	}
-	return flow{name: FlowCreateOrder, idem: idem, partition: uk.PK, invocation: []string{in.OrderID}, build: build, writesOrders: true, fail: fail}, nil
+	return flow{name: FlowCreateOrder, idem: idem, users: []string{userID}, partition: uk.PK, invocation: []string{in.OrderID}, build: build, writesOrders: true, fail: fail}, nil
 }
 
 // orderUserFailure explains a failed order counter from the profile's

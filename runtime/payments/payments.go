@@ -50,6 +50,24 @@ type Options struct {
 	// IdempotencyExpiry has passed since every writer runs the new layout
 	// (docs/idempotency.md, "Upgrading").
 	SkipLegacyRecords bool
+	// Fence, when set, keeps every money transaction to the home Region
+	// of the users it moves money for (docs/multi-region.md): the flows
+	// hand it their users, it adds its ConditionChecks to the transaction
+	// and reads their cancellation back. *home.Fencer is one. Default:
+	// nil, a single-Region table: transactions carry no fence.
+	Fence Fencer
+}
+
+// Fencer fences a money transaction to the home Region of the users it
+// moves money for.
+type Fencer interface {
+	// Fence adds to items the checks that this Region owns the users'
+	// cells now. An error (*home.NotOwnerError when another Region is the
+	// home) refuses the flow before anything is sent.
+	Fence(ctx context.Context, items *txn.Items, users ...string) error
+	// Refused reads a cancelled transaction that holds Fence's checks for
+	// users: the error of a failed check, or nil.
+	Refused(c *txn.CancelledError, users ...string) error
 }
 
 // Service runs the money flows on a table.
@@ -64,6 +82,8 @@ type Service struct {
 	legacy bool
 	// orders is the Backend's order writer.
 	orders store.OrderWriter
+	// fence is Options.Fence, nil on a single-Region table.
+	fence Fencer
 }
 
 // New returns the flows on b.
@@ -79,7 +99,7 @@ func New(b Backend, opts ...func(*Options)) *Service {
 			TTL: sch.TTLAttribute, EntityType: sch.EntityType}
 		io.KeyPrefix, io.Expiry, io.Clock, io.Retry = layout.IdemPrefix, o.IdempotencyExpiry, b.Now, b.Retry()
 	})
-	return &Service{b: b, items: items, keys: layout, records: records, onRetry: o.OnRetry, orders: b.Orders(), legacy: !o.SkipLegacyRecords}
+	return &Service{b: b, items: items, keys: layout, records: records, onRetry: o.OnRetry, orders: b.Orders(), legacy: !o.SkipLegacyRecords, fence: o.Fence}
 }
 
 // Idem identifies one idempotent request: the scope (caller and
@@ -98,6 +118,8 @@ type Response = idempotency.Response
 type flow struct {
 	name string
 	idem Idem
+	// users are the users whose money the flow moves: the fence's cells.
+	users []string
 	// partition is the entity acted on, where its record lived before
 	// records got partitions of their own (Request.LegacyPartition).
 	partition string
@@ -140,6 +162,9 @@ func (s *Service) run(ctx context.Context, f flow) (Response, error) {
 	var resp Response
 	do := func(shape store.OrderShape) (err error) {
 		build := f.build(shape)
+		if s.fence != nil {
+			build = fenced(ctx, s.fence, build, f.users)
+		}
 		if shape != nil {
 			build = guarded(build, shape)
 		}
@@ -152,7 +177,30 @@ func (s *Service) run(ctx context.Context, f flow) (Response, error) {
 	} else {
 		err = do(nil)
 	}
+	if c, ok := err.(*txn.CancelledError); ok && s.fence != nil {
+		if refused := s.fence.Refused(c, f.users...); refused != nil {
+			return Response{}, fmt.Errorf("%s: %w", f.name, refused)
+		}
+	}
 	return f.answer(resp, err)
+}
+
+// fenced adds the fence of users to each attempt of build, so that one
+// place puts it in every flow's transaction.
+func fenced(ctx context.Context, fence Fencer, build idempotency.EffectFunc, users []string) idempotency.EffectFunc {
+	return func(now time.Time) (*idempotency.Effect, error) {
+		eff, err := build(now)
+		if err != nil {
+			return nil, err
+		}
+		if len(users) == 0 {
+			return nil, fmt.Errorf("payments: a fenced flow without users")
+		}
+		if err := fence.Fence(ctx, &eff.Items, users...); err != nil {
+			return nil, err
+		}
+		return eff, nil
+	}
 }
 
 // ordersUntouched is the build of a flow that writes no order.

@@ -152,7 +152,7 @@ func (s *Service) settleFlow(idem Idem, order store.Order, total money.Amount, r
 		}
 		return nil
 	}
-	return flow{name: FlowSettle, idem: idem, partition: ok.PK, invocation: []string{entryID}, build: build, writesOrders: true, fail: fail}, nil
+	return flow{name: FlowSettle, idem: idem, users: []string{order.UserID}, partition: ok.PK, invocation: []string{entryID}, build: build, writesOrders: true, fail: fail}, nil
 }
 
 // settleEffect pays order at now, in the writer's shape: the order, the

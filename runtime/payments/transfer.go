@@ -98,7 +98,7 @@ func (s *Service) transferFlow(idem Idem, from, to, transferID string, amt money
 		}
 		return nil
 	}
-	return flow{name: FlowTransfer, idem: idem, invocation: []string{transferID}, build: ordersUntouched(build), fail: fail}, nil
+	return flow{name: FlowTransfer, idem: idem, users: []string{from, to}, invocation: []string{transferID}, build: ordersUntouched(build), fail: fail}, nil
 }
 
 // transferEntry is one leg of a transfer in user's ledger.
