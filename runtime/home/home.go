@@ -102,6 +102,9 @@ type FrozenError struct {
 }
 
 func (e *FrozenError) Error() string {
+	if e.Home == "" || e.Home == noRegion {
+		return fmt.Sprintf("home: cell %s is between two homes while a failover runs; retry after %s", e.Cell, e.RetryAfter)
+	}
 	return fmt.Sprintf("home: cell %s is frozen: its home Region %s is unreachable; retry after %s", e.Cell, e.Home, e.RetryAfter)
 }
 

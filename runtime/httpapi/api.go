@@ -71,6 +71,10 @@ type Config struct {
 	// FreezeCacheTTL bounds how long a freeze or an unfreeze takes to reach
 	// this handler. Default: freeze.DefaultCacheTTL (5s).
 	FreezeCacheTTL time.Duration
+	// Homes, when set, fences every money flow to its cell's home Region
+	// and forwards a request for a cell homed elsewhere (Homes). Default:
+	// nil, a single-Region table.
+	Homes *Homes
 }
 
 // ConfigFromEnv is the Config of the environment's runtime/config.Payments
@@ -111,6 +115,8 @@ type API struct {
 	auth    Auth
 	// freeze is the kill switch, nil when Config.Freeze is off.
 	freeze *freeze.Switch
+	// homes is Config.Homes with its defaults, nil on a single-Region table.
+	homes *Homes
 }
 
 // New builds the API on db once; handlers reuse it across invocations.
@@ -126,8 +132,14 @@ func New(db store.DB, cfg Config) *API {
 		o.Table, o.Clock, o.Retry, o.CursorSecret = cfg.Table, cfg.Clock, cfg.Retry, cfg.CursorSecret
 		o.Schema, o.Keys, o.Orders = cfg.Schema, cfg.Keys, cfg.Orders
 	})
+	if cfg.Homes != nil {
+		a.homes = cfg.Homes.withDefaults()
+	}
 	a.svc = payments.New(a.st, func(o *payments.Options) {
 		o.IdempotencyExpiry, o.SkipLegacyRecords = cfg.IdempotencyExpiry, cfg.SkipLegacyRecords
+		if a.homes != nil {
+			o.Fence = a.homes.Fencer
+		}
 		o.OnRetry = func(flow string, k retry.Kind) {
 			switch k {
 			case retry.Throttled:
@@ -257,7 +269,7 @@ func (a *API) count(flow, outcome string) {
 		a.metrics.Business(flow, obs.KeyReused)
 	case "frozen":
 		a.metrics.Business(flow, obs.Frozen)
-	case "ok":
+	case "ok", "forwarded":
 	case "unavailable":
 		a.metrics.Fault(flow, obs.Unavailable)
 	case "error":
@@ -286,6 +298,12 @@ func (a *API) dispatch(ctx context.Context, c *call, method, path string, allow 
 	}
 	c.route, c.params = r, params
 	resp, err := a.serveCall(ctx, c)
+	if err != nil && a.homes != nil {
+		var handled bool
+		if resp, handled, err = a.homes.redirect(ctx, c, err); handled && err == nil {
+			return resp, "forwarded", r.flow
+		}
+	}
 	if err == nil && resp.StatusCode == http.StatusCreated {
 		if loc := location(r.name, params, resp.Body); loc != "" {
 			resp.Headers["Location"] = loc

@@ -11,6 +11,7 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/cursor"
 	"github.com/oncetable/oncetable/runtime/freeze"
+	"github.com/oncetable/oncetable/runtime/home"
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/idempotency/idemhttp"
 	"github.com/oncetable/oncetable/runtime/keys"
@@ -41,6 +42,9 @@ type Problem struct {
 	Requested *int64 `json:"requested,omitempty"`
 	Currency  string `json:"currency,omitempty"`
 	Expected  *int64 `json:"expected,omitempty"`
+	// Region is the home Region of the user a money request is for, when
+	// the request did not reach it (wrong-region, home-unavailable).
+	Region string `json:"region,omitempty"`
 }
 
 // HTTP-level errors of this package.
@@ -99,6 +103,8 @@ var problems = []mapping{
 	{ErrMethodNotAllowed, http.StatusMethodNotAllowed, "method-not-allowed", "Method not allowed", "invalid"},
 	{retry.ErrUnavailable, http.StatusServiceUnavailable, "unavailable", "Service temporarily unavailable", "unavailable"},
 	{freeze.ErrFrozen, http.StatusServiceUnavailable, "frozen", "Money movement paused by the operators", "frozen"},
+	{ErrWrongRegion, http.StatusMisdirectedRequest, "wrong-region", "The user's money is homed in another Region", "wrong_region"},
+	{home.ErrFrozen, http.StatusServiceUnavailable, "home-unavailable", "The user's home Region is unavailable", "unavailable"},
 }
 
 // ParamError is an error caused by one request member, named by Param as
@@ -187,6 +193,15 @@ func encodeProblem(p Problem, err error) events.APIGatewayV2HTTPResponse {
 	var fe *freeze.FrozenError
 	if errors.As(err, &fe) {
 		headers["Retry-After"] = strconv.Itoa(max(1, int(fe.RetryAfter.Seconds())))
+	}
+	var hfe *home.FrozenError
+	if errors.As(err, &hfe) {
+		headers["Retry-After"] = strconv.Itoa(max(1, int(hfe.RetryAfter.Seconds())))
+		p.Region = hfe.Home
+	}
+	var wre *WrongRegionError
+	if errors.As(err, &wre) {
+		p.Region = wre.Home
 	}
 	if p.Status == http.StatusMethodNotAllowed {
 		var mna *methodNotAllowedError
