@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +29,11 @@ const (
 	AuthServiceScopeEnv  = "AUTH_SERVICE_SCOPE"
 	AuthUserClaimEnv     = "AUTH_USER_CLAIM"
 	AuthIAMOperatorsEnv  = "AUTH_IAM_OPERATORS" // comma-separated
+	HomeLeaseTableEnv    = "HOME_LEASE_TABLE"   // set: cells of users have home Regions (docs/multi-region.md)
+	HomeRegionEnv        = "HOME_REGION"        // this function's Region; required with HOME_LEASE_TABLE
+	HomeLeaseRegionEnv   = "HOME_LEASE_REGION"  // the Region whose lease table replica is read; default HOME_REGION
+	HomeCellsEnv         = "HOME_CELLS"         // 1..MaxHomeCells; default DefaultHomeCells
+	HomePeersEnv         = "HOME_PEERS"         // Region=API base URL, comma-separated
 
 	// Events.
 	EventBusNameEnv = "EVENT_BUS_NAME" // required
@@ -155,6 +161,102 @@ type Payments struct {
 	// switch (runtime/freeze) takes to reach the function, 1ms..1m.
 	// Default: 0, the switch's own (5s); written only when set.
 	FreezeCacheTTL time.Duration
+	// Homes gives cells of users home Regions; the zero value is a
+	// single-Region table.
+	Homes Homes
+}
+
+// Homes is the multi-Region side of the payments functions: every cell of
+// users has a home Region, kept in a lease table (runtime/home).
+type Homes struct {
+	// LeaseTable is the lease table's name; empty means no homes.
+	LeaseTable string
+	// Region is the Region the function runs in. Required with LeaseTable.
+	Region string
+	// LeaseRegion is the Region whose replica of the lease table the
+	// function reads (the lease table is an MRSC table of three Regions).
+	// Default: Region.
+	LeaseRegion string
+	// Cells is how many cells users are hashed into; fixed for a
+	// deployment. Default: DefaultHomeCells.
+	Cells int
+	// Peers maps Regions to the base URL of their API, where a request
+	// for a user homed there is forwarded.
+	Peers map[string]string
+}
+
+// DefaultHomeCells and MaxHomeCells bound Homes.Cells.
+const (
+	DefaultHomeCells = 64
+	MaxHomeCells     = 4096
+)
+
+// Enabled reports whether the table has homes.
+func (h Homes) Enabled() bool { return h.LeaseTable != "" }
+
+// WithDefaults fills the zero fields that have a default, when enabled.
+func (h Homes) WithDefaults() Homes {
+	if !h.Enabled() {
+		return h
+	}
+	if h.LeaseRegion == "" {
+		h.LeaseRegion = h.Region
+	}
+	if h.Cells == 0 {
+		h.Cells = DefaultHomeCells
+	}
+	return h
+}
+
+// LoadHomes reads the homes of the payments functions.
+func LoadHomes(getenv func(string) string) (Homes, error) {
+	h := Homes{LeaseTable: getenv(HomeLeaseTableEnv), Region: getenv(HomeRegionEnv), LeaseRegion: getenv(HomeLeaseRegionEnv)}
+	if !h.Enabled() {
+		return Homes{}, nil
+	}
+	if h.Region == "" {
+		return Homes{}, &VarError{Name: HomeRegionEnv, Reason: "must be set with " + HomeLeaseTableEnv}
+	}
+	if s := getenv(HomeCellsEnv); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > MaxHomeCells {
+			return Homes{}, &VarError{Name: HomeCellsEnv, Value: s, Reason: fmt.Sprintf("want an integer from 1 to %d", MaxHomeCells)}
+		}
+		h.Cells = n
+	}
+	for _, kv := range strings.Split(getenv(HomePeersEnv), ",") {
+		if kv = strings.TrimSpace(kv); kv == "" {
+			continue
+		}
+		r, u, ok := strings.Cut(kv, "=")
+		if !ok || r == "" || !(strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://")) {
+			return Homes{}, &VarError{Name: HomePeersEnv, Value: getenv(HomePeersEnv), Reason: "want Region=URL pairs separated by commas, such as eu-west-1=https://api.eu.example.com"}
+		}
+		if h.Peers == nil {
+			h.Peers = map[string]string{}
+		}
+		h.Peers[r] = u
+	}
+	return h.WithDefaults(), nil
+}
+
+// Environment is what LoadHomes reads; nothing when homes are off.
+func (h Homes) Environment() map[string]string {
+	if !h.Enabled() {
+		return map[string]string{}
+	}
+	h = h.WithDefaults()
+	env := map[string]string{HomeLeaseTableEnv: h.LeaseTable, HomeRegionEnv: h.Region, HomeLeaseRegionEnv: h.LeaseRegion,
+		HomeCellsEnv: strconv.Itoa(h.Cells)}
+	var peers []string
+	for r, u := range h.Peers {
+		peers = append(peers, r+"="+u)
+	}
+	sort.Strings(peers)
+	if len(peers) > 0 {
+		env[HomePeersEnv] = strings.Join(peers, ",")
+	}
+	return env
 }
 
 // WithDefaults fills the zero fields that have a default.
@@ -163,6 +265,7 @@ func (p Payments) WithDefaults() Payments {
 		p.IdempotencyExpiry = DefaultIdempotencyExpiry
 	}
 	p.Orders = p.Orders.WithDefaults()
+	p.Homes = p.Homes.WithDefaults()
 	return p
 }
 
@@ -204,6 +307,9 @@ func LoadPayments(getenv func(string) string) (Payments, error) {
 	if p.Orders, err = LoadOrders(getenv); err != nil {
 		return Payments{}, err
 	}
+	if p.Homes, err = LoadHomes(getenv); err != nil {
+		return Payments{}, err
+	}
 	return p.WithDefaults(), nil
 }
 
@@ -213,6 +319,7 @@ func (p Payments) Environment() map[string]string {
 	p = p.WithDefaults()
 	env := map[string]string{TableNameEnv: p.Table, IdempotencyExpiryEnv: p.IdempotencyExpiry.String()}
 	maps.Copy(env, p.Orders.Environment())
+	maps.Copy(env, p.Homes.Environment())
 	if p.SkipLegacyRecords {
 		env[SkipLegacyRecordsEnv] = "true"
 	}

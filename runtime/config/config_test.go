@@ -25,6 +25,9 @@ func TestRoundTrip(t *testing.T) {
 				IAMOperators: []string{"arn:aws:iam::1:role/A", "arn:aws:iam::1:role/B*"}}},
 		{Table: "local", CursorSecret: "0123456789abcdef0123456789abcdef", Orders: config.Orders{Stage: schema.OrdersV2}},
 		{Table: "frozen-fast", FreezeCacheTTL: 2 * time.Second},
+		{Table: "global", Homes: config.Homes{LeaseTable: "leases", Region: "eu-west-1"}},
+		{Table: "global", Homes: config.Homes{LeaseTable: "leases", Region: "eu-west-1", LeaseRegion: "us-east-2", Cells: 16,
+			Peers: map[string]string{"us-east-1": "https://api.us.example.com", "eu-west-1": "https://api.eu.example.com/prod"}}},
 	}
 	for _, want := range payments {
 		got, err := config.LoadPayments(lookup(want.Environment()))
@@ -91,6 +94,10 @@ func TestRefused(t *testing.T) {
 		{"freeze cache not a duration", payments, with(config.FreezeCacheTTLEnv, "soon"), config.FreezeCacheTTLEnv},
 		{"freeze cache over a minute", payments, with(config.FreezeCacheTTLEnv, "2m"), config.FreezeCacheTTLEnv},
 		{"skip legacy not a bool", payments, with(config.SkipLegacyRecordsEnv, "yes"), config.SkipLegacyRecordsEnv},
+		{"homes without the Region", payments, with(config.HomeLeaseTableEnv, "leases"), config.HomeRegionEnv},
+		{"home cells not a number", payments, map[string]string{config.TableNameEnv: "t", config.HomeLeaseTableEnv: "leases", config.HomeRegionEnv: "eu-west-1", config.HomeCellsEnv: "many"}, config.HomeCellsEnv},
+		{"home cells above the maximum", payments, map[string]string{config.TableNameEnv: "t", config.HomeLeaseTableEnv: "leases", config.HomeRegionEnv: "eu-west-1", config.HomeCellsEnv: "5000"}, config.HomeCellsEnv},
+		{"home peer without a URL", payments, map[string]string{config.TableNameEnv: "t", config.HomeLeaseTableEnv: "leases", config.HomeRegionEnv: "eu-west-1", config.HomePeersEnv: "us-east-1"}, config.HomePeersEnv},
 		{"unknown stage", payments, with(config.OrderIndexesEnv, "v3"), config.OrderIndexesEnv},
 		{"shards not a number", payments, with(config.OrderShardsEnv, "abc"), config.OrderShardsEnv},
 		{"zero shards", payments, with(config.OrderShardsEnv, "0"), config.OrderShardsEnv},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/home"
 )
 
@@ -50,6 +51,13 @@ type Homes struct {
 	// answer, or when the cell is between two homes during a failover.
 	// Default: 10s, the lease TTL.
 	RetryAfter time.Duration
+}
+
+// HomesOf is the Homes of h (config.LoadHomes) over table, with the lease
+// table reached through leaseDB, a client of h.LeaseRegion.
+func HomesOf(h config.Homes, table string, leaseDB home.DB) *Homes {
+	leases := home.NewLeases(leaseDB, h.LeaseTable)
+	return &Homes{Fencer: home.NewFencer(h.Region, table, h.Cells, leases), Peers: h.Peers, RetryAfter: leases.TTL()}
 }
 
 func (h *Homes) withDefaults() *Homes {

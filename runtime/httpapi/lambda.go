@@ -33,6 +33,11 @@ func FromEnvironment(ctx context.Context) (*API, error) {
 	if err != nil {
 		return nil, fmt.Errorf("httpapi: aws config: %w", err)
 	}
+	if p.Homes.Enabled() {
+		leaseCfg := awsCfg.Copy()
+		leaseCfg.Region = p.Homes.LeaseRegion
+		cfg.Homes = HomesOf(p.Homes, p.Table, DynamoDB(leaseCfg))
+	}
 	api := New(DynamoDB(awsCfg), cfg)
 	if p.CursorSecretARN != "" {
 		secret := cursorsecret.New(secretsmanager.NewFromConfig(awsCfg), p.CursorSecretARN)
