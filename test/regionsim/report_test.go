@@ -104,13 +104,11 @@ func TestSimulationReport(t *testing.T) {
 	start := time.Now()
 	for _, base := range configs() {
 		tl := &tally{cfg: base}
-		for seed := int64(1); seed <= int64(runs); seed++ {
-			cfg := base
-			cfg.Seed = seed
-			rep, err := Simulate(context.Background(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+		reps, err := simulateSeeds(context.Background(), base, runs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rep := range reps {
 			tl.add(rep)
 		}
 		tallies = append(tallies, tl)

@@ -32,15 +32,13 @@ func TestSimulation(t *testing.T) {
 		runs = shortSeeds
 	}
 	for _, base := range configs() {
-		for seed := int64(1); seed <= int64(runs); seed++ {
-			cfg := base
-			cfg.Seed = seed
-			rep, err := Simulate(context.Background(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+		reps, err := simulateSeeds(context.Background(), base, runs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, rep := range reps {
 			if len(rep.Violations) > 0 {
-				t.Errorf("%d Regions, %s, seed %d: %q", cfg.Regions, cfg.Unplanned, seed, rep.Violations)
+				t.Errorf("%d Regions, %s, seed %d: %q", base.Regions, base.Unplanned, i+1, rep.Violations)
 			}
 		}
 	}
