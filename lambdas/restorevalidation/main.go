@@ -12,10 +12,10 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/backup"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/oncetable/oncetable/runtime/lambdaenv"
 	"github.com/oncetable/oncetable/runtime/restorevalidation"
+	"github.com/oncetable/oncetable/runtime/retry"
 )
 
 func main() {
@@ -27,6 +27,6 @@ func main() {
 	if err != nil {
 		log.Fatalf("restorevalidation: %v", err)
 	}
-	v := restorevalidation.New(dynamodb.NewFromConfig(cfg), backup.NewFromConfig(cfg), opts)
+	v := restorevalidation.New(retry.Client{API: retry.NewClient(cfg)}, backup.NewFromConfig(cfg), opts)
 	lambda.Start(v.Handle)
 }

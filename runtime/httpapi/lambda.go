@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
 	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/cursorsecret"
 	"github.com/oncetable/oncetable/runtime/lambdaenv"
+	"github.com/oncetable/oncetable/runtime/retry"
 )
 
 // FromEnvironment builds the API the way every payments function needs it,
@@ -36,9 +35,9 @@ func FromEnvironment(ctx context.Context) (*API, error) {
 	if p.Homes.Enabled() {
 		leaseCfg := awsCfg.Copy()
 		leaseCfg.Region = p.Homes.LeaseRegion
-		cfg.Homes = HomesOf(p.Homes, p.Table, DynamoDB(leaseCfg))
+		cfg.Homes = HomesOf(p.Homes, p.Table, retry.NewClient(leaseCfg))
 	}
-	api := New(DynamoDB(awsCfg), cfg)
+	api := New(retry.NewClient(awsCfg), cfg)
 	if p.CursorSecretARN != "" {
 		secret := cursorsecret.New(secretsmanager.NewFromConfig(awsCfg), p.CursorSecretARN)
 		if err := secret.Load(ctx); err != nil {
@@ -47,13 +46,4 @@ func FromEnvironment(ctx context.Context) (*API, error) {
 		api.Store().Cursors().UseKeySource(secret)
 	}
 	return api, nil
-}
-
-// DynamoDB is the DynamoDB client of the payments functions. The SDK's
-// retryer is off, so each call of the client is one send: runtime/retry is
-// the one layer that retries (Config.Retry), with one budget and one
-// backoff. With the SDK's standard retryer under it, a throttled call was
-// sent up to 3 times per attempt of runtime/retry: 15 sends.
-func DynamoDB(cfg aws.Config) *dynamodb.Client {
-	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
 }

@@ -18,7 +18,7 @@ import (
 // TestSendsUnderSustainedThrottling: with every request to the table
 // throttled, each route makes at most retry.Policy.MaxAttempts sends
 // (default 5) before it answers 503, because the functions' client
-// (httpapi.DynamoDB, built as in Lambda from lambdaenv.Config) does not
+// (retry.NewClient, built as in Lambda from lambdaenv.Config) does not
 // retry under runtime/retry. With the SDK's standard retryer below it a
 // throttled call was sent 3 times per attempt: 15 sends.
 func TestSendsUnderSustainedThrottling(t *testing.T) {
@@ -39,7 +39,7 @@ func TestSendsUnderSustainedThrottling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{env: env, api: httpapi.New(httpapi.DynamoDB(awsCfg), httpapi.Config{Auth: testAuth, Table: env.Table,
+	h := &harness{env: env, api: httpapi.New(retry.NewClient(awsCfg), httpapi.Config{Auth: testAuth, Table: env.Table,
 		Log: io.Discard, Retry: retry.Policy{Base: time.Millisecond, Cap: 2 * time.Millisecond}})}
 	if r := h.do(t, "POST", "/users", `{"userId":"u1","name":"U","email":"u1@example.com"}`, nil); r.StatusCode != 201 {
 		t.Fatalf("create user: %d %s", r.StatusCode, r.Body)

@@ -13,13 +13,13 @@
 //	if err != nil {
 //		log.Fatalf("charge: %v", err)
 //	}
-//	db := dynamodb.NewFromConfig(cfg)
+//	db := retry.NewClient(cfg)
 //
 // It also honours AWS_ENDPOINT_URL (every client goes to that endpoint, as
 // with the default loader; the cold-start benchmark uses it) and
-// AWS_MAX_ATTEMPTS, and gives every client the SDK's standard retryer; the
-// payments functions' DynamoDB client turns it off (httpapi.DynamoDB),
-// because runtime/retry retries its calls.
+// AWS_MAX_ATTEMPTS, and gives every client the SDK's standard retryer;
+// every DynamoDB client turns it off (retry.NewClient), because
+// runtime/retry retries its calls.
 //
 // It is not for code outside Lambda: lambdas/local, tests and tools that
 // need profiles, SSO or IMDS keep config.LoadDefaultConfig or build their

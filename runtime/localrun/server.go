@@ -18,6 +18,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/httpapi/openapi"
+	"github.com/oncetable/oncetable/runtime/retry"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/schema/provision"
 	"github.com/oncetable/oncetable/runtime/store"
@@ -178,14 +179,12 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	s := &Server{done: make(chan error, 2), out: o.Out}
 	var client *dynamodb.Client
 	if o.DynamoDBEndpoint != "" {
-		client = dynamodb.New(dynamodb.Options{
+		client = retry.NewClient(aws.Config{
 			Region:       envOr("AWS_REGION", "us-east-1"),
 			BaseEndpoint: aws.String(o.DynamoDBEndpoint),
 			// Works around a smithy-go request-body race that a very fast
 			// local server triggers on large responses; harmless elsewhere.
 			HTTPClient: ddblocal.HTTPClient(),
-			// runtime/retry is the one layer that retries (httpapi.DynamoDB).
-			Retryer: aws.NopRetryer{},
 			Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 				return aws.Credentials{AccessKeyID: envOr("AWS_ACCESS_KEY_ID", "local"),
 					SecretAccessKey: envOr("AWS_SECRET_ACCESS_KEY", "local"), SessionToken: os.Getenv("AWS_SESSION_TOKEN")}, nil
@@ -214,7 +213,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		s.DynamoDBURL = "http://" + ln.Addr().String()
 		s.ddb = &http.Server{Handler: eng.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 		go func() { s.done <- ignoreClosed(s.ddb.Serve(ln)) }()
-		client = eng.Client(func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
+		client = eng.Client(retry.Off)
 	}
 	if err := ensureTable(ctx, client, o.Table, o.Orders.Stage); err != nil {
 		s.Shutdown(context.Background())

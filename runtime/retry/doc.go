@@ -1,8 +1,10 @@
 // Package retry is the one layer that retries oncetable's DynamoDB calls:
 // it runs a call again, at most Policy.MaxAttempts times in all (default 5)
 // with capped full-jitter backoff, when the failure is transient. The
-// clients it wraps have the SDK's retryer off (aws.NopRetryer), so each
-// attempt is one send and a call makes at most MaxAttempts sends, however
+// clients it wraps have the SDK's retryer off (aws.NopRetryer): every
+// DynamoDB client of oncetable is built by [NewClient], and code that does
+// not wrap its own calls sends them through [Client]. So each attempt is
+// one send and a call makes at most MaxAttempts sends, however
 // long DynamoDB throttles. When the attempts are used up it returns an
 // [*UnavailableError] that carries a Retry-After hint, which the HTTP layer
 // turns into 503.

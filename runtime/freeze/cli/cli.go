@@ -31,12 +31,12 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
 	"github.com/oncetable/oncetable/runtime/freeze"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/obs"
+	"github.com/oncetable/oncetable/runtime/retry"
 	"github.com/oncetable/oncetable/runtime/schema"
 )
 
@@ -244,11 +244,11 @@ func (c Command) clients(ctx context.Context, f flags) (freeze.DB, string, error
 	case c.Client != nil:
 		return c.Client, cmpOr(c.Identity, local), nil
 	case f.endpoint != "":
-		db := dynamodb.New(dynamodb.Options{Region: cmpOr(f.region, "us-east-1"), BaseEndpoint: aws.String(f.endpoint),
+		db := retry.NewClient(aws.Config{Region: cmpOr(f.region, "us-east-1"), BaseEndpoint: aws.String(f.endpoint),
 			Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 				return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local"}, nil
 			})})
-		return db, local, nil
+		return retry.Client{API: db}, local, nil
 	}
 	opts := []func(*config.LoadOptions) error{}
 	if f.region != "" {
@@ -262,7 +262,7 @@ func (c Command) clients(ctx context.Context, f flags) (freeze.DB, string, error
 	if err != nil {
 		return nil, "", fmt.Errorf("who are you (sts get-caller-identity): %w", err)
 	}
-	return dynamodb.NewFromConfig(cfg), aws.ToString(id.Arn), nil
+	return retry.Client{API: retry.NewClient(cfg)}, aws.ToString(id.Arn), nil
 }
 
 func cmpOr(a, b string) string {

@@ -15,10 +15,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/oncetable/oncetable/runtime/migrate"
+	"github.com/oncetable/oncetable/runtime/retry"
 	"github.com/oncetable/oncetable/runtime/schema"
 )
 
@@ -165,7 +165,7 @@ func (c Command) client(ctx context.Context, f flags) (migrate.API, error) {
 		return c.Client, nil
 	}
 	if f.endpoint != "" {
-		return dynamodb.New(dynamodb.Options{Region: f.region, BaseEndpoint: aws.String(f.endpoint),
+		return retry.NewClient(aws.Config{Region: f.region, BaseEndpoint: aws.String(f.endpoint),
 			Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 				return aws.Credentials{AccessKeyID: envOr("AWS_ACCESS_KEY_ID", "local"), SecretAccessKey: envOr("AWS_SECRET_ACCESS_KEY", "local"), SessionToken: os.Getenv("AWS_SESSION_TOKEN")}, nil
 			})}), nil
@@ -174,7 +174,8 @@ func (c Command) client(ctx context.Context, f flags) (migrate.API, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load AWS configuration: %w", err)
 	}
-	return dynamodb.NewFromConfig(cfg), nil
+	// runtime/migrate sends each of its calls under runtime/retry.
+	return retry.NewClient(cfg), nil
 }
 
 func (c Command) names() []string {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/oncetable/oncetable/runtime/retry"
 	"github.com/oncetable/oncetable/runtime/verify"
 )
 
@@ -121,17 +121,17 @@ func (c Command) client(ctx context.Context, f flags) (verify.DB, error) {
 		return c.Client, nil
 	}
 	if f.endpoint != "" {
-		return dynamodb.New(dynamodb.Options{Region: f.region, BaseEndpoint: aws.String(f.endpoint),
+		return retry.Client{API: retry.NewClient(aws.Config{Region: f.region, BaseEndpoint: aws.String(f.endpoint),
 			Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 				return aws.Credentials{AccessKeyID: envOr("AWS_ACCESS_KEY_ID", "local"), SecretAccessKey: envOr("AWS_SECRET_ACCESS_KEY", "local"),
 					SessionToken: os.Getenv("AWS_SESSION_TOKEN")}, nil
-			})}), nil
+			})})}, nil
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(f.region))
 	if err != nil {
 		return nil, fmt.Errorf("load AWS configuration: %w", err)
 	}
-	return dynamodb.NewFromConfig(cfg), nil
+	return retry.Client{API: retry.NewClient(cfg)}, nil
 }
 
 func envOr(k, def string) string {
