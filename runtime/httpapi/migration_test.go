@@ -149,7 +149,7 @@ func TestOrdersMigrationEndToEnd(t *testing.T) {
 					errs <- err
 					return
 				}
-				time.Sleep(time.Millisecond)
+				time.Sleep(time.Millisecond) // paces this writer of the background load
 			}
 		}()
 	}

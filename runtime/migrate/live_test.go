@@ -27,10 +27,17 @@ func TestLiveWritersThroughEveryPhase(t *testing.T) {
 	var created sync.Map
 	var ready sync.WaitGroup // every writer has read the phase (none) before the migration starts
 	ready.Add(writers)
+	// inDone: each writer has completed a write that began after the last
+	// transition (or has stopped), so the check below covers writes in done.
+	var done atomic.Bool
+	var inDone sync.WaitGroup
+	inDone.Add(writers)
 	for w := 0; w < writers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var signal sync.Once
+			defer signal.Do(inDone.Done)
 			fence := NewFence(f.env.Client, f.env.Table, "orders-shard", func(o *FenceOptions) { o.TTL = time.Hour })
 			ow := &orderWriter{mg: mg, fence: fence, table: f.env.Table}
 			defer func() { stale.Add(int64(fence.Stale())) }()
@@ -42,6 +49,7 @@ func TestLiveWritersThroughEveryPhase(t *testing.T) {
 			}
 			for i := 0; ctx.Err() == nil; i++ {
 				id := orderID(rand.IntN(n))
+				began := done.Load()
 				if i%3 == 0 {
 					id = fmt.Sprintf("o-w%d-%04d", w, i)
 					created.Store(id, true)
@@ -51,6 +59,9 @@ func TestLiveWritersThroughEveryPhase(t *testing.T) {
 					return
 				}
 				writes.Add(1)
+				if began {
+					signal.Do(inDone.Done)
+				}
 			}
 		}()
 	}
@@ -65,7 +76,8 @@ func TestLiveWritersThroughEveryPhase(t *testing.T) {
 	t.Logf("to cleanup %s", time.Since(t0))
 	mustRun(t, mg, Done)
 	t.Logf("to done %s", time.Since(t0))
-	time.Sleep(50 * time.Millisecond) // writes in done, after the last transition
+	done.Store(true)
+	inDone.Wait()
 	stop()
 	wg.Wait()
 

@@ -15,11 +15,16 @@ func TestSwapDrainsTheOldGeneration(t *testing.T) {
 	release := make(chan struct{})
 	var oldStarted, oldAfter, served atomic.Int64
 	var swapped atomic.Bool
+	started := make(chan struct{}, 64)
 	oldAPI := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if swapped.Load() {
 			oldAfter.Add(1)
 		}
 		oldStarted.Add(1)
+		select {
+		case started <- struct{}{}:
+		default:
+		}
 		<-release
 	})
 	newAPI := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { served.Add(1) })
@@ -29,15 +34,16 @@ func TestSwapDrainsTheOldGeneration(t *testing.T) {
 		wg.Add(1)
 		go func() { defer wg.Done(); s.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil)) }()
 	}
-	for oldStarted.Load() < 5 {
-		time.Sleep(time.Millisecond)
+	for range 5 {
+		<-started
 	}
 	done := make(chan struct{})
 	go func() { s.swap(newAPI); swapped.Store(true); close(done) }()
 	// New requests go to the new API while the old one drains.
 	for served.Load() == 0 {
 		go s.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // paces the load until the swap takes new requests
+
 	}
 	select {
 	case <-done:

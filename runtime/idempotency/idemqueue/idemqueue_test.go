@@ -95,7 +95,7 @@ func (w *world) call(body []byte, hold time.Duration) (*idempotency.Effect, erro
 	w.mu.Lock()
 	w.calls[o.Order]++
 	w.mu.Unlock()
-	time.Sleep(hold)
+	time.Sleep(hold) // keeps the carrier call open so that concurrent deliveries overlap it
 	return &idempotency.Effect{Status: 201, Body: map[string]string{"label": "L-" + o.Order}}, nil
 }
 
