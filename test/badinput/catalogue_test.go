@@ -168,6 +168,9 @@ func catalogue(aliceCursor, bobCursor string) []badInput {
 		{group: "body size", name: "10 MB declared with Expect: 100-continue (answered before the body is sent)", method: "POST", path: "/users/alice/credits",
 			raw:   "POST /users/alice/credits HTTP/1.1\r\nHost: api.local\r\nContent-Type: application/json\r\nIdempotency-Key: cat-10mb\r\nExpect: 100-continue\r\nContent-Length: 10485760\r\n\r\n",
 			shown: "Expect: 100-continue, Content-Length: 10485760, no body sent", status: 413, problem: "body-too-large", detail: "Content-Length 10485760"},
+		{group: "body size", name: "10 MB declared without Expect (answered before the body is read)", method: "POST", path: "/users/alice/credits",
+			raw:   "POST /users/alice/credits HTTP/1.1\r\nHost: api.local\r\nContent-Type: application/json\r\nIdempotency-Key: cat-10mb-noexpect\r\nContent-Length: 10485760\r\n\r\n",
+			shown: "Content-Length: 10485760, no body sent", status: 413, problem: "body-too-large", detail: "Content-Length 10485760"},
 
 		{group: "Content-Type", name: "text/plain", method: "POST", path: "/users/alice/credits",
 			header: hdr("Content-Type", "text/plain", "Idempotency-Key", "cat-ct-text"), body: []byte(`{"amount":100,"currency":"EUR"}`),

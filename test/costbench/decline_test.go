@@ -19,7 +19,8 @@ type declineCase struct {
 	status                        int
 }
 
-// measureDeclines runs a declined debit and settle and their replays, with
+// measureDeclines runs a declined debit and two declined settles (already
+// paid, not charged) and their replays, with
 // a successful debit beside them, and renders the section of docs/cost.md
 // that shows what storing a decline costs. The figures are deterministic
 // (requests and the engine's capacity units), so the section is a golden.
@@ -28,12 +29,15 @@ func measureDeclines(t testing.TB) string {
 	u := w.user(t, 1000)
 	paid := w.charged(t, u, 100)
 	w.must(t, 200, "POST", "/orders/"+paid+"/settle", "settle-paid", "")
+	unpaid := w.order(t, u, 100)
 	cases := []declineCase{
 		{"debit, success (for comparison)", "POST", "/users/" + u + "/debits", `{"amount":10,"currency":"EUR"}`, "d-ok", 201},
 		{"debit declined (402 insufficient funds), first call", "POST", "/users/" + u + "/debits", `{"amount":999999,"currency":"EUR"}`, "d-402", 402},
 		{"debit declined, retried with the key", "POST", "/users/" + u + "/debits", `{"amount":999999,"currency":"EUR"}`, "d-402", 402},
 		{"settle of a paid order (409 already paid), first call", "POST", "/orders/" + paid + "/settle", "", "s-409", 409},
 		{"settle of a paid order, retried with the key", "POST", "/orders/" + paid + "/settle", "", "s-409", 409},
+		{"settle of an order without its charge (409 not charged), first call", "POST", "/orders/" + unpaid + "/settle", "", "s-nc", 409},
+		{"settle without its charge, retried with the key", "POST", "/orders/" + unpaid + "/settle", "", "s-nc", 409},
 		{"debit refused by validation (400), first call", "POST", "/users/" + u + "/debits", `{"amount":1.5,"currency":"EUR"}`, "d-400", 400},
 	}
 	var b strings.Builder
@@ -137,7 +141,8 @@ func TestDeclineCost(t *testing.T) {
 	}
 	for _, row := range []string{"| debit declined (402 insufficient funds), first call | 402 | 2 | TransactWriteItems + PutItem |",
 		"| debit declined, retried with the key | 402 | 1 | TransactWriteItems |",
-		"| debit refused by validation (400), first call | 400 | 0 | none |"} {
+		"| debit refused by validation (400), first call | 400 | 0 | none |",
+		"| settle without its charge, retried with the key | 409 | 1 | BatchGetItem |"} {
 		if !strings.Contains(section, row) {
 			t.Errorf("declines section lacks the row %q:\n%s", row, section)
 		}
