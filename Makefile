@@ -95,7 +95,7 @@ run:
 
 ## engine: the embedded DynamoDB engine alone on port 8000, a DynamoDB Local without Java; ENGINE_FLAGS takes
 ##         DynamoDB Local's options (-port, -inMemory, -dbPath, -sharedDb, -delayTransientStatuses, -cors, -help)
-##         and -regions us-east-1,eu-west-1 (one endpoint serving several Regions)
+##         and -regions us-east-1,eu-west-1 (one endpoint serving several Regions; -regionPorts adds a port per Region)
 ENGINE_FLAGS ?= -inMemory
 engine:
 	@mkdir -p $(TOOLS)

@@ -231,7 +231,9 @@
 //	})
 //	west := eng.Region("eu-west-1").Client()
 //
-// `local engine -regions us-east-1,eu-west-1` serves them on one port.
+// `local engine -regions us-east-1,eu-west-1` serves them on one port;
+// with -regionPorts each Region is also served alone on a port of its own
+// (Engine.RegionHandler).
 //
 // # Global tables
 //

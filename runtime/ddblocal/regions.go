@@ -137,3 +137,21 @@ func (s *regionSet) route(e *Engine, r *http.Request) (to *Engine, down bool, ae
 	}
 	return to, to.regionDown.Load(), nil
 }
+
+// RegionHandler serves e's Region alone, as the Region's own endpoint
+// (dynamodb.<region>.amazonaws.com) does: an unsigned request is served
+// by this Region, and a request signed for another Region is refused with
+// the InvalidSignatureException DynamoDB's endpoints answer ("Credential
+// should be scoped to a valid region, not 'us-east-2'."). It is the
+// handler of a port per Region; Handler serves every Region on one port.
+func (e *Engine) RegionHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if region := signedRegion(r.Header.Get("Authorization")); region != "" && region != e.opts.Region {
+			w.Header()["X-Amzn-Requestid"] = []string{e.requestID()}
+			writeError(w, &APIError{Code: "InvalidSignatureException", Status: http.StatusBadRequest,
+				Message: fmt.Sprintf("Credential should be scoped to a valid region, not '%s'.", region)})
+			return
+		}
+		e.serveHTTP(w, r)
+	})
+}

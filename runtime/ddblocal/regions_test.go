@@ -3,9 +3,12 @@ package ddblocal_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -53,6 +56,42 @@ func TestRegionsRouteBySignature(t *testing.T) {
 	}
 	if eng.Region("ap-south-1") != nil {
 		t.Error("Region(ap-south-1) is not nil")
+	}
+}
+
+// TestRegionHandlerServesOneRegion serves each Region on a port of its
+// own: an unsigned request reaches that port's Region, and a request
+// signed for another Region gets the InvalidSignatureException that a
+// Region's endpoint answers.
+func TestRegionHandlerServesOneRegion(t *testing.T) {
+	ctx := context.Background()
+	eng := ddblocal.New(func(o *ddblocal.Options) { o.Regions = []string{"us-east-1", "eu-west-1"} })
+	defer eng.Close()
+	eu := httptest.NewServer(eng.Region("eu-west-1").RegionHandler())
+	defer eu.Close()
+	if err := createUsers(ctx, ddblocal.EndpointClient(eu.URL, func(o *dynamodb.Options) { o.Region = "eu-west-1" })); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := eng.Region("eu-west-1").Client().ListTables(ctx, &dynamodb.ListTablesInput{}); err != nil || len(out.TableNames) != 1 {
+		t.Errorf("eu-west-1 after a create on its port: %v, %v; want [users]", out, err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, eu.URL, strings.NewReader("{}"))
+	req.Header.Set("X-Amz-Target", "DynamoDB_20120810.ListTables")
+	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"users"`) {
+		t.Errorf("unsigned ListTables on eu-west-1's port: %d %s, want eu-west-1's [users]", resp.StatusCode, body)
+	}
+	_, err = ddblocal.EndpointClient(eu.URL, func(o *dynamodb.Options) { o.Region = "us-east-1" }).ListTables(ctx, &dynamodb.ListTablesInput{})
+	var ae smithy.APIError
+	if !errors.As(err, &ae) || ae.ErrorCode() != "InvalidSignatureException" ||
+		ae.ErrorMessage() != "Credential should be scoped to a valid region, not 'us-east-1'." {
+		t.Errorf("signed for us-east-1 on eu-west-1's port: err = %v, want InvalidSignatureException", err)
 	}
 }
 

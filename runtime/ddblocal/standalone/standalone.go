@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -53,6 +54,13 @@ type Options struct {
 	// access key ID (or one with SharedDB), not per access key and Region.
 	// Default: none.
 	Regions []string
+	// RegionPorts serves each Region of Regions also on a port of its own,
+	// Port+1 for the first, Port+2 for the second and so on, as each
+	// Region of DynamoDB has an endpoint of its own: that port serves its
+	// Region to unsigned requests and refuses a request signed for another
+	// Region (ddblocal.Engine.RegionHandler). Needs Regions and a Port
+	// other than 0. Default: false.
+	RegionPorts bool
 	// Engine changes the options of each engine opened. Optional.
 	Engine func(*ddblocal.Options)
 }
@@ -79,6 +87,7 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 	telemetry := fs.Bool("disableTelemetry", false, "accepted for compatibility with DynamoDB Local; there is no telemetry")
 	optimize := fs.Bool("optimizeDbBeforeStartup", false, "accepted for compatibility with DynamoDB Local; needs -dbPath, does nothing more")
 	regions := fs.String("regions", "", "comma-separated Regions one endpoint serves, routed by each request's signature, with global tables between them, such as us-east-1,eu-west-1 (not a DynamoDB Local option)")
+	fs.BoolVar(&o.RegionPorts, "regionPorts", false, "with -regions, serve each Region also on a port of its own: -port+1 for the first, -port+2 for the second, … (not a DynamoDB Local option)")
 	help := fs.Bool("help", false, "print this usage")
 	fs.Usage = func() {
 		fmt.Fprintln(out, "usage: local engine [options]\n\nThe embedded DynamoDB-compatible engine on its own, with DynamoDB Local's options:")
@@ -102,6 +111,16 @@ func ParseFlags(args []string, out io.Writer) (Options, error) {
 				return o, fmt.Errorf("-regions: %q is not a Region name", r)
 			}
 			o.Regions = append(o.Regions, r)
+		}
+	}
+	if o.RegionPorts {
+		switch {
+		case len(o.Regions) == 0:
+			return o, errors.New("-regionPorts needs -regions")
+		case o.Port == 0:
+			return o, errors.New("-regionPorts needs a -port other than 0: the Regions' ports follow it")
+		case o.Port+len(o.Regions) > 65535:
+			return o, fmt.Errorf("-regionPorts: -port %d leaves no port for each of %d Regions", o.Port, len(o.Regions))
 		}
 	}
 	if o.InMemory && o.DBPath != "" {
@@ -257,6 +276,31 @@ func (s *Server) Handler() http.Handler {
 	})
 }
 
+// RegionHandler serves one Region of Options.Regions alone, for a port of
+// its own (Options.RegionPorts): each request goes to its database's
+// engine for that Region, with CORS.
+func (s *Server) RegionHandler(region string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.cors(w, r) {
+			return
+		}
+		name, err := s.database(r)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "UnrecognizedClientException", "The Access Key ID or security token is invalid.")
+			return
+		}
+		e, err := s.engine(name, region)
+		if err == nil && e.Region(region) == nil {
+			err = fmt.Errorf("the engine does not serve Region %s", region)
+		}
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, "InternalFailure", err.Error())
+			return
+		}
+		e.Region(region).RegionHandler().ServeHTTP(w, r)
+	})
+}
+
 // cors applies the allowed origins; it answers preflight requests itself
 // and reports whether the request goes on to the engine.
 func (s *Server) cors(w http.ResponseWriter, r *http.Request) bool {
@@ -322,18 +366,36 @@ func Run(ctx context.Context, o Options, ready func(addr string)) error {
 		return err
 	}
 	s := New(o)
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	servers := []*http.Server{{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}}
+	listeners := []net.Listener{ln}
+	if o.RegionPorts {
+		for i, region := range o.Regions {
+			rln, err := net.Listen("tcp", net.JoinHostPort(o.Host, fmt.Sprint(o.Port+1+i)))
+			if err != nil {
+				for _, l := range listeners {
+					l.Close()
+				}
+				return fmt.Errorf("Region %s's port: %w", region, err)
+			}
+			listeners = append(listeners, rln)
+			servers = append(servers, &http.Server{Handler: s.RegionHandler(region), ReadHeaderTimeout: 10 * time.Second})
+		}
+	}
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	errc := make(chan error, len(servers))
+	for i, srv := range servers {
+		go func() { errc <- srv.Serve(listeners[i]) }()
+	}
 	select {
 	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
 	case err = <-errc:
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, srv := range servers {
+		_ = srv.Shutdown(sctx)
 	}
 	if cerr := s.Close(); err == nil || errors.Is(err, http.ErrServerClosed) {
 		err = cerr
@@ -355,15 +417,23 @@ func Banner(o Options, addr string) string {
 	if host == "" || host == "::" || host == "0.0.0.0" {
 		host = "localhost"
 	}
+	portNumber, _ := strconv.Atoi(port)
 	return fmt.Sprintf("Initializing the embedded DynamoDB engine with the following configuration:\n"+
 		"Port:\t%s\nInMemory:\t%t\nDbPath:\t%s\nSharedDb:\t%t\nshouldDelayTransientStatuses:\t%t\nCorsParams:\t%s\n"+
-		"%sEndpoint: http://%s\n", port, o.InMemory, path, o.SharedDB, o.DelayTransientStatuses, o.CORS, regionsLine(o), net.JoinHostPort(host, port))
+		"%sEndpoint: http://%s\n", port, o.InMemory, path, o.SharedDB, o.DelayTransientStatuses, o.CORS, regionsLine(o, host, portNumber), net.JoinHostPort(host, port))
 }
 
-// regionsLine is the banner's line for -regions, "" without it.
-func regionsLine(o Options) string {
+// regionsLine is the banner's line for -regions, "" without it, and with
+// -regionPorts a line per Region naming its endpoint.
+func regionsLine(o Options, host string, port int) string {
 	if len(o.Regions) == 0 {
 		return ""
 	}
-	return "Regions:\t" + strings.Join(o.Regions, ",") + "\n"
+	line := "Regions:\t" + strings.Join(o.Regions, ",") + "\n"
+	if o.RegionPorts {
+		for i, r := range o.Regions {
+			line += fmt.Sprintf("Region %s:\thttp://%s\n", r, net.JoinHostPort(host, fmt.Sprint(port+1+i)))
+		}
+	}
+	return line
 }

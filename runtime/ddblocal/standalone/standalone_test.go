@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/ddblocal/standalone"
@@ -36,6 +39,10 @@ func TestParseFlags(t *testing.T) {
 		{"unknown option", []string{"-nope"}, standalone.Options{}, "flag provided but not defined: -nope"},
 		{"regions", []string{"-regions", "us-east-1, eu-west-1"}, standalone.Options{Port: 8000, CORS: "*", Regions: []string{"us-east-1", "eu-west-1"}}, ""},
 		{"bad region", []string{"-regions", "us-east-1,EU"}, standalone.Options{}, `-regions: "EU" is not a Region name`},
+		{"region ports", []string{"-regions", "us-east-1,eu-west-1", "-regionPorts"}, standalone.Options{Port: 8000, CORS: "*", Regions: []string{"us-east-1", "eu-west-1"}, RegionPorts: true}, ""},
+		{"region ports without regions", []string{"-regionPorts"}, standalone.Options{}, "-regionPorts needs -regions"},
+		{"region ports on port 0", []string{"-regions", "us-east-1", "-regionPorts", "-port", "0"}, standalone.Options{}, "-regionPorts needs a -port other than 0"},
+		{"region ports past 65535", []string{"-regions", "us-east-1,eu-west-1", "-regionPorts", "-port", "65534"}, standalone.Options{}, "-regionPorts: -port 65534 leaves no port for each of 2 Regions"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
@@ -51,7 +58,7 @@ func TestParseFlags(t *testing.T) {
 			}
 			if got.Port != tt.want.Port || got.DBPath != tt.want.DBPath || got.InMemory != tt.want.InMemory || got.SharedDB != tt.want.SharedDB ||
 				got.DelayTransientStatuses != tt.want.DelayTransientStatuses || got.CORS != tt.want.CORS || got.S3Dir != tt.want.S3Dir ||
-				strings.Join(got.Regions, ",") != strings.Join(tt.want.Regions, ",") {
+				strings.Join(got.Regions, ",") != strings.Join(tt.want.Regions, ",") || got.RegionPorts != tt.want.RegionPorts {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
 		})
@@ -158,6 +165,72 @@ func TestRegions(t *testing.T) {
 	if b := standalone.Banner(standalone.Options{InMemory: true, CORS: "*", Regions: []string{"us-east-1", "eu-west-1"}}, "[::]:8000"); !strings.Contains(b, "Regions:\tus-east-1,eu-west-1\n") {
 		t.Errorf("banner %q names no Regions", b)
 	}
+}
+
+// TestRegionPorts: with -regionPorts each Region is served on a port of
+// its own after -port, named in the banner; a port serves its Region to
+// unsigned requests and refuses a signature for another Region, while
+// -port keeps routing by signature.
+func TestRegionPorts(t *testing.T) {
+	regions := []string{"us-east-1", "eu-west-1"}
+	var port int
+	var addr string
+	var cancel context.CancelFunc
+	var errc chan error
+	for try := 0; try < 5 && addr == ""; try++ {
+		port = freePort(t)
+		ctx, c := context.WithCancel(context.Background())
+		cancel, errc = c, make(chan error, 1)
+		ready := make(chan string, 1)
+		go func() {
+			errc <- standalone.Run(ctx, standalone.Options{Host: "127.0.0.1", Port: port, InMemory: true, CORS: "*", Regions: regions, RegionPorts: true},
+				func(a string) { ready <- a })
+		}()
+		select {
+		case addr = <-ready:
+		case err := <-errc:
+			t.Logf("port %d: %v", port, err) // taken meanwhile: try another
+			cancel()
+		}
+	}
+	if addr == "" {
+		t.Fatal("no free run of three ports")
+	}
+	defer func() {
+		cancel()
+		if err := <-errc; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	url := func(p int) string { return fmt.Sprintf("http://127.0.0.1:%d", p) }
+	create(t, client(url(port+2), "alice", "eu-west-1"), "orders")
+	if got := tables(t, client(url(port), "alice", "eu-west-1")); len(got) != 1 {
+		t.Errorf("alice in eu-west-1 on -port sees %v, want [orders]", got)
+	}
+	if got := tables(t, client(url(port+1), "alice", "us-east-1")); len(got) != 0 {
+		t.Errorf("alice on us-east-1's port sees %v, want none", got)
+	}
+	_, err := client(url(port+1), "alice", "eu-west-1").ListTables(context.Background(), &dynamodb.ListTablesInput{})
+	var ae smithy.APIError
+	if !errors.As(err, &ae) || ae.ErrorCode() != "InvalidSignatureException" {
+		t.Errorf("signed for eu-west-1 on us-east-1's port: %v, want InvalidSignatureException", err)
+	}
+	b := standalone.Banner(standalone.Options{InMemory: true, CORS: "*", Regions: regions, RegionPorts: true}, addr)
+	for i, r := range regions {
+		if want := fmt.Sprintf("Region %s:\thttp://127.0.0.1:%d\n", r, port+1+i); !strings.Contains(b, want) {
+			t.Errorf("banner %q lacks %q", b, want)
+		}
+	}
+}
+
+// freePort returns a port that was free a moment ago.
+func freePort(t *testing.T) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // TestCORS: -cors lists the allowed origins; "*" allows any. A preflight
