@@ -375,7 +375,7 @@ func Run(ctx context.Context, o Options, ready func(addr string)) error {
 				for _, l := range listeners {
 					l.Close()
 				}
-				return fmt.Errorf("Region %s's port: %w", region, err)
+				return fmt.Errorf("the port of Region %s: %w", region, err)
 			}
 			listeners = append(listeners, rln)
 			servers = append(servers, &http.Server{Handler: s.RegionHandler(region), ReadHeaderTimeout: 10 * time.Second})
