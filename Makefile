@@ -79,7 +79,8 @@ $(STATICCHECK):
 
 ## run: the local runner: the API on 127.0.0.1:8080 over the embedded DynamoDB engine on 127.0.0.1:8000
 ##      (RUN_FLAGS="-data-dir .data" keeps state; RUN_FLAGS="-dynamodb-endpoint URL" uses another endpoint;
-##      RUN_FLAGS="-regions us-east-1,eu-west-1" serves several Regions on the engine's port, the API in the first)
+##      REGIONS=us-east-1,eu-west-1 serves several Regions on the engine's port, a global table between them, one API
+##      per Region on consecutive ports from 8080 and every cell of users homed in the first; make failover moves cells)
 # The runner is built, then exec'd: it is make's only child, so Ctrl-C and
 # `kill <make's pid>` (make forwards SIGTERM) reach it, and it stops with
 # status 0. `go build` fetches only the modules the runner imports, never
@@ -91,7 +92,22 @@ run:
 	@mkdir -p $(TOOLS)
 	@echo "building the local runner (first time on empty caches: $(RUN_FIRST_BUILD))"
 	@go build -o $(RUNNER) ./lambdas/local
-	@exec $(RUNNER) $(RUN_FLAGS)
+	@exec $(RUNNER) $(if $(REGIONS),-regions $(REGIONS)) $(RUN_FLAGS)
+
+## failover: fail a cell of the running multi-Region local runner (REGIONS=… make run) over to TO: CELL=c012 or
+##           FAILOVER_USER=alice, MODE=planned|freeze|takeover (default planned); a dry run unless APPLY=1. The
+##           cell's current home is read from its lease. Against AWS (ENV=…) it is not built: there the same steps
+##           are home.Failover over each Region's client, and runbook sections drive them.
+MODE ?= planned
+FAILOVER_RUNNER := $(TOOLS)/oncetable-failover
+.PHONY: failover
+failover:
+	@if [ -n "$(ENV)" ]; then echo "make failover drives the local runner only; against AWS ($(ENV)) see docs/multi-region.md" >&2; exit 2; fi
+	@if [ -z "$(REGIONS)" ] || [ -z "$(TO)" ]; then echo "make failover needs REGIONS (as given to make run) and TO" >&2; exit 2; fi
+	@mkdir -p $(TOOLS)
+	@go build -o $(FAILOVER_RUNNER) ./lambdas/local
+	@$(FAILOVER_RUNNER) -regions $(REGIONS) -failover $(MODE) -to $(TO) $(if $(CELL),-cell $(CELL)) \
+		$(if $(FAILOVER_USER),-user $(FAILOVER_USER)) $(if $(APPLY),-apply)
 
 ## engine: the embedded DynamoDB engine alone on port 8000, a DynamoDB Local without Java; ENGINE_FLAGS takes
 ##         DynamoDB Local's options (-port, -inMemory, -dbPath, -sharedDb, -delayTransientStatuses, -cors, -help)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/localrun"
+	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/store"
 )
 
@@ -46,9 +47,26 @@ func main() {
 		config.OrderShardsEnv: flag.String("order-shards", os.Getenv(config.OrderShardsEnv),
 			fmt.Sprintf("shards of orders by status in v2, 1..%d (default $ORDER_SHARDS, else %d)", config.MaxOrderShards, config.DefaultOrderShards)),
 	}
+	fo := localrun.FailoverOptions{Out: os.Stdout}
+	flag.StringVar(&fo.Mode, "failover", "", "instead of serving, fail a cell of the running multi-Region runner over: planned, freeze or takeover (a dry run without -apply)")
+	flag.StringVar(&fo.Cell, "cell", "", "with -failover: the cell to move (c000..c063)")
+	flag.StringVar(&fo.User, "user", "", "with -failover: move the cell of this user")
+	flag.StringVar(&fo.To, "to", "", "with -failover: the Region the cell moves to")
+	flag.BoolVar(&fo.Apply, "apply", false, "with -failover: make the change")
 	flag.Parse()
 	if *regions != "" {
 		o.Regions = strings.Split(*regions, ",")
+	}
+	if fo.Mode != "" {
+		fo.Endpoint, fo.Table, fo.Regions = "http://"+o.DynamoDBAddr, o.Table, o.Regions
+		if fo.Table == "" {
+			fo.Table = envOr(schema.TableNameEnv, schema.DefaultTableName)
+		}
+		if err := localrun.Failover(context.Background(), fo); err != nil {
+			fmt.Fprintln(os.Stderr, "local:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	orders, err := config.LoadOrders(func(k string) string { return *orderVars[k] })
 	if err != nil {
@@ -78,4 +96,11 @@ func explain(err error) string {
 		return fmt.Sprintf("data directory %s is in use by another runner: stop it, or choose another directory with -data-dir", dirInUse.Dir)
 	}
 	return err.Error()
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
+	"github.com/oncetable/oncetable/runtime/home"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/httpapi/openapi"
 	"github.com/oncetable/oncetable/runtime/retry"
@@ -145,11 +146,14 @@ func listen(name, addr string) (net.Listener, error) {
 type Server struct {
 	APIURL      string
 	DynamoDBURL string
-	api         *http.Server
-	ddb         *http.Server
-	engine      *ddblocal.Engine
-	done        chan error
-	out         io.Writer
+	// Regions lists each Region's API of a multi-Region run (Options.Regions
+	// with more than one Region), the first at APIURL; nil otherwise.
+	Regions []RegionAPI
+	apis    []*http.Server
+	ddb     *http.Server
+	engine  *ddblocal.Engine
+	done    chan error
+	out     io.Writer
 	// Events is the local stand-in for EventBridge; nil on an external
 	// endpoint, whose stream the runner does not read.
 	Events     *EventSink
@@ -176,7 +180,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if o.Metrics == nil {
 		o.Metrics = io.Discard
 	}
-	s := &Server{done: make(chan error, 2), out: o.Out}
+	s := &Server{done: make(chan error, 2+len(o.Regions)), out: o.Out}
 	var client *dynamodb.Client
 	if o.DynamoDBEndpoint != "" {
 		client = retry.NewClient(aws.Config{
@@ -229,21 +233,52 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		s.stopEvents = stop
 	}
 	auth := OperatorAuth(o.Auth)
-	api := httpapi.New(client, httpapi.Config{Table: o.Table, IdempotencyExpiry: o.IdempotencyExpiry, Log: o.Out, Metrics: o.Metrics,
-		Orders: o.Orders, Auth: auth, Freeze: true})
-	ln, err := listen(ListenerAPI, o.APIAddr)
-	if err != nil {
-		s.Shutdown(context.Background())
-		return nil, err
+	regions := []string{""}
+	var leases *home.Leases
+	if s.engine != nil && len(o.Regions) > 1 {
+		var err error
+		if leases, err = globalTable(ctx, s.engine, o.Table, o.Regions); err != nil {
+			s.Shutdown(context.Background())
+			return nil, err
+		}
+		regions = o.Regions
 	}
-	s.APIURL = "http://" + ln.Addr().String()
-	routes := withOpenAPI(Handler(api.Handle, nil))
-	if s.Events != nil {
-		routes = withEvents(s.Events, auth, routes)
+	lns := make([]net.Listener, len(regions))
+	peers := map[string]string{}
+	for i, r := range regions {
+		addr, err := nextAddr(o.APIAddr, i)
+		if err == nil {
+			lns[i], err = listen(ListenerAPI, addr)
+		}
+		if err != nil {
+			for _, ln := range lns[:i] {
+				ln.Close()
+			}
+			s.Shutdown(context.Background())
+			return nil, err
+		}
+		peers[r] = "http://" + lns[i].Addr().String()
 	}
+	s.APIURL = peers[regions[0]]
 	t := o.Timeouts.withDefaults()
-	s.api = &http.Server{Handler: routes, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write, IdleTimeout: t.Idle}
-	go func() { s.done <- ignoreClosed(s.api.Serve(ProblemListener(ln))) }()
+	for i, r := range regions {
+		cfg := httpapi.Config{Table: o.Table, IdempotencyExpiry: o.IdempotencyExpiry, Log: o.Out, Metrics: o.Metrics,
+			Orders: o.Orders, Auth: auth, Freeze: true}
+		db := client
+		if leases != nil {
+			db = s.engine.Region(r).Client(func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
+			cfg.Homes = regionHomes(r, o.Table, leases, peers)
+			s.Regions = append(s.Regions, RegionAPI{Region: r, URL: peers[r]})
+		}
+		routes := withOpenAPI(Handler(httpapi.New(db, cfg).Handle, nil))
+		if s.Events != nil && i == 0 {
+			routes = withEvents(s.Events, auth, routes)
+		}
+		srv := &http.Server{Handler: routes, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write, IdleTimeout: t.Idle}
+		s.apis = append(s.apis, srv)
+		ln := lns[i]
+		go func() { s.done <- ignoreClosed(srv.Serve(ProblemListener(ln))) }()
+	}
 
 	storage := "embedded engine, in memory"
 	switch {
@@ -262,8 +297,15 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if s.engine != nil {
 		trust = "            accepts any credentials: whoever reaches this port reads and writes every item\n"
 	}
-	fmt.Fprintf(o.Out, "oncetable local runner\n  API:      %s\n  DynamoDB: %s (%s), table %s\n%s  Caller:   header %s (default %q)\n  Scopes:   header %s (JWT scopes, space-separated; without it the caller is an operator)\nTry:\n  curl -s -X POST %s/v1/users -H 'Content-Type: application/json' -d '{\"userId\":\"alice\",\"name\":\"Alice\",\"email\":\"alice@example.com\"}'\n",
-		s.APIURL, s.DynamoDBURL, storage, o.Table, trust, CallerHeader, DefaultCaller, ScopesHeader, s.APIURL)
+	regionLines := ""
+	for _, ra := range s.Regions {
+		regionLines += fmt.Sprintf("  Region:   %s API %s\n", ra.Region, ra.URL)
+	}
+	if len(s.Regions) > 0 {
+		regionLines += fmt.Sprintf("  Homes:    %d cells, all homed in %s; leases in table %s%s (make failover moves them)\n", LocalCells, s.Regions[0].Region, o.Table, LeaseTableSuffix)
+	}
+	fmt.Fprintf(o.Out, "oncetable local runner\n  API:      %s\n%s  DynamoDB: %s (%s), table %s\n%s  Caller:   header %s (default %q)\n  Scopes:   header %s (JWT scopes, space-separated; without it the caller is an operator)\nTry:\n  curl -s -X POST %s/v1/users -H 'Content-Type: application/json' -d '{\"userId\":\"alice\",\"name\":\"Alice\",\"email\":\"alice@example.com\"}'\n",
+		s.APIURL, regionLines, s.DynamoDBURL, storage, o.Table, trust, CallerHeader, DefaultCaller, ScopesHeader, s.APIURL)
 	return s, nil
 }
 
@@ -302,8 +344,8 @@ func withOpenAPI(api http.Handler) http.Handler {
 // the engine.
 func (s *Server) Shutdown(ctx context.Context) error {
 	var errs []error
-	if s.api != nil {
-		errs = append(errs, s.api.Shutdown(ctx))
+	for _, api := range s.apis {
+		errs = append(errs, api.Shutdown(ctx))
 	}
 	if s.stopEvents != nil {
 		s.stopEvents()
