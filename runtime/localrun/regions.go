@@ -16,6 +16,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/home"
 	"github.com/oncetable/oncetable/runtime/httpapi"
+	"github.com/oncetable/oncetable/runtime/retry"
 	"github.com/oncetable/oncetable/runtime/schema"
 )
 
@@ -151,7 +152,7 @@ func Failover(ctx context.Context, o FailoverOptions) error {
 	}
 	dbs := map[string]home.DB{}
 	for _, r := range o.Regions {
-		dbs[r] = dynamodb.New(dynamodb.Options{Region: r, BaseEndpoint: aws.String(o.Endpoint), Retryer: aws.NopRetryer{},
+		dbs[r] = retry.NewClient(aws.Config{Region: r, BaseEndpoint: aws.String(o.Endpoint),
 			Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 				return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local"}, nil
 			})})

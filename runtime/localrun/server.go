@@ -266,7 +266,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 			Orders: o.Orders, Auth: auth, Freeze: true}
 		db := client
 		if leases != nil {
-			db = s.engine.Region(r).Client(func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
+			db = s.engine.Region(r).Client(retry.Off)
 			cfg.Homes = regionHomes(r, o.Table, leases, peers)
 			s.Regions = append(s.Regions, RegionAPI{Region: r, URL: peers[r]})
 		}
