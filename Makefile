@@ -256,10 +256,11 @@ crash-test: $(GO_STAMP)
 
 ## bench-engine-regression: the engine rows and runtime/ddblocal benchmarks of commit BASE (default 9f303ac, the engine
 ##                          before issue 10) and of the working tree, side by side in one run, ROUNDS rounds alternating;
-##                          [report] docs/reports/engine-regression.md
+##                          each row judged on its paired per-round ratios and their interquartile range, the SDK-alone rows
+##                          as the control; [report] docs/reports/engine-regression.md
 .PHONY: bench-engine-regression
 BASE ?= 9f303ac
-ROUNDS ?= 5
+ROUNDS ?= 9
 bench-engine-regression: $(GO_STAMP)
 	@mkdir -p $(REPORTS)
 	test/enginebench/regression.sh $(BASE) $(ROUNDS) $(REPORTS)/engine-regression.md

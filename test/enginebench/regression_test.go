@@ -93,3 +93,26 @@ func TestMedian(t *testing.T) {
 		t.Errorf("a benchmark never run has %d values", n)
 	}
 }
+
+// TestJudgePairsRounds: a row is NO only when most rounds were slower by
+// more than the limit, unclear when its rounds disagree.
+func TestJudgePairsRounds(t *testing.T) {
+	slower := func(r float64) bool { return r < regressionLimit }
+	for _, tc := range []struct {
+		name          string
+		before, after []float64
+		want          string
+	}{
+		{"every round 20% slower", []float64{100, 90, 110, 100, 95}, []float64{80, 72, 88, 80, 76}, verdictSlower},
+		{"every round 5% slower", []float64{100, 90, 110, 100, 95}, []float64{95, 85.5, 104.5, 95, 90.25}, verdictWithin},
+		{"rounds disagree around the limit", []float64{100, 100, 100, 100, 100}, []float64{70, 85, 89, 98, 101}, verdictUnclear},
+		{"load in one round only", []float64{100, 100, 100, 100, 100}, []float64{50, 99, 100, 101, 100}, verdictWithin},
+	} {
+		if got := judge(pairedRatios(tc.before, tc.after), slower, 0.75); got != tc.want {
+			t.Errorf("%s: judge = %q, want %q (ratios %v)", tc.name, got, tc.want, pairedRatios(tc.before, tc.after))
+		}
+	}
+	if r := pairedRatios([]float64{1, 2}, []float64{1}); r != nil {
+		t.Errorf("pairedRatios of 2 and 1 runs = %v, want nil (unpaired)", r)
+	}
+}
