@@ -48,7 +48,8 @@ type Options struct {
 	// they got partitions of their own (the partition of the entity acted
 	// on). Each first call then saves one ConditionCheck; set it only once
 	// IdempotencyExpiry has passed since every writer runs the new layout
-	// (docs/idempotency.md, "Upgrading").
+	// (docs/idempotency.md, "Upgrading"). The check is legacyrecords.go:
+	// once that file is deleted, the option does nothing.
 	SkipLegacyRecords bool
 	// Fence, when set, keeps every money transaction to the home Region
 	// of the users it moves money for (docs/multi-region.md): the flows
@@ -78,8 +79,9 @@ type Service struct {
 	records *idempotency.Table
 	// onRetry may be nil.
 	onRetry func(flow string, kind retry.Kind)
-	// legacy: check records at their pre-upgrade place (Options.SkipLegacyRecords).
-	legacy bool
+	// legacy is where a request's record lived before records got
+	// partitions of their own, given the entity acted on ("": nowhere).
+	legacy func(partition string) string
 	// orders is the Backend's order writer.
 	orders store.OrderWriter
 	// fence is Options.Fence, nil on a single-Region table.
@@ -99,7 +101,7 @@ func New(b Backend, opts ...func(*Options)) *Service {
 			TTL: sch.TTLAttribute, EntityType: sch.EntityType}
 		io.KeyPrefix, io.Expiry, io.Clock, io.Retry = layout.IdemPrefix, o.IdempotencyExpiry, b.Now, b.Retry()
 	})
-	return &Service{b: b, items: items, keys: layout, records: records, onRetry: o.OnRetry, orders: b.Orders(), legacy: !o.SkipLegacyRecords, fence: o.Fence}
+	return &Service{b: b, items: items, keys: layout, records: records, onRetry: o.OnRetry, orders: b.Orders(), legacy: legacyRecords(o), fence: o.Fence}
 }
 
 // Idem identifies one idempotent request: the scope (caller and
@@ -138,14 +140,17 @@ func (s *Service) request(f flow) idempotency.Request {
 	return s.idemRequest(f.idem, f.partition, f.invocation...)
 }
 
-// idemRequest is the library's request for idem; partition is where its
-// record lived before the upgrade, checked unless SkipLegacyRecords.
+// idemRequest is the library's request for idem; partition is the entity
+// acted on, where its record lived before the upgrade (legacyrecords.go).
 func (s *Service) idemRequest(idem Idem, partition string, invocation ...string) idempotency.Request {
-	req := idempotency.Request{Scope: idem.Scope, Key: idem.Key, Fingerprint: idem.Fingerprint, Invocation: invocation}
-	if s.legacy {
-		req.LegacyPartition = partition
-	}
-	return req
+	return idempotency.Request{Scope: idem.Scope, Key: idem.Key, Fingerprint: idem.Fingerprint, Invocation: invocation,
+		LegacyPartition: s.legacy(partition)}
+}
+
+// legacyRecords gives a Service of o the place of its records before the
+// upgrade: none, unless legacyrecords.go, the upgrade's check, is built in.
+var legacyRecords = func(Options) func(partition string) string {
+	return func(string) string { return "" }
 }
 
 // run executes one idempotent flow: the effect items plus the idempotency
