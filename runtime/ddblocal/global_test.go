@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 	"github.com/aws/smithy-go"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
@@ -547,5 +548,53 @@ func TestGlobalTableSettingsAligned(t *testing.T) {
 	ttl, err := west.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String("users")})
 	if err != nil || ttl.TimeToLiveDescription.TimeToLiveStatus != types.TimeToLiveStatusEnabled {
 		t.Errorf("eu-west-1 DescribeTimeToLive: %+v, %v", ttl, err)
+	}
+}
+
+// TestGlobalTableReplicaAddedWhileWritesAreInFlight: a replica created in
+// a third Region while another Region's writes are still on their way to
+// the source receives them, each once: the new replica is seeded from the
+// source's items, and a write that reaches the source after the seeding is
+// passed on to it under last writer wins. Its stream holds each write once.
+func TestGlobalTableReplicaAddedWhileWritesAreInFlight(t *testing.T) {
+	eng := globalEngine(t, "us-east-1", "eu-west-1", "ap-south-1")
+	addReplica(t, eng, "us-east-1", "eu-west-1")
+	east, west, south := eng.Region("us-east-1").Client(), eng.Region("eu-west-1").Client(), eng.Region("ap-south-1").Client()
+	putV(t, east, "seeded", "1")
+	putV(t, west, "inflight", "w1") // on its way to us-east-1 only
+	putV(t, west, "overwritten", "old")
+	eng.Replication().Partition("eu-west-1", "us-east-1") // held back past the replica's creation
+	putV(t, west, "held", "w2")
+	putV(t, west, "overwritten", "new")
+	if got := value(t, east, "inflight"); got != "" {
+		t.Fatalf("us-east-1 before delivery: inflight = %q, want absent", got)
+	}
+	addReplica(t, eng, "us-east-1", "ap-south-1")
+	if rep := eng.Replication().WaitQuiet(); rep.Pending == 0 {
+		t.Fatalf("WaitQuiet during the partition: %+v, want held writes", rep)
+	}
+	eng.Replication().Heal("eu-west-1", "us-east-1")
+	rep := eng.Replication().WaitQuiet()
+	if !rep.Identical || rep.Pending != 0 {
+		t.Fatalf("WaitQuiet = %+v, want identical and nothing pending", rep)
+	}
+	want := map[string]string{"seeded": "1", "inflight": "w1", "held": "w2", "overwritten": "new"}
+	for pk, v := range want {
+		if got := value(t, south, pk); got != v {
+			t.Errorf("ap-south-1: %s = %q, want %q", pk, got, v)
+		}
+	}
+	// ap-south-1's stream holds each write it received once.
+	seen := map[string]bool{}
+	for _, r := range streamRecords(t, eng.Region("ap-south-1"), "users") {
+		img := r.Dynamodb.NewImage
+		if img == nil {
+			continue
+		}
+		w := img["PK"].(*streamtypes.AttributeValueMemberS).Value + "=" + img["v"].(*streamtypes.AttributeValueMemberS).Value
+		if seen[w] {
+			t.Errorf("ap-south-1's stream has the write %s twice", w)
+		}
+		seen[w] = true
 	}
 }

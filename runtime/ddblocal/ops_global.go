@@ -27,6 +27,9 @@ type globalGroup struct {
 
 type replicaState struct {
 	activeAt time.Time // CREATING until then (Options.TransientStatusDelay)
+	// seededFrom is the Region whose items the replica was created from,
+	// which passes on the writes that reach it after (replicaLink.forwards).
+	seededFrom string
 }
 
 func (g *globalGroup) regionNames() []string {
@@ -115,7 +118,7 @@ func (e *Engine) updateGlobal(ctx context.Context, t *table, in *updateTableInpu
 	creatingRegion := ""
 	if g != nil {
 		for r, st := range g.replicas {
-			if e.now().Before(st.activeAt) {
+			if set.baseClock().Before(st.activeAt) {
 				creatingRegion = r
 			}
 		}
@@ -226,7 +229,9 @@ func (e *Engine) createReplica(ctx context.Context, t *table, to string, strong 
 		g = &globalGroup{name: t.name, strong: strong, replicas: map[string]*replicaState{e.opts.Region: {}}}
 		set.groups[t.name] = g
 	}
-	g.replicas[to] = &replicaState{activeAt: e.now().Add(e.delay())}
+	// The replica's status is the service's, on the Regions' unskewed
+	// clock (Replication.SetClockSkew skews what a Region writes).
+	g.replicas[to] = &replicaState{activeAt: set.baseClock().Add(e.delay()), seededFrom: e.opts.Region}
 	set.mu.Unlock()
 	if t.replica == nil {
 		t.replica = &replicaLink{set: set, region: e.opts.Region, versions: map[string]itemVersion{}}
@@ -313,7 +318,7 @@ func regionSetOf(region string) string {
 // The caller holds t.mu.
 func (l *replicaLink) describeGlobal(t *table, d map[string]any) {
 	s := l.set
-	now := s.engines[l.region].now()
+	now := s.baseClock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	g := s.groups[t.name]

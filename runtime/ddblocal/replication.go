@@ -3,6 +3,8 @@ package ddblocal
 import (
 	"container/heap"
 	"math/rand"
+	"slices"
+	"sort"
 	"sync"
 	"time"
 )
@@ -61,6 +63,9 @@ type replicaLink struct {
 	pending  []itemVersion
 	outbox   []*replEntry
 	incoming []itemVersion
+	// forward are the replicated changes being applied that this Region
+	// passes on to the replicas seeded from it (forwards).
+	forward []*replEntry
 }
 
 // nextVersion is the version of a local write of key k at now: now in
@@ -85,6 +90,10 @@ type replEntry struct {
 	committed time.Time // when it committed in its Region
 	due       time.Time // when it may be applied
 	failed    bool      // its Region could not store it: delivered again
+	// fanout names the Regions the write was sent to when it committed,
+	// its own included; nil when unknown (MRSC, or a backlog kept by an
+	// older engine), which is never passed on.
+	fanout []string
 }
 
 // prepare gives the changes of the operation t is about to commit their
@@ -96,6 +105,7 @@ func (l *replicaLink) prepare(t *table, now time.Time) {
 	if l.applying {
 		l.pending = append(l.pending, l.incoming...)
 		l.incoming = l.incoming[:0]
+		l.outbox, l.forward = l.forward, nil
 		return
 	}
 	strong := len(l.strongVers) == len(t.changes)
@@ -108,10 +118,12 @@ func (l *replicaLink) prepare(t *table, now time.Time) {
 	}
 	l.strongVers = l.strongVers[:0]
 	r := l.set.repl
-	for _, to := range l.set.replicaRegions(t.name, l.region) {
+	tos := l.set.replicaRegions(t.name, l.region)
+	fanout := append(tos[:len(tos):len(tos)], l.region)
+	for _, to := range tos {
 		for i, c := range t.changes {
 			l.outbox = append(l.outbox, &replEntry{seq: r.nextSeq(), table: t.name, from: l.region, to: to,
-				key: c.key, val: c.val, ver: l.pending[i], ttl: t.serviceWrite, committed: now})
+				key: c.key, val: c.val, ver: l.pending[i], ttl: t.serviceWrite, committed: now, fanout: fanout})
 		}
 	}
 }
@@ -170,6 +182,9 @@ type replicator struct {
 	// arrivalOrder applies every entry as it arrives, without last
 	// writer wins: a test switch that shows what the model test catches.
 	arrivalOrder bool
+	// noForwards never passes a replicated write on to the replicas
+	// seeded from its destination (replicaLink.forwards): a test switch.
+	noForwards bool
 
 	wake     chan struct{}
 	stopOnce sync.Once
@@ -408,7 +423,7 @@ func (e *Engine) applyReplicated(en *replEntry, arrivalOrder bool) bool {
 	}
 	l := t.replica
 	l.applying = true
-	defer func() { l.applying, l.incoming = false, l.incoming[:0] }()
+	defer func() { l.applying, l.incoming, l.forward = false, l.incoming[:0], nil }()
 	if !e.applyLocked(t, en, arrivalOrder) {
 		return false
 	}
@@ -436,15 +451,55 @@ func (e *Engine) applyLocked(t *table, en *replEntry, arrivalOrder bool) bool {
 	if err != nil {
 		return false
 	}
+	fw := l.forwards(t.name, en)
 	if old == nil && next == nil {
 		l.versions[k] = en.ver
+		if len(fw) > 0 {
+			l.set.repl.enqueue(fw)
+		}
 		return true
 	}
+	l.forward = append(l.forward, fw...)
 	l.incoming = append(l.incoming, en.ver)
 	t.serviceWrite = en.ttl
 	t.write(en.key, old, next, 0, e.now())
 	t.serviceWrite = false
 	return true
+}
+
+// forwards returns the copies of a replicated change that this Region owes
+// the replicas seeded from its items after the change's Region sent it: a
+// replica created while a third Region's write was on its way here was
+// seeded without it, and its writer did not know of the replica. Each
+// such replica gets it from here, once, under the same version; a change
+// that reaches here after such a replica's seeding was not in the seed.
+// The caller holds the replica's table lock, as createReplica does while
+// seeding, so no change falls between the two.
+func (l *replicaLink) forwards(table string, en *replEntry) []*replEntry {
+	if en.fanout == nil || l.set.repl.noForwards {
+		return nil
+	}
+	var tos []string
+	l.set.mu.Lock()
+	if g := l.set.groups[table]; g != nil {
+		for r, st := range g.replicas {
+			if st.seededFrom == l.region && !slices.Contains(en.fanout, r) {
+				tos = append(tos, r)
+			}
+		}
+	}
+	l.set.mu.Unlock()
+	if len(tos) == 0 {
+		return nil
+	}
+	sort.Strings(tos)
+	fanout := append(slices.Clip(en.fanout), tos...)
+	out := make([]*replEntry, 0, len(tos))
+	for _, to := range tos {
+		out = append(out, &replEntry{seq: l.set.repl.nextSeq(), table: table, from: l.region, to: to, key: en.key, val: en.val,
+			ver: en.ver, ttl: en.ttl, committed: en.committed, fanout: fanout})
+	}
+	return out
 }
 
 // LatencyStats are the ReplicationLatency figures of one table from one

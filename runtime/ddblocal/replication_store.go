@@ -33,6 +33,8 @@ type storedGroup struct {
 	Strong   bool
 	Replicas []string
 	Witness  string `json:",omitempty"`
+	// SeededFrom names, by replica, the Region it was created from.
+	SeededFrom map[string]string `json:",omitempty"`
 }
 
 // storedEntry is an entry of the backlog.
@@ -43,6 +45,7 @@ type storedEntry struct {
 	Region    string
 	TTL       bool `json:",omitempty"`
 	Committed time.Time
+	Fanout    []string `json:",omitempty"`
 }
 
 func encodeVersion(v itemVersion) []byte {
@@ -80,7 +83,7 @@ func (l *replicaLink) save(tx *bolt.Tx, t *table) error {
 	}
 	for _, en := range l.outbox {
 		raw, err := json.Marshal(storedEntry{Table: en.table, To: en.to, Key: en.key, Val: en.val,
-			At: en.ver.at, Region: en.ver.region, TTL: en.ttl, Committed: en.committed})
+			At: en.ver.at, Region: en.ver.region, TTL: en.ttl, Committed: en.committed, Fanout: en.fanout})
 		if err != nil {
 			return err
 		}
@@ -123,7 +126,16 @@ func (s *regionSet) saveGroup(name string) {
 	s.mu.Lock()
 	var raw []byte
 	if g := s.groups[name]; g != nil {
-		raw, _ = json.Marshal(storedGroup{Strong: g.strong, Replicas: g.regionNames(), Witness: g.witness})
+		sg := storedGroup{Strong: g.strong, Replicas: g.regionNames(), Witness: g.witness}
+		for r, st := range g.replicas {
+			if st.seededFrom != "" {
+				if sg.SeededFrom == nil {
+					sg.SeededFrom = map[string]string{}
+				}
+				sg.SeededFrom[r] = st.seededFrom
+			}
+		}
+		raw, _ = json.Marshal(sg)
 	}
 	s.mu.Unlock()
 	for _, r := range s.names {
@@ -162,7 +174,7 @@ func (s *regionSet) load() error {
 					}
 					g := &globalGroup{name: string(k), strong: sg.Strong, witness: sg.Witness, replicas: map[string]*replicaState{}}
 					for _, m := range sg.Replicas {
-						g.replicas[m] = &replicaState{}
+						g.replicas[m] = &replicaState{seededFrom: sg.SeededFrom[m]}
 					}
 					s.groups[g.name] = g
 					return nil
@@ -200,7 +212,7 @@ func (s *regionSet) load() error {
 				r.seq = max(r.seq, seq)
 				heap.Push(&r.queue, &replEntry{seq: seq, table: se.Table, from: region, to: se.To,
 					key: bytes.Clone(se.Key), val: bytes.Clone(se.Val), ver: itemVersion{at: se.At, region: se.Region},
-					ttl: se.TTL, committed: se.Committed, due: se.Committed})
+					ttl: se.TTL, committed: se.Committed, due: se.Committed, fanout: se.Fanout})
 				return nil
 			})
 		})
