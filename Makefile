@@ -223,7 +223,8 @@ test: deps lint
 ##               engine ÷ SDK-alone ratios measured paired first, in PAIRED_RUNS processes one after the other (default 5)
 ##               holding only those two peers, PAIRED_ROUNDS alternating rounds each (default 15, GOMAXPROCS
 ##               PAIRED_PROCS, 0 = unchanged), one JSON each in PAIRED_DIR; the first also measures the write rows on
-##               a data directory and in the durable mode (DURABLE_ROUNDS rounds); the report judges each engine goal
+##               a data directory and in the durable mode (DURABLE_ROUNDS rounds) and PutItem on a global table of two
+##               Regions with its replication rate and heap per item; the report judges each engine goal
 ##               on the median of the run medians against the run-to-run spread; [report] docs/reports/engine-benchmark.md
 PAIRED_RUNS ?= 5
 PAIRED_ROUNDS ?= 15
@@ -233,7 +234,8 @@ bench-engine: deps
 	@mkdir -p $(REPORTS) $(PAIRED_DIR); rm -f $(PAIRED_DIR)/run-*.json
 	cd test/enginebench && export GOWORK=off && for i in $$(seq 1 $(PAIRED_RUNS)); do \
 		go test -run '^$$' -bench '^BenchmarkPaired$$' -benchtime 1x -timeout 30m . -args -paired-out $(PAIRED_DIR)/run-$$(printf %02d $$i).json \
-			-paired-rounds $(PAIRED_ROUNDS) -paired-procs $(PAIRED_PROCS) -paired-durable=$$([ $$i = 1 ] && echo true || echo false) -durable-rounds $(DURABLE_ROUNDS); \
+			-paired-rounds $(PAIRED_ROUNDS) -paired-procs $(PAIRED_PROCS) -paired-durable=$$([ $$i = 1 ] && echo true || echo false) -durable-rounds $(DURABLE_ROUNDS) \
+			-paired-regions=$$([ $$i = 1 ] && echo true || echo false); \
 	done
 	cd test/enginebench && GOWORK=off go test -run '^$$' -bench '^Benchmark(Engine|Startup)$$' -benchtime 2s -timeout 60m . -args -paired-in $(PAIRED_DIR) -report $(REPORTS)/engine-benchmark.md
 

@@ -24,6 +24,8 @@ var (
 	pairedIn          = flag.String("paired-in", "", "take the paired measurement from these runs (files written by -paired-out, separated by commas, or directories of them) instead of measuring it here")
 	pairedDurableFlag = flag.Bool("paired-durable", false, "BenchmarkPaired also measures the durability rows (BenchmarkDurable's) after the in-memory rows")
 	durableRoundsFlag = flag.Int("durable-rounds", 0, "rounds of each durability row (0: -paired-rounds)")
+	pairedRegionsFlag = flag.Bool("paired-regions", false, "BenchmarkPaired also measures the two-Region row (PutItem on a global table of two Regions over one Region, and its replication) after the in-memory rows")
+	regionsItems      = flag.Int("regions-items", 20_000, "items written for the two-Region row's replication figures")
 )
 
 // durableRounds is how many rounds each durability row runs.
@@ -79,6 +81,40 @@ func BenchmarkPaired(b *testing.B) {
 			}
 		})
 	}
+	if *pairedRegionsFlag {
+		b.Run("regions", func(b *testing.B) {
+			if results.Regions() == nil {
+				results.PutRegions(measureRegions(b, durableRounds()))
+			}
+		})
+	}
+}
+
+// measureRegions measures the two-Region row: PutItem on a global table of
+// two Regions over one Region with the same stream, rounds rounds, then
+// the replication figures of -regions-items items. Both peers are started
+// for the row alone and closed after it.
+func measureRegions(b *testing.B, rounds int) enginebench.RegionsRow {
+	regions, one := enginebench.NewEngineRegions(), enginebench.NewEngineStream()
+	defer regions.Close()
+	defer one.Close()
+	var put workload
+	for _, w := range workloads() {
+		if w.op == enginebench.OpPut {
+			put = w
+		}
+	}
+	pr, err := measurePaired(put, regions, one, rounds)
+	if err != nil {
+		b.Fatal(err)
+	}
+	repl, err := enginebench.MeasureReplication(*regionsItems)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%s ÷ %s: median %.3f over %d rounds (load %s); %d items replicated at %.0f/s, heap per item %.0f B in 1 Region, %.0f B in 2",
+		enginebench.RegionPair[0], enginebench.RegionPair[1], pr.Median(), len(pr.Rounds), pr.Load, repl.Items, repl.PerSecond, repl.HeapPerItem[0], repl.HeapPerItem[1])
+	return enginebench.RegionsRow{Paired: pr, Replication: repl}
 }
 
 // pairedPeer starts (once) and returns the named peer alone.
@@ -108,7 +144,7 @@ func loadPaired(list string) error {
 
 // pairedRun is this process's paired measurement.
 func pairedRun() enginebench.PairedRun {
-	return enginebench.PairedRun{Rows: results.AllPaired(), Durable: results.AllDurable(), Slice: *pairedSlice, GOMAXPROCS: pairedGOMAXPROCS(),
+	return enginebench.PairedRun{Rows: results.AllPaired(), Durable: results.AllDurable(), Regions: results.Regions(), Slice: *pairedSlice, GOMAXPROCS: pairedGOMAXPROCS(),
 		GOGC: gogc(), Peers: startedPeers(), Load: startLoad}
 }
 

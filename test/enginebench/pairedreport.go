@@ -26,6 +26,7 @@ func writePairedRatios(w io.Writer, rs *Results, env Environment) {
 		}
 	}
 	p("\n%s\n", durableSentence(runs))
+	p("%s", regionsSection(runs))
 }
 
 // runsSentence says how many runs there were, what a row's median and

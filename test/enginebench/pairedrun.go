@@ -20,6 +20,8 @@ type PairedRun struct {
 	// Durable are the rows of the engine on a data directory, when this
 	// process measured them (after its in-memory rows).
 	Durable []DurablePaired `json:"durable,omitempty"`
+	// Regions is the two-Region row, when this process measured it.
+	Regions *RegionsRow `json:"regions,omitempty"`
 	// Slice is the target length of one slice.
 	Slice      time.Duration `json:"slice_ns"`
 	GOMAXPROCS int           `json:"gomaxprocs"`

@@ -203,3 +203,30 @@ func TestReadPairedRuns(t *testing.T) {
 		t.Errorf("missing file: err = %v, want a *PairedRunError wrapping os.ErrNotExist", err)
 	}
 }
+
+// TestRegionsRowRoundTrip: the two-Region row of a run survives
+// -paired-out and -paired-in, and the report renders it.
+func TestRegionsRowRoundTrip(t *testing.T) {
+	row := RegionsRow{Paired: pairedRow(OpPut, "1.00 1.00 1.00", 600, 640), Replication: Replication{Items: 5_000, PerSecond: 9_938, HeapPerItem: [2]float64{541, 1507}}}
+	in := PairedRun{Rows: []Paired{pairedRow(OpPut, "1.00", 900)}, Regions: &row, Slice: time.Second, GOMAXPROCS: 2, GOGC: "100"}
+	var buf bytes.Buffer
+	if err := WritePairedRun(&buf, in); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ReadPairedRun(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Regions == nil || out.Regions.Replication != row.Replication || len(out.Regions.Rounds) != 2 {
+		t.Fatalf("regions row after the round trip: %+v, want %+v", out.Regions, row)
+	}
+	got := regionsSection(PairedRuns{out})
+	for _, want := range []string{"| 1 | 0.620× | 0.610–0.630 | 2 | 1.00 1.00 1.00 | 5,000 | 9,938 | 541 B | 1,507 B |", PeerEngineRegions, PeerEngineStream} {
+		if !strings.Contains(got, want) {
+			t.Errorf("section lacks %q:\n%s", want, got)
+		}
+	}
+	if got := regionsSection(PairedRuns{{Rows: in.Rows}}); !strings.Contains(got, "No run measured the two-Region row") {
+		t.Errorf("section without a row:\n%s", got)
+	}
+}

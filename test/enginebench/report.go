@@ -52,6 +52,8 @@ type Results struct {
 	paired map[string]Paired
 	// durable are this process's durability rows, by operation and pair.
 	durable map[[3]string]DurablePaired
+	// regions is this process's two-Region row.
+	regions *RegionsRow
 	// runs are the paired runs the report shows and judges.
 	runs PairedRuns
 }

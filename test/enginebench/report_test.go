@@ -141,6 +141,8 @@ func fiveRuns() PairedRuns {
 		durable(OpTx100k, PeerEngineDisk, PeerSDKAlone, 300, 280, 310, 290),
 		durable(OpTx100k, PeerEngineDurable, PeerSDKAlone, 18, 15, 20, 19),
 	}
+	runs[0].Regions = &RegionsRow{Paired: pairedRow(OpPut, "3.00 2.00 1.00", 620, 600, 640, 610),
+		Replication: Replication{Items: 20_000, PerSecond: 41_250, HeapPerItem: [2]float64{541, 1507}}}
 	return runs
 }
 
