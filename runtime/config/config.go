@@ -44,6 +44,11 @@ const (
 	RestoreTestingPlanARNEnv = "RESTORE_TESTING_PLAN_ARN"
 	VerifySegmentsEnv        = "VERIFY_SEGMENTS" // >= 1; default 8
 	VerifyMaxRCUEnv          = "VERIFY_MAX_RCU"  // != 0, negative: no cap; default 2000
+
+	// Reconcile (and TABLE_NAME, IDEMPOTENCY_EXPIRY).
+	ReconcileSegmentsEnv = "RECONCILE_SEGMENTS" // 1..MaxReconcileSegments; default DefaultReconcileSegments
+	ReconcileMaxRCUEnv   = "RECONCILE_MAX_RCU"  // > 0; default DefaultReconcileMaxRCU
+	ReconcileBudgetEnv   = "RECONCILE_BUDGET"   // Go duration 10s..14m; default DefaultReconcileBudget
 )
 
 // Defaults and limits.
@@ -53,6 +58,12 @@ const (
 	MaxOrderShards           = 100
 	DefaultVerifySegments    = 8
 	DefaultVerifyMaxRCU      = 2000
+	// The live reconciliation reads a table that serves traffic: a low
+	// cap, and a budget that leaves a 15-minute function time to check.
+	DefaultReconcileSegments = 4
+	MaxReconcileSegments     = 64
+	DefaultReconcileMaxRCU   = 100
+	DefaultReconcileBudget   = 10 * time.Minute
 )
 
 // ErrConfig is what every *VarError unwraps to.
@@ -440,4 +451,85 @@ type Migration struct {
 func LoadMigration(getenv func(string) string) (Migration, error) {
 	o, err := LoadOrders(getenv)
 	return Migration{Orders: o}, err
+}
+
+// Reconcile is the configuration of the reconcile function
+// (runtime/reconcile).
+type Reconcile struct {
+	// Table is the live table. Required.
+	Table string
+	// Segments is a new pass's parallel Scan segments,
+	// 1..MaxReconcileSegments. Default: DefaultReconcileSegments.
+	Segments int
+	// MaxRCU caps the read units per second the scan consumes, > 0.
+	// Default: DefaultReconcileMaxRCU.
+	MaxRCU float64
+	// Budget is how long one invocation scans, 10s..14m. Default:
+	// DefaultReconcileBudget.
+	Budget time.Duration
+	// IdempotencyExpiry is the payments functions' (the verifier's
+	// RecordExpiry). Default: DefaultIdempotencyExpiry.
+	IdempotencyExpiry time.Duration
+}
+
+// WithDefaults fills the zero fields.
+func (r Reconcile) WithDefaults() Reconcile {
+	if r.Segments == 0 {
+		r.Segments = DefaultReconcileSegments
+	}
+	if r.MaxRCU == 0 {
+		r.MaxRCU = DefaultReconcileMaxRCU
+	}
+	if r.Budget == 0 {
+		r.Budget = DefaultReconcileBudget
+	}
+	if r.IdempotencyExpiry == 0 {
+		r.IdempotencyExpiry = DefaultIdempotencyExpiry
+	}
+	return r
+}
+
+// LoadReconcile reads the reconcile function's configuration.
+func LoadReconcile(getenv func(string) string) (Reconcile, error) {
+	r := Reconcile{Table: getenv(TableNameEnv)}
+	if r.Table == "" {
+		return Reconcile{}, &VarError{Name: TableNameEnv, Reason: "must be set"}
+	}
+	if s := getenv(ReconcileSegmentsEnv); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > MaxReconcileSegments {
+			return Reconcile{}, &VarError{Name: ReconcileSegmentsEnv, Value: s, Reason: fmt.Sprintf("want an integer 1..%d", MaxReconcileSegments)}
+		}
+		r.Segments = n
+	}
+	if s := getenv(ReconcileMaxRCUEnv); s != "" {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(f > 0) || f > 1e9 {
+			return Reconcile{}, &VarError{Name: ReconcileMaxRCUEnv, Value: s, Reason: "want a positive number of read units per second"}
+		}
+		r.MaxRCU = f
+	}
+	if s := getenv(ReconcileBudgetEnv); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 10*time.Second || d > 14*time.Minute {
+			return Reconcile{}, &VarError{Name: ReconcileBudgetEnv, Value: s, Reason: "want a Go duration from 10s to 14m, such as 10m"}
+		}
+		r.Budget = d
+	}
+	if s := getenv(IdempotencyExpiryEnv); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return Reconcile{}, &VarError{Name: IdempotencyExpiryEnv, Value: s, Reason: "want a positive Go duration such as 24h"}
+		}
+		r.IdempotencyExpiry = d
+	}
+	return r.WithDefaults(), nil
+}
+
+// Environment is what LoadReconcile reads, defaults filled.
+func (r Reconcile) Environment() map[string]string {
+	r = r.WithDefaults()
+	return map[string]string{TableNameEnv: r.Table, ReconcileSegmentsEnv: strconv.Itoa(r.Segments),
+		ReconcileMaxRCUEnv: strconv.FormatFloat(r.MaxRCU, 'f', -1, 64), ReconcileBudgetEnv: r.Budget.String(),
+		IdempotencyExpiryEnv: r.IdempotencyExpiry.String()}
 }

@@ -45,6 +45,11 @@ func TestRoundTrip(t *testing.T) {
 			t.Errorf("LoadRestoreValidation = %+v, %v; want %+v", got, err, want.WithDefaults())
 		}
 	}
+	for _, want := range []config.Reconcile{{Table: "t"}, {Table: "oncetable-prod", Segments: 16, MaxRCU: 250.5, Budget: 12 * time.Minute, IdempotencyExpiry: 48 * time.Hour}} {
+		if got, err := config.LoadReconcile(lookup(want.Environment())); err != nil || got != want.WithDefaults() {
+			t.Errorf("LoadReconcile = %+v, %v; want %+v", got, err, want.WithDefaults())
+		}
+	}
 	want := config.Migration{Orders: config.Orders{Stage: schema.OrdersBoth, Shards: 16}}
 	if got, err := config.LoadMigration(lookup(want.Orders.Environment())); err != nil || got != want {
 		t.Errorf("LoadMigration = %+v, %v; want %+v", got, err, want)
@@ -66,6 +71,10 @@ func TestDefaults(t *testing.T) {
 	r, err := config.LoadRestoreValidation(lookup(nil))
 	if err != nil || r.Segments != 8 || r.MaxRCU != 2000 {
 		t.Errorf("LoadRestoreValidation of nothing = %+v, %v; want 8 segments, 2000 RCU", r, err)
+	}
+	rc, err := config.LoadReconcile(lookup(map[string]string{config.TableNameEnv: "t"}))
+	if wantRC := (config.Reconcile{Table: "t", Segments: 4, MaxRCU: 100, Budget: 10 * time.Minute, IdempotencyExpiry: 24 * time.Hour}); err != nil || rc != wantRC {
+		t.Errorf("LoadReconcile = %+v, %v; want %+v", rc, err, wantRC)
 	}
 }
 
@@ -106,6 +115,13 @@ func TestRefused(t *testing.T) {
 		{"no bus", events, map[string]string{config.EventSourceEnv: "s"}, config.EventBusNameEnv},
 		{"zero segments", restore, map[string]string{config.VerifySegmentsEnv: "0"}, config.VerifySegmentsEnv},
 		{"zero RCU", restore, map[string]string{config.VerifyMaxRCUEnv: "0"}, config.VerifyMaxRCUEnv},
+		{"reconcile: no table", reconcileCfg, map[string]string{}, config.TableNameEnv},
+		{"reconcile: 65 segments", reconcileCfg, with(config.ReconcileSegmentsEnv, "65"), config.ReconcileSegmentsEnv},
+		{"reconcile: uncapped RCU", reconcileCfg, with(config.ReconcileMaxRCUEnv, "-1"), config.ReconcileMaxRCUEnv},
+		{"reconcile: RCU not a number", reconcileCfg, with(config.ReconcileMaxRCUEnv, "NaN"), config.ReconcileMaxRCUEnv},
+		{"reconcile: budget over 14m", reconcileCfg, with(config.ReconcileBudgetEnv, "15m"), config.ReconcileBudgetEnv},
+		{"reconcile: budget not a duration", reconcileCfg, with(config.ReconcileBudgetEnv, "long"), config.ReconcileBudgetEnv},
+		{"reconcile: negative expiry", reconcileCfg, with(config.IdempotencyExpiryEnv, "-1h"), config.IdempotencyExpiryEnv},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -135,5 +151,10 @@ func events(env map[string]string) error {
 
 func restore(env map[string]string) error {
 	_, err := config.LoadRestoreValidation(lookup(env))
+	return err
+}
+
+func reconcileCfg(env map[string]string) error {
+	_, err := config.LoadReconcile(lookup(env))
 	return err
 }

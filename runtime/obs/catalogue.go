@@ -1,7 +1,8 @@
 package obs
 
-// Metric is one EMF metric the runtime emits, counted per flow (dimension
-// Flow) and across flows (no dimension).
+// Metric is one EMF metric the runtime emits. Business and fault metrics
+// are counted per flow (dimension Flow) and across flows (no dimension);
+// reconciliation's are values per table (dimension Table).
 type Metric struct {
 	Namespace string
 	Name      string
@@ -25,6 +26,13 @@ func Catalogue() []Metric {
 		{FaultNamespace, Throttled, "a DynamoDB throttle retried inside the request"},
 		{FaultNamespace, Unavailable, "a request answered 503: DynamoDB unavailable or its retries spent"},
 		{FaultNamespace, Error, "a request answered 500: an unexpected error"},
+		{ReconcileNamespace, ReconcileViolations, "violations of a finished reconciliation pass, confirmed by a consistent re-read (runtime/reconcile)"},
+		{ReconcileNamespace, ReconcileUnconfirmed, "violations a pass saw that the re-read no longer shows: transactions in flight"},
+		{ReconcileNamespace, ReconcilePassCompleted, "a reconciliation pass over the whole table finished"},
+		{ReconcileNamespace, ReconcilePassSeconds, "a finished pass's age, from its first page to its verdict"},
+		{ReconcileNamespace, ReconcileItems, "items one reconciliation step scanned"},
+		{ReconcileNamespace, ReconcileConsumedRCU, "read capacity one reconciliation step consumed"},
+		{ReconcileNamespace, ReconcileSkipped, "an invocation that found the checkpoint's lease held by another"},
 	}
 }
 

@@ -45,8 +45,8 @@ type emitted struct {
 	namespace, name string
 }
 
-// emittedMetrics scans the Go files under roots for calls of Business and
-// Fault (the emitters of *obs.Metrics) and resolves their metric argument,
+// emittedMetrics scans the Go files under roots for calls of Business,
+// Fault and Reconcile (the emitters of *obs.Metrics) and resolves their metric argument,
 // which must be a constant of package obs. EMF written by hand anywhere
 // but the allowed files is reported as a name of its own.
 func emittedMetrics(t *testing.T, consts map[string]string, allowEMF map[string]bool, roots ...string) (found []emitted, bad []string) {
@@ -78,16 +78,19 @@ func emittedMetrics(t *testing.T, consts map[string]string, allowEMF map[string]
 			inObs := f.Name.Name == "obs"
 			ast.Inspect(f, func(n ast.Node) bool {
 				call, ok := n.(*ast.CallExpr)
-				if !ok || len(call.Args) != 2 {
+				if !ok {
 					return true
 				}
 				sel, ok := call.Fun.(*ast.SelectorExpr)
-				if !ok || (sel.Sel.Name != "Business" && sel.Sel.Name != "Fault") {
+				if !ok {
 					return true
 				}
-				namespace := obs.BusinessNamespace
-				if sel.Sel.Name == "Fault" {
-					namespace = obs.FaultNamespace
+				// The emitters: Business(flow, name), Fault(flow, name) and
+				// Reconcile(table, name, value).
+				namespace, args := map[string]string{"Business": obs.BusinessNamespace, "Fault": obs.FaultNamespace,
+					"Reconcile": obs.ReconcileNamespace}[sel.Sel.Name], map[string]int{"Business": 2, "Fault": 2, "Reconcile": 3}[sel.Sel.Name]
+				if namespace == "" || len(call.Args) != args {
+					return true
 				}
 				at := fset.Position(call.Pos()).String()
 				var ident string

@@ -15,6 +15,9 @@ import (
 const (
 	BusinessNamespace = "oncetable/business"
 	FaultNamespace    = "oncetable/faults"
+	// ReconcileNamespace holds the live reconciliation's metrics
+	// (runtime/reconcile), by table (dimension Table).
+	ReconcileNamespace = "oncetable/reconcile"
 )
 
 // Business outcome metric names.
@@ -33,6 +36,28 @@ const (
 	Throttled       = "Throttled"
 	Unavailable     = "Unavailable"
 	Error           = "Error"
+)
+
+// Reconciliation metric names: each is one value per step or per pass.
+const (
+	// ReconcileViolations is the violations a finished pass found that a
+	// strongly consistent re-read confirmed; any pages.
+	ReconcileViolations = "Violations"
+	// ReconcileUnconfirmed is the violations a finished pass found that
+	// the re-read no longer showed (transactions in flight).
+	ReconcileUnconfirmed = "Unconfirmed"
+	// ReconcilePassCompleted is 1 per finished pass.
+	ReconcilePassCompleted = "PassCompleted"
+	// ReconcilePassSeconds is a finished pass's age, from its first scan
+	// page to its verdict.
+	ReconcilePassSeconds = "PassSeconds"
+	// ReconcileItems is the items one step scanned.
+	ReconcileItems = "ItemsScanned"
+	// ReconcileConsumedRCU is the read capacity one step consumed.
+	ReconcileConsumedRCU = "ConsumedRCU"
+	// ReconcileSkipped is 1 per invocation that found another holding the
+	// checkpoint's lease.
+	ReconcileSkipped = "Skipped"
 )
 
 // NewLogger returns a JSON slog logger on w (os.Stdout when nil).
@@ -73,6 +98,39 @@ func (m *Metrics) Business(flow, name string) { m.emit(BusinessNamespace, flow, 
 
 // Fault counts one fault of flow.
 func (m *Metrics) Fault(flow, name string) { m.emit(FaultNamespace, flow, name) }
+
+// Reconcile records value of the reconciliation metric name for table.
+func (m *Metrics) Reconcile(table, name string, value float64) {
+	if m == nil || m.w == nil {
+		return
+	}
+	unit := "Count"
+	if name == ReconcilePassSeconds {
+		unit = "Seconds"
+	}
+	m.write(map[string]any{
+		"_aws": map[string]any{
+			"Timestamp": m.now().UnixMilli(),
+			"CloudWatchMetrics": []any{map[string]any{
+				"Namespace":  ReconcileNamespace,
+				"Dimensions": [][]string{{"Table"}},
+				"Metrics":    []any{map[string]string{"Name": name, "Unit": unit}},
+			}},
+		},
+		"Table": table,
+		name:    value,
+	})
+}
+
+func (m *Metrics) write(line map[string]any) {
+	b, err := json.Marshal(line)
+	if err != nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.w.Write(append(b, '\n'))
+}
 
 func (m *Metrics) emit(namespace, flow, name string) {
 	if m == nil || m.w == nil {
