@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,10 +18,16 @@ import (
 )
 
 // tickingClock advances by step at every reading, so a Step's deadline
-// falls after a page or two.
+// falls after a page or two. The segments read it concurrently.
 func tickingClock(step time.Duration) func() time.Time {
+	var mu sync.Mutex
 	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	return func() time.Time { now = now.Add(step); return now }
+	return func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		now = now.Add(step)
+		return now
+	}
 }
 
 // runPass runs a pass of one-item pages in steps that each end after a
