@@ -100,6 +100,9 @@ func (e *Engine) updateGlobal(ctx context.Context, t *table, in *updateTableInpu
 		case u.Delete != nil:
 			deletes = append(deletes, u.Delete.RegionName)
 		case u.Update != nil:
+			if u.Update.RegionName == here {
+				return nil, validationf("Cannot add, delete, or update the local region through ReplicaUpdates. Use CreateTable, DeleteTable, or UpdateTable as required.")
+			}
 			if err := set.checkMember(t.name, u.Update.RegionName); err != nil {
 				return nil, err
 			}
@@ -110,7 +113,7 @@ func (e *Engine) updateGlobal(ctx context.Context, t *table, in *updateTableInpu
 			return nil, validationf("One or more parameter values were invalid: Region %s is not one of this engine's Regions", r)
 		}
 		if r == here {
-			return nil, validationf("One or more parameter values were invalid: Cannot add or delete a replica in the table's own Region %s", r)
+			return nil, validationf("Cannot add, delete, or update the local region through ReplicaUpdates. Use CreateTable, DeleteTable, or UpdateTable as required.")
 		}
 	}
 	set.mu.Lock()
@@ -176,6 +179,15 @@ func (e *Engine) updateGlobal(ctx context.Context, t *table, in *updateTableInpu
 		}
 	}
 	return map[string]any{"TableDescription": e.describeWithStatus(t)}, nil
+}
+
+// eventual reports whether the named table is a global table of
+// multi-Region eventual consistency with another replica than this one.
+func (l *replicaLink) eventual(name string) bool {
+	l.set.mu.Lock()
+	defer l.set.mu.Unlock()
+	g := l.set.groups[name]
+	return g != nil && !g.strong && len(g.replicas) > 1
 }
 
 // checkMember refuses a Region holding no replica of the table.

@@ -78,6 +78,9 @@ func checkStreamChange(t *table, spec *streamSpecification) error {
 	if !*spec.StreamEnabled && t.stream == nil {
 		return validationf("Table has no stream to disable: TableName: %s", t.name)
 	}
+	if !*spec.StreamEnabled && t.replica != nil && t.replica.eventual(t.name) {
+		return validationf("One or more parameter values were invalid: Disabling Stream is not allowed for a Global Table replica.")
+	}
 	return nil
 }
 

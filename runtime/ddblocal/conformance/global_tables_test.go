@@ -196,3 +196,34 @@ func TestGlobalTableLegacyOperations(t *testing.T) {
 		}
 	})
 }
+
+// The wording of these two refusals is DynamoDB's answer as users quote
+// it (aws/aws-cli#4906 for the local Region; terraform-aws-modules/
+// terraform-aws-dynamodb-table#30 and hashicorp/terraform-provider-aws#20019
+// for the stream); the pages document the rules.
+func TestGlobalTableReplicaUpdateMessages(t *testing.T) {
+	doc(t, pageGTUpdateTable, "ReplicaUpdates adds, updates or deletes replicas in other Regions; the table's own Region is changed with CreateTable, UpdateTable or DeleteTable")
+	doc(t, pageGTHowItWorks, "Replicas of an MREC global table replicate through DynamoDB Streams, which must stay enabled with new and old images")
+	globalEngine(t, []string{"us-east-1", "eu-west-1"}, func(t *testing.T, tg *target) {
+		east := regionClient(tg, "us-east-1")
+		name := globalTable(t, tg, east, "eu-west-1")
+		for _, u := range []types.ReplicationGroupUpdate{
+			{Create: &types.CreateReplicationGroupMemberAction{RegionName: aws.String("us-east-1")}},
+			{Update: &types.UpdateReplicationGroupMemberAction{RegionName: aws.String("us-east-1")}},
+			{Delete: &types.DeleteReplicationGroupMemberAction{RegionName: aws.String("us-east-1")}},
+		} {
+			_, err := east.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: aws.String(name), ReplicaUpdates: []types.ReplicationGroupUpdate{u}})
+			wantValidation(t, err, "Cannot add, delete, or update the local region through ReplicaUpdates. Use CreateTable, DeleteTable, or UpdateTable as required.")
+		}
+		for _, region := range []string{"us-east-1", "eu-west-1"} {
+			_, err := regionClient(tg, region).UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: aws.String(name),
+				StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)}})
+			wantValidation(t, err, "One or more parameter values were invalid: Disabling Stream is not allowed for a Global Table replica.")
+		}
+		d, err := east.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		noErr(t, err, "DescribeTable")
+		if d.Table.StreamSpecification == nil || !aws.ToBool(d.Table.StreamSpecification.StreamEnabled) || len(d.Table.Replicas) != 1 {
+			t.Errorf("after the refusals: stream %s, replicas %s; want the stream and one replica unchanged", show(d.Table.StreamSpecification), show(d.Table.Replicas))
+		}
+	})
+}
