@@ -183,7 +183,7 @@ func TestFromRecordRejectsUnreadableEventRecords(t *testing.T) {
 		{"amount not a number", "amount", events.NewStringAttribute("12"), "no integer amount"},
 		{"fractional amount", "amount", events.NewNumberAttribute("1.5"), "no integer amount"},
 		{"no currency", "currency", events.NewNullAttribute(), "no currency"},
-		{"unknown kind", "kind", events.NewStringAttribute("refund"), `kind "refund"`},
+		{"unknown kind", "kind", events.NewStringAttribute("chargeback"), `kind "chargeback"`},
 		{"bad timestamp", "createdAt", events.NewStringAttribute("yesterday"), "not a timestamp"},
 		{"no user", "userId", events.NewNullAttribute(), "no userId"},
 	} {

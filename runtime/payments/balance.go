@@ -167,5 +167,5 @@ func (s *Service) ledgerPut(userID string, now time.Time, entryID, kind string, 
 	return s.items.PutNew(store.LedgerEntry{
 		PK: k.PK, SK: k.SK, EntityType: store.TypeLedgerEntry, EntryID: entryID, UserID: userID, Kind: kind,
 		Amount: amt.Minor, Currency: string(amt.Currency), OrderID: orderID, CreatedAt: keys.Timestamp(now),
-	})
+	}.WithLegs())
 }

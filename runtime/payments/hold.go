@@ -283,7 +283,7 @@ func (s *Service) closeHoldFlow(idem Idem, h store.Hold, uk, hk keys.Key, held m
 				return nil, err
 			}
 			entry, err := s.items.PutNew(store.LedgerEntry{PK: k.PK, SK: k.SK, EntityType: store.TypeLedgerEntry, EntryID: entryID,
-				UserID: h.UserID, Kind: store.LedgerCapture, Amount: posted, Currency: h.Currency, HoldID: h.HoldID, CreatedAt: ts})
+				UserID: h.UserID, Kind: store.LedgerCapture, Amount: posted, Currency: h.Currency, HoldID: h.HoldID, CreatedAt: ts}.WithLegs())
 			if err != nil {
 				return nil, err
 			}

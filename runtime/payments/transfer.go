@@ -111,5 +111,5 @@ func (s *Service) transferEntry(user, counterparty string, now time.Time, entryI
 		PK: k.PK, SK: k.SK, EntityType: store.TypeLedgerEntry, EntryID: entryID, UserID: user, Kind: kind,
 		Amount: amt.Minor, Currency: string(amt.Currency), TransferID: transferID, Counterparty: counterparty,
 		CreatedAt: keys.Timestamp(now),
-	})
+	}.WithLegs())
 }

@@ -36,10 +36,11 @@ const (
 	LedgerTransferOut = "transfer_out"
 	LedgerTransferIn  = "transfer_in"
 	LedgerCapture     = "capture"
+	LedgerRefund      = "refund"
 )
 
 // LedgerKinds lists every ledger entry kind.
-var LedgerKinds = []string{LedgerCredit, LedgerDebit, LedgerSettle, LedgerTransferOut, LedgerTransferIn, LedgerCapture}
+var LedgerKinds = []string{LedgerCredit, LedgerDebit, LedgerSettle, LedgerTransferOut, LedgerTransferIn, LedgerCapture, LedgerRefund}
 
 // Counter-accounts of the platform: the other leg of each ledger entry
 // (docs/ledger.md, "Double entry").
@@ -47,7 +48,19 @@ const (
 	AccountFunding   = "platform:funding"
 	AccountRevenue   = "platform:revenue"
 	AccountTransfers = "platform:transfers"
+	AccountRefunds   = "platform:refunds"
 )
+
+// PlatformAccounts lists the platform's accounts, the counter-accounts of
+// every kind.
+var PlatformAccounts = []string{AccountFunding, AccountRevenue, AccountTransfers, AccountRefunds}
+
+// UserAccountPrefix begins the account of a user's posted money in a leg.
+const UserAccountPrefix = "user:"
+
+// UserAccount is the account of userID's posted money (balance plus open
+// holds) in a leg.
+func UserAccount(userID string) string { return UserAccountPrefix + userID }
 
 // Hold statuses. An authorized hold that is past its expiresAt reads as
 // expired, whether or not a flow has released it yet.
@@ -227,8 +240,10 @@ type Product struct {
 	CreatedAt  string `dynamodbav:"createdAt" json:"createdAt"`
 }
 
-// LedgerEntry records one movement of a user's balance. Amount is always
-// positive; Kind says its direction (credit adds, debit and settle subtract).
+// LedgerEntry records one movement of a user's posted money. Amount is
+// always positive; Kind says its direction. Legs are the movement's
+// double entry: the user's account and a platform account, summing to
+// zero (docs/ledger.md, "Double entry").
 type LedgerEntry struct {
 	PK         string `dynamodbav:"PK" json:"-"`
 	SK         string `dynamodbav:"SK" json:"-"`
@@ -244,19 +259,69 @@ type LedgerEntry struct {
 	TransferID   string `dynamodbav:"transferId,omitempty" json:"transferId,omitempty"`
 	Counterparty string `dynamodbav:"counterparty,omitempty" json:"counterparty,omitempty"`
 	HoldID       string `dynamodbav:"holdId,omitempty" json:"holdId,omitempty"`
-	CreatedAt    string `dynamodbav:"createdAt" json:"createdAt"`
+	// Legs are stored on every entry a flow writes; an entry written before
+	// entries carried legs has none until the legs migration adds them, and
+	// reads as LegsOf its kind meanwhile (Posting).
+	Legs      []Leg  `dynamodbav:"legs,omitempty" json:"legs,omitempty"`
+	CreatedAt string `dynamodbav:"createdAt" json:"createdAt"`
+}
+
+// Leg is one account's side of a movement, in the entry's currency: a
+// positive amount adds to the account, a negative one takes from it.
+type Leg struct {
+	Account string `dynamodbav:"account" json:"account"`
+	Amount  int64  `dynamodbav:"amount" json:"amount"`
+}
+
+// LegsOf is the double entry of a movement of kind for amount on userID's
+// posted money: the user's leg and its counter-account's, summing to zero.
+func LegsOf(kind, userID string, amount int64) []Leg {
+	signed := KindSign(kind) * amount
+	return []Leg{{Account: UserAccount(userID), Amount: signed}, {Account: CounterAccount(kind), Amount: -signed}}
+}
+
+// WithLegs is e with its legs set from its kind, user and amount: what
+// every flow stores.
+func (e LedgerEntry) WithLegs() LedgerEntry {
+	e.Legs = LegsOf(e.Kind, e.UserID, e.Amount)
+	return e
+}
+
+// Posting is the entry's legs: as stored, or, for an entry stored before
+// entries carried legs, as its kind implies. Readers use it so that both
+// shapes read alike while the legs migration runs.
+func (e LedgerEntry) Posting() []Leg {
+	if len(e.Legs) > 0 {
+		return e.Legs
+	}
+	return LegsOf(e.Kind, e.UserID, e.Amount)
 }
 
 // Signed is the entry's effect on the user's posted money (balance plus
-// open holds): credits and incoming transfers add, the rest take.
+// open holds): the sum of its legs on the user's account.
 func (e LedgerEntry) Signed() int64 {
-	return KindSign(e.Kind) * e.Amount
+	var sum int64
+	for _, l := range e.Posting() {
+		if l.Account == UserAccount(e.UserID) {
+			sum += l.Amount
+		}
+	}
+	return sum
+}
+
+// Net is the sum of all the entry's legs, zero for a balanced entry.
+func (e LedgerEntry) Net() int64 {
+	var sum int64
+	for _, l := range e.Posting() {
+		sum += l.Amount
+	}
+	return sum
 }
 
 // KindSign is +1 for a kind that adds to the user's posted money, -1 for
 // one that takes from it.
 func KindSign(kind string) int64 {
-	if kind == LedgerCredit || kind == LedgerTransferIn {
+	if kind == LedgerCredit || kind == LedgerTransferIn || kind == LedgerRefund {
 		return 1
 	}
 	return -1
@@ -270,6 +335,8 @@ func CounterAccount(kind string) string {
 		return AccountRevenue
 	case LedgerTransferIn, LedgerTransferOut:
 		return AccountTransfers
+	case LedgerRefund:
+		return AccountRefunds
 	}
 	return AccountFunding
 }
