@@ -51,7 +51,8 @@ func checkUser(g *group, report func(Violation)) {
 			report(Violation{Kind: InvalidLedgerEntry, UserID: g.id, Keys: keysOf(e),
 				Detail: fmt.Sprintf("ledger entry %s (%s) of user %s has amount %d; amounts are positive", e.Ref, e.Status, g.id, e.Amount)})
 		}
-		sum += store.KindSign(e.Status) * e.Amount
+		sum += store.KindSign(e.Status)*e.Amount + e.Off
+		checkLegs(g.id, e, report)
 	}
 	switch {
 	case profile == nil && len(entries) > 0:
@@ -61,7 +62,7 @@ func checkUser(g *group, report func(Violation)) {
 		if profile.Amount != sum {
 			report(Violation{Kind: BalanceMismatch, UserID: g.id, Keys: keysOf(*profile),
 				Transaction: "a credit, debit or settle of user " + g.id,
-				Detail:      fmt.Sprintf("user %s: balance %d, ledger sums to %d over %d entries (off by %d)", g.id, profile.Amount, sum, len(entries), profile.Amount-sum)})
+				Detail:      fmt.Sprintf("user %s: balance %d, the legs on %s sum to %d over %d entries (off by %d)", g.id, profile.Amount, store.UserAccount(g.id), sum, len(entries), profile.Amount-sum)})
 		}
 		if profile.Spent < 0 {
 			report(Violation{Kind: NegativeBalance, UserID: g.id, Keys: keysOf(*profile),
@@ -159,6 +160,21 @@ func checkOrder(g *group, recent func(string) bool, report func(Violation)) {
 	}
 	claims(g, o, report)
 	unclaimedOrder(g, o, recent, report)
+}
+
+// checkLegs checks one ledger entry's double entry: a leg on the user's
+// account and one on its kind's counter-account, summing to zero.
+func checkLegs(user string, e fact, report func(Violation)) {
+	txn := fmt.Sprintf("%s %s of user %s", e.Status, e.Ref, user)
+	if e.Missing != "" {
+		report(Violation{Kind: MissingLeg, UserID: user, Keys: keysOf(e), Transaction: txn,
+			Detail: fmt.Sprintf("ledger entry %s (%s of %d) of user %s has no leg on %s; want one on %s and one on %s",
+				e.Ref, e.Status, e.Amount, user, e.Missing, store.UserAccount(user), store.CounterAccount(e.Status))})
+	}
+	if e.Net != 0 {
+		report(Violation{Kind: UnbalancedEntry, UserID: user, Keys: keysOf(e), Transaction: txn,
+			Detail: fmt.Sprintf("the legs of ledger entry %s (%s of %d) of user %s sum to %d; want 0", e.Ref, e.Status, e.Amount, user, e.Net)})
+	}
 }
 
 // unclaimedOrder reports the recent effects of an order that no record

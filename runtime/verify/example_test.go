@@ -46,5 +46,5 @@ func ExampleTable() {
 	// Output:
 	// false 1 1
 	// balance-mismatch USER#alice PROFILE
-	// user alice: balance 100, ledger sums to 0 over 0 entries (off by 100)
+	// user alice: balance 100, the legs on user:alice sum to 0 over 0 entries (off by 100)
 }

@@ -61,6 +61,12 @@ type fact struct {
 	// At is the item's createdAt and PaidAt an order's paidAt, in
 	// keys.Timestamp's sortable form.
 	At, PaidAt string
+	// A ledger entry's double entry: Net is the sum of its legs, Off how
+	// far its legs on the user's account are from what its kind and amount
+	// say, Missing the accounts it lacks a leg on. All are zero for a
+	// balanced entry, so facts kept before entries had legs read alike.
+	Net, Off int64
+	Missing  string
 }
 
 func (f fact) groupKey() string { return string(f.Group) + f.ID }
@@ -225,7 +231,8 @@ func (r *reader) ledger(item map[string]types.AttributeValue, k keys.Key, out []
 		return out, err
 	}
 	user := r.userOf(k.PK)
-	out = append(out, fact{Group: groupUser, ID: user, Kind: fLedger, Key: k, Ref: e.EntryID, Status: e.Kind, Amount: e.Amount},
+	net, off, missing := entryLegs(e, user)
+	out = append(out, fact{Group: groupUser, ID: user, Kind: fLedger, Key: k, Ref: e.EntryID, Status: e.Kind, Amount: e.Amount, Net: net, Off: off, Missing: missing},
 		fact{Group: groupEntry, ID: e.EntryID, Kind: fLedger, Key: k, Ref: e.EntryID, Status: e.Kind, User: user, Amount: e.Amount, At: e.CreatedAt})
 	if e.Kind == store.LedgerSettle {
 		out = append(out, fact{Group: groupOrder, ID: e.OrderID, Kind: fSettle, Key: k, Ref: e.EntryID, User: user, Amount: e.Amount})
@@ -234,6 +241,44 @@ func (r *reader) ledger(item map[string]types.AttributeValue, k keys.Key, out []
 		out = append(out, fact{Group: groupTransfer, ID: e.TransferID, Kind: fTransferLeg, Key: k, Ref: e.EntryID, Status: e.Kind, User: user, Amount: e.Amount})
 	}
 	return out, nil
+}
+
+// entryLegs reads e's legs (as its kind implies when it has none) against
+// the user of its partition and its kind's counter-account.
+func entryLegs(e store.LedgerEntry, user string) (net, off int64, missing string) {
+	legs := e.Legs
+	if len(legs) == 0 {
+		legs = store.LegsOf(e.Kind, user, e.Amount)
+	}
+	own, counter := store.UserAccount(user), store.CounterAccount(e.Kind)
+	var lacks, elsewhere []string
+	seen := map[string]bool{}
+	for _, l := range legs {
+		net += l.Amount
+		seen[l.Account] = true
+		switch l.Account {
+		case own:
+			off += l.Amount
+		case counter:
+		default:
+			elsewhere = append(elsewhere, l.Account)
+		}
+	}
+	off -= store.KindSign(e.Kind) * e.Amount
+	for _, a := range []string{own, counter} {
+		if !seen[a] {
+			lacks = append(lacks, a)
+		}
+	}
+	if len(lacks) > 0 {
+		missing = strings.Join(lacks, ", ")
+		if len(elsewhere) > 0 {
+			missing += " (it has legs on " + strings.Join(elsewhere, ", ") + ")"
+		}
+	} else if len(elsewhere) > 0 {
+		missing = "none (but it has legs on " + strings.Join(elsewhere, ", ") + ")"
+	}
+	return net, off, missing
 }
 
 func (r *reader) order(item map[string]types.AttributeValue, k keys.Key, out []fact) ([]fact, error) {

@@ -19,6 +19,11 @@ const (
 	// TransferUnbalanced is a transfer whose two legs do not net to zero
 	// on the platform's transfers clearing account (docs/ledger.md).
 	TransferUnbalanced Kind = "transfer-unbalanced"
+	// UnbalancedEntry is a ledger entry whose legs do not sum to zero, and
+	// MissingLeg one without a leg on its user's account or on its kind's
+	// platform account (docs/ledger.md, "Double entry").
+	UnbalancedEntry Kind = "unbalanced-entry"
+	MissingLeg      Kind = "missing-leg"
 
 	// Orders: every paid order has its payment, its one settle ledger
 	// entry and its summary; every order has its summary, in its status.
@@ -50,7 +55,7 @@ const (
 
 // Kinds lists every kind, in report order.
 var Kinds = []Kind{
-	BalanceMismatch, NegativeBalance, LedgerWithoutUser, InvalidLedgerEntry, TransferUnbalanced,
+	BalanceMismatch, NegativeBalance, LedgerWithoutUser, InvalidLedgerEntry, TransferUnbalanced, UnbalancedEntry, MissingLeg,
 	PaidWithoutPayment, PaidWithoutSettle, SettleMismatch, OrderWithoutSummary, SummaryMismatch,
 	PaymentWithoutOrder, PaymentMismatch, SettleWithoutPaidOrder,
 	RecordWithoutEffect, EffectWithoutRecord, MalformedItem, NonCanonicalID,
