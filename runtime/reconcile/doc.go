@@ -19,8 +19,9 @@
 //     invocations never both advance it, and the loser's work is dropped;
 //  5. when the pass has read its last page, joins every accepted step's
 //     facts and checks them (verify.Check), re-reads each violation's
-//     partitions strongly consistent (verify.Confirm), so that a
-//     transaction the scan saw half of does not page, starts the next pass
+//     partitions strongly consistent (verify.Confirm), twice,
+//     ConfirmDelay apart, so that a transaction the scan saw half of, or a
+//     flow in progress, does not page, starts the next pass
 //     and publishes the verdict: EMF metrics in obs.ReconcileNamespace
 //     (Violations pages, see docs/runbook.md#reconcile-violations) and one
 //     log line per confirmed violation with its keys.

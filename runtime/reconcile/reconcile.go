@@ -43,6 +43,8 @@ const (
 	DefaultBudget   = 10 * time.Minute
 	DefaultMargin   = 30 * time.Second
 	DefaultChunkTTL = 7 * 24 * time.Hour
+	// DefaultConfirmDelay outlasts any flow's transactions and retries.
+	DefaultConfirmDelay = 2 * time.Second
 	// MaxChunkBytes bounds the facts one chunk item holds, under
 	// DynamoDB's 400 KB item limit.
 	MaxChunkBytes = 350_000
@@ -87,6 +89,9 @@ type Options struct {
 	// ChunkTTL is how long a chunk item outlives its step; the table's TTL
 	// deletes it. Default: DefaultChunkTTL.
 	ChunkTTL time.Duration
+	// ConfirmDelay separates the two re-reads that confirm a violation.
+	// Default: DefaultConfirmDelay.
+	ConfirmDelay time.Duration
 	// RecordExpiry is IDEMPOTENCY_EXPIRY (verify.Options.RecordExpiry).
 	// Default: the verifier's 24h.
 	RecordExpiry time.Duration
@@ -117,6 +122,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ChunkTTL <= 0 {
 		o.ChunkTTL = DefaultChunkTTL
+	}
+	if o.ConfirmDelay <= 0 {
+		o.ConfirmDelay = DefaultConfirmDelay
 	}
 	if o.Owner == "" {
 		var b [8]byte
@@ -494,7 +502,22 @@ func (r *Reconciler) finish(ctx context.Context, cp *Checkpoint, cur verify.Curs
 		r.release(cp)
 		return nil, err
 	}
+	// Two re-reads ConfirmDelay apart: what a flow in progress shows for a
+	// moment (a pending idempotency record, a transaction of the moment)
+	// is gone by the second.
 	confirmed, err := verify.Confirm(ctx, r.db, rep, cur, vopts)
+	if err == nil && !confirmed.OK {
+		select {
+		case <-ctx.Done():
+			err = ctx.Err()
+		case <-time.After(r.o.ConfirmDelay):
+			var again *verify.Report
+			if again, err = verify.Confirm(ctx, r.db, confirmed, cur, vopts); err == nil {
+				again.ConsumedRCU += confirmed.ConsumedRCU
+				confirmed = again
+			}
+		}
+	}
 	if err != nil {
 		r.release(cp)
 		return nil, err

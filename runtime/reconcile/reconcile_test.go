@@ -86,7 +86,7 @@ func newReconciler(t *testing.T, db reconcile.DB, table, owner string, c *clock,
 	t.Helper()
 	r, err := reconcile.New(db, func(o *reconcile.Options) {
 		o.Table, o.Owner, o.Segments, o.MaxRCU, o.PageSize = table, owner, 3, -1, 5
-		o.Budget, o.Margin, o.Clock = 4*time.Millisecond, time.Millisecond, c.Now
+		o.Budget, o.Margin, o.Clock, o.ConfirmDelay = 4*time.Millisecond, time.Millisecond, c.Now, time.Millisecond
 		o.Metrics, o.Log = obs.NewMetrics(metrics), slog.New(slog.NewJSONHandler(io.Discard, nil))
 	})
 	if err != nil {

@@ -360,7 +360,9 @@ func (r *reader) record(item map[string]types.AttributeValue, k keys.Key, c *cou
 		if id == "" {
 			id = entry
 		}
-		return append(out, fact{Group: ledgerGroup, ID: id, Kind: fClaimLedger, Key: k, Ref: entry, Status: kind, Amount: b.Amount},
+		// User lets verify.Confirm find the entry's partition, At lets a
+		// live pass leave out records younger than itself.
+		return append(out, fact{Group: ledgerGroup, ID: id, Kind: fClaimLedger, Key: k, Ref: entry, Status: kind, Amount: b.Amount, User: user, At: sortable(rec.CreatedAt)},
 			fact{Group: groupEntry, ID: entry, Kind: fHasRecord, Key: k})
 	}
 	switch {
@@ -401,4 +403,13 @@ func (r *reader) defaultNames(item map[string]types.AttributeValue) map[string]t
 		out[k] = v
 	}
 	return out
+}
+
+// sortable is an RFC 3339 time in keys.Timestamp's sortable form, or "".
+func sortable(at string) string {
+	t, err := time.Parse(time.RFC3339Nano, at)
+	if err != nil {
+		return ""
+	}
+	return keys.Timestamp(t)
 }

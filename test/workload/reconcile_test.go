@@ -1,0 +1,148 @@
+package workload_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/oncetable/oncetable/runtime/reconcile"
+	"github.com/oncetable/oncetable/runtime/store"
+	"github.com/oncetable/oncetable/runtime/verify"
+	"github.com/oncetable/oncetable/test/workload"
+)
+
+// TestReconcileCatchesACorruptBalanceInTheSoak runs the live reconciliation
+// beside the soak's clients, as the scheduled function runs beside
+// production traffic. With a mutant that drops the ledger entry of one
+// transaction (its balance no longer matches its ledger), a pass must
+// confirm the balance mismatch; on the healthy system, no pass may confirm
+// anything, however the scan interleaves with the clients' transactions.
+func TestReconcileCatchesACorruptBalanceInTheSoak(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		mutant bool
+	}{{"healthy", false}, {"one ledger entry dropped", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var corruptedAt atomic.Int64 // Unix ns of the dropped entry's transaction
+			var opts []func(*dynamodb.Options)
+			if tc.mutant {
+				var once sync.Once
+				start := time.Now()
+				opts = append(opts, transactMutant(func(in *dynamodb.TransactWriteItemsInput) {
+					if time.Since(start) < time.Second {
+						return
+					}
+					for i, it := range in.TransactItems {
+						if it.Put == nil {
+							continue
+						}
+						if et, ok := it.Put.Item["EntityType"].(*types.AttributeValueMemberS); ok && et.Value == store.TypeLedgerEntry && hasUpdate(in) {
+							once.Do(func() {
+								in.TransactItems = append(in.TransactItems[:i:i], in.TransactItems[i+1:]...)
+								corruptedAt.Store(time.Now().UnixNano())
+							})
+							return
+						}
+					}
+				}))
+			}
+			var verdicts []reconcile.Verdict
+			var caughtAt time.Time
+			res, err := workload.Run(context.Background(), workload.Config{Duration: 4 * time.Second, Clients: 4, Users: 6, Seed: 5,
+				NoFaults: true, Intruders: -1, ClientOptions: opts,
+				During: func(ctx context.Context, live *workload.Live) error {
+					r, err := reconcile.New(live.DB, func(o *reconcile.Options) {
+						o.Table, o.Segments, o.MaxRCU, o.PageSize, o.Budget, o.ConfirmDelay = live.Table, 2, -1, 20, 50*time.Millisecond, 200*time.Millisecond
+						o.Log = slog.New(slog.NewJSONHandler(io.Discard, nil))
+					})
+					if err != nil {
+						return err
+					}
+					for live.Elapsed() < 4*time.Second {
+						out, err := r.Run(ctx)
+						if err != nil {
+							return err
+						}
+						if out.Verdict != nil {
+							verdicts = append(verdicts, *out.Verdict)
+							if out.Verdict.Confirmed > 0 && caughtAt.IsZero() {
+								caughtAt = time.Now()
+							}
+						}
+						time.Sleep(20 * time.Millisecond)
+					}
+					return nil
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.During != nil {
+				t.Fatal(res.During)
+			}
+			if len(verdicts) < 2 {
+				t.Fatalf("%d passes finished during the run, want several", len(verdicts))
+			}
+			found, confirmed := 0, 0
+			kinds := map[string]int{}
+			for _, v := range verdicts {
+				found += v.Found
+				confirmed += v.Confirmed
+				for k, n := range v.Kinds {
+					kinds[k] += n
+				}
+			}
+			t.Logf("%d passes: %d violations seen mid-transaction, %d confirmed %v", len(verdicts), found, confirmed, kinds)
+			if !tc.mutant {
+				if confirmed != 0 {
+					t.Errorf("the healthy soak: %d confirmed violations %v, want none", confirmed, kinds)
+				}
+				return
+			}
+			if corruptedAt.Load() == 0 {
+				t.Fatal("the mutant found no transaction with a ledger entry to drop")
+			}
+			if kinds[string(verify.BalanceMismatch)] == 0 || caughtAt.IsZero() {
+				t.Fatalf("the dropped ledger entry was not caught: %v", kinds)
+			}
+			lag := caughtAt.Sub(time.Unix(0, corruptedAt.Load()))
+			if lag < 0 {
+				t.Errorf("a violation was confirmed %s before the corruption: a false page", -lag)
+			}
+			t.Logf("lag from the corruption to the confirmed verdict: %s", lag.Round(time.Millisecond))
+		})
+	}
+}
+
+// hasUpdate says whether a transaction updates an item (the balance, for
+// a credit or debit).
+func hasUpdate(in *dynamodb.TransactWriteItemsInput) bool {
+	for _, it := range in.TransactItems {
+		if it.Update != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// transactMutant changes every TransactWriteItems before it is sent.
+func transactMutant(mutate func(*dynamodb.TransactWriteItemsInput)) func(*dynamodb.Options) {
+	return func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+			return st.Initialize.Add(middleware.InitializeMiddlewareFunc("reconcile-mutant",
+				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+					if p, ok := in.Parameters.(*dynamodb.TransactWriteItemsInput); ok {
+						mutate(p)
+					}
+					return next.HandleInitialize(ctx, in)
+				}), middleware.Before)
+		})
+	}
+}
