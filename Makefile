@@ -323,6 +323,15 @@ bench: $(GO_STAMP)
 	@mkdir -p $(PAGES)
 	COSTBENCH_OUT=$(PAGES)/cost.md go test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 30m ./test/costbench
 
+## bench-reconcile: the live reconciliation (runtime/reconcile) on the engine with a test/population of RECONCILE_USERS
+##                  (default 20000) users: RCU per million items in one invocation and in short ones, and the lag from a
+##                  corrupted balance to its confirmed verdict; [report] reconcile.md
+RECONCILE_USERS ?= 20000
+.PHONY: bench-reconcile
+bench-reconcile: $(GO_STAMP)
+	@mkdir -p $(REPORTS)
+	go run ./test/workload/cmd/bench-reconcile -users $(RECONCILE_USERS) -out $(REPORTS)/reconcile.md
+
 ## bench-regions: the multi-Region simulation (test/regionsim), BENCH_REGIONS_RUNS (default 2500) seeded runs of each of
 ##                2 and 3 Regions in freeze and takeover mode; fails on any violation; [report] its section of multi-region.md
 BENCH_REGIONS_RUNS ?= 2500
