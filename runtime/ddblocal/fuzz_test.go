@@ -1,6 +1,9 @@
 package ddblocal_test
 
 import (
+	"bytes"
+	"compress/gzip"
+	"compress/zlib"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -67,6 +70,82 @@ func FuzzHandler(f *testing.F) {
 		// The table must still answer: no lock may be left held.
 		if rec := call(t, "GetItem", `{"TableName":"tbl","Key":{"PK":{"S":"a"},"SK":{"S":"b"}}}`); rec.Code != 200 {
 			t.Fatalf("after %s %q: GetItem %d %s", name, body, rec.Code, rec.Body)
+		}
+	})
+}
+
+// FuzzCompressedHandler sends arbitrary bodies, gzip- or deflate-compressed
+// or claiming to be, to every operation: a body that decodes is answered
+// as its plain form is (200 or 400), one that does not gets 500
+// InternalServerError, as DynamoDB answers it; the engine never panics
+// and stays usable.
+func FuzzCompressedHandler(f *testing.F) {
+	gz := func(s string) []byte {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write([]byte(s))
+		zw.Close()
+		return b.Bytes()
+	}
+	zl := func(s string) []byte {
+		var b bytes.Buffer
+		zw := zlib.NewWriter(&b)
+		zw.Write([]byte(s))
+		zw.Close()
+		return b.Bytes()
+	}
+	put := `{"TableName":"tbl","Item":{"PK":{"S":"a"},"SK":{"S":"b"},"n":{"N":"1"}}}`
+	f.Add(0, uint8(0), gz(put))
+	f.Add(1, uint8(1), zl(`{"TableName":"tbl","Key":{"PK":{"S":"a"},"SK":{"S":"b"}}}`))
+	f.Add(0, uint8(0), append(gz(put[:9]), gz(put[9:])...))
+	f.Add(0, uint8(0), append(gz(put), "junk"...))
+	f.Add(0, uint8(0), gz(put)[:10])
+	f.Add(0, uint8(1), []byte(put))
+	f.Add(3, uint8(2), []byte(put))
+	f.Add(5, uint8(0), gz(`null`))
+	eng := ddblocal.New(func(o *ddblocal.Options) { o.TTLSweepInterval = -1 })
+	f.Cleanup(func() { _ = eng.Close() })
+	h := eng.Handler()
+	call := func(op, encoding string, body []byte) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
+		req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
+		if encoding != "" {
+			req.Header.Set("Content-Encoding", encoding)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	create := `{"TableName":"tbl","AttributeDefinitions":[{"AttributeName":"PK","AttributeType":"S"},{"AttributeName":"SK","AttributeType":"S"}],"KeySchema":[{"AttributeName":"PK","KeyType":"HASH"},{"AttributeName":"SK","KeyType":"RANGE"}],"BillingMode":"PAY_PER_REQUEST"}`
+	if rec := call("CreateTable", "", []byte(create)); rec.Code != 200 {
+		f.Fatalf("create table: %d %s", rec.Code, rec.Body)
+	}
+	encodings := []string{"gzip", "deflate", "br"}
+	f.Fuzz(func(t *testing.T, op int, enc uint8, body []byte) {
+		if op < 0 {
+			op = -op
+		}
+		name := fuzzOps[op%len(fuzzOps)]
+		encoding := encodings[int(enc)%len(encodings)]
+		rec := call(name, encoding, body)
+		var out map[string]any
+		if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
+			t.Fatalf("%s %s %q: response is not JSON: %v: %s", name, encoding, body, err, rec.Body)
+		}
+		switch rec.Code {
+		case 200, 400:
+		case 500:
+			if typ, _ := out["__type"].(string); !strings.HasSuffix(typ, "#InternalServerError") {
+				t.Fatalf("%s %s %q: 500 %s, want InternalServerError", name, encoding, body, rec.Body)
+			}
+		default:
+			t.Fatalf("%s %s %q: status %d %s", name, encoding, body, rec.Code, rec.Body)
+		}
+		if encoding == "br" && rec.Code != 500 {
+			t.Fatalf("unknown coding br answered %d, want 500", rec.Code)
+		}
+		if rec := call("GetItem", "", []byte(`{"TableName":"tbl","Key":{"PK":{"S":"a"},"SK":{"S":"b"}}}`)); rec.Code != 200 {
+			t.Fatalf("after %s %s %q: GetItem %d %s", name, encoding, body, rec.Code, rec.Body)
 		}
 	})
 }

@@ -187,6 +187,22 @@ func (e *Engine) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, newError(CodeSerialization, "cannot read request body: %v", err))
 		return
 	}
+	if ce := r.Header["Content-Encoding"]; len(ce) > 0 {
+		decoded, tooLarge, err := decodeBody(bp.Bytes(), strings.Join(ce, ","))
+		switch {
+		case tooLarge:
+			writeTooLarge(w)
+			return
+		case err != nil:
+			// DynamoDB's answer to a body it cannot decode (compression.go).
+			writeError(w, newError(CodeInternalServerError, "Internal server error"))
+			return
+		}
+		if len(ce) > 1 || ce[0] != "" {
+			bp.Reset()
+			bp.Write(decoded)
+		}
+	}
 	if ae := checkBodyIsObject(bp.Bytes()); ae != nil {
 		writeError(w, ae)
 		return
@@ -215,7 +231,7 @@ func (e *Engine) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeBody(w, http.StatusOK, nil)
 		return
 	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, out, r.Header)
 	if o, ok := out.(*readOutput); ok {
 		o.release()
 	}
@@ -283,11 +299,17 @@ func (e *Engine) requestID() string {
 
 const upperHex = "0123456789ABCDEF"
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// writeJSON encodes v and writes it, compressed when it is large enough
+// (compressMin) and the request's header accepts gzip or deflate; the
+// header is read only for such a body.
+func writeJSON(w http.ResponseWriter, status int, v any, req http.Header) {
 	bp := respPool.Get().(*[]byte)
 	body, err := encodeResponse((*bp)[:0], v)
 	if err != nil {
 		writeBody(w, http.StatusInternalServerError, errorBody(newError(CodeInternalServerError, "cannot encode response: %v", err)))
+	} else if coding := largeBodyCoding(body, req); coding != "" {
+		w.Header()["Content-Encoding"] = []string{coding}
+		writeBody(w, status, compressBody(body, coding))
 	} else if rec, ok := w.(*recorder); ok {
 		// In process: the client reads the buffer itself, and gives it
 		// back when it closes the body.
