@@ -1,6 +1,8 @@
 package conformance_test
 
 import (
+	"slices"
+	"sort"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -306,5 +308,60 @@ func TestLegacyBadOperatorChangesNothing(t *testing.T) {
 		_, err = c.Scan(ctx(t), &dynamodb.ScanInput{TableName: &tbl, ScanFilter: map[string]types.Condition{"v": cond(types.ComparisonOperatorLt, ss("x"))}})
 		wantValidation(t, err, "ComparisonOperator LT is not valid for SS AttributeValue type")
 		wantItem(t, get(t, tg, tbl, key), item{"pk": s("b1"), "v": n("1")})
+	})
+}
+
+const pageCondition = "Condition (DynamoDB API Reference), https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Condition.html"
+
+func TestLegacyFilterEqualityOnAnyType(t *testing.T) {
+	doc(t, pageCondition, "EQ : Equal. EQ is supported for all data types, including lists and maps; NE : Not equal. NE is supported for all data types, including lists and maps. In QueryFilter and ScanFilter, EQ and NE on a BOOL, NULL, list or map value compare the whole value; an item whose value is of another type does not match")
+	each(t, func(t *testing.T, tg *target) {
+		tbl := compositeTable(t, tg, types.ScalarAttributeTypeS)
+		c := tg.client
+		l := func(vs ...types.AttributeValue) types.AttributeValue { return &types.AttributeValueMemberL{Value: vs} }
+		bo := func(v bool) types.AttributeValue { return &types.AttributeValueMemberBOOL{Value: v} }
+		m := func(k string, v types.AttributeValue) types.AttributeValue {
+			return &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{k: v}}
+		}
+		put(t, tg, tbl, item{"pk": s("p"), "sk": s("1"), "flag": bo(true), "tags": l(s("a"), n("1")), "doc": m("k", s("v"))})
+		put(t, tg, tbl, item{"pk": s("p"), "sk": s("2"), "flag": bo(false), "tags": l(s("a")), "doc": m("k", s("w"))})
+		put(t, tg, tbl, item{"pk": s("p"), "sk": s("3"), "flag": s("true"), "tags": s("a")})
+		keys := func(items []map[string]types.AttributeValue) []string {
+			var out []string
+			for _, it := range items {
+				out = append(out, it["sk"].(*types.AttributeValueMemberS).Value)
+			}
+			sort.Strings(out)
+			return out
+		}
+		for _, tt := range []struct {
+			name string
+			cond types.Condition
+			want []string
+		}{
+			{"EQ BOOL", cond(types.ComparisonOperatorEq, bo(true)), []string{"1"}},
+			{"NE BOOL", cond(types.ComparisonOperatorNe, bo(true)), []string{"2", "3"}},
+			{"EQ list", cond(types.ComparisonOperatorEq, l(s("a"), n("1"))), []string{"1"}},
+			{"NE list", cond(types.ComparisonOperatorNe, l(s("a"))), []string{"1", "3"}},
+			{"EQ map", cond(types.ComparisonOperatorEq, m("k", s("w"))), []string{"2"}},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				attr := map[string]string{"EQ BOOL": "flag", "NE BOOL": "flag", "EQ list": "tags", "NE list": "tags", "EQ map": "doc"}[tt.name]
+				sc, err := c.Scan(ctx(t), &dynamodb.ScanInput{TableName: &tbl, ScanFilter: map[string]types.Condition{attr: tt.cond}})
+				noErr(t, err, "Scan "+tt.name)
+				if got := keys(sc.Items); !slices.Equal(got, tt.want) {
+					t.Errorf("ScanFilter %s: %v, want %v", tt.name, got, tt.want)
+				}
+				q, err := c.Query(ctx(t), &dynamodb.QueryInput{TableName: &tbl,
+					KeyConditions: map[string]types.Condition{"pk": cond(types.ComparisonOperatorEq, s("p"))},
+					QueryFilter:   map[string]types.Condition{attr: tt.cond}})
+				noErr(t, err, "Query "+tt.name)
+				if got := keys(q.Items); !slices.Equal(got, tt.want) {
+					t.Errorf("QueryFilter %s: %v, want %v", tt.name, got, tt.want)
+				}
+			})
+		}
+		_, err := c.Scan(ctx(t), &dynamodb.ScanInput{TableName: &tbl, ScanFilter: map[string]types.Condition{"flag": cond(types.ComparisonOperatorLt, bo(true))}})
+		wantValidation(t, err, "ComparisonOperator LT is not valid for BOOL AttributeValue type")
 	})
 }

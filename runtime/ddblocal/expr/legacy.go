@@ -237,7 +237,7 @@ func (b *legacyBuilder) conditions(param string, conds map[string]LegacyConditio
 
 // checkOperator validates an operator and its values as DynamoDB does:
 // the enum, the number of values, one type for all, the types the operator
-// takes and, for BETWEEN, the order of the bounds.
+// takes where param uses it and, for BETWEEN, the order of the bounds.
 func checkOperator(param, name, op string, vals []attr.Value) error {
 	want, ok := operatorArgs[op]
 	if !ok {
@@ -251,8 +251,11 @@ func checkOperator(param, name, op string, vals []attr.Value) error {
 			return invalid("One or more parameter values were invalid: AttributeValues inside AttributeValueList must be of same type")
 		}
 	}
+	// In QueryFilter and ScanFilter, EQ and NE take every type, lists,
+	// maps, BOOL and NULL included (API Reference, Condition).
+	anyType := (op == "EQ" || op == "NE") && (param == "queryFilter" || param == "scanFilter")
 	for _, v := range vals {
-		if !slices.Contains(operatorTypes[op], v.T) {
+		if !anyType && !slices.Contains(operatorTypes[op], v.T) {
 			return invalid("One or more parameter values were invalid: ComparisonOperator " + op + " is not valid for " + v.T.String() + " AttributeValue type")
 		}
 	}
