@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/oncetable/oncetable/runtime/httpapi"
+	"github.com/oncetable/oncetable/runtime/keys"
 )
 
 // problem decodes a problem+json answer, failing on any other.
@@ -293,4 +294,38 @@ func TestLocation(t *testing.T) {
 		t.Errorf("replayed charge: %v, want Location %q", replay.Headers, loc)
 	}
 	h.must(t, 404, "GET", "/v1/orders/o-1/payments/pay_none", "", nil)
+
+	// The money movements' 201s name a ledger entry (or a hold), read with
+	// one GetItem; a replay names the same.
+	h.must(t, 201, "POST", "/v1/users", `{"userId":"u2","name":"U","email":"u@example.com"}`, nil)
+	moves := []struct {
+		name, path, body, idField, prefix string
+	}{
+		{"credit", "/v1/users/u1/credits", `{"amount":5000,"currency":"EUR"}`, "entryId", "/v1/users/u1/ledger/cr_"},
+		{"debit", "/v1/users/u1/debits", `{"amount":100,"currency":"EUR"}`, "entryId", "/v1/users/u1/ledger/db_"},
+		{"transfer", "/v1/users/u1/transfers", `{"toUserId":"u2","amount":200,"currency":"EUR"}`, "entryId", "/v1/users/u1/ledger/tr_"},
+		{"authorize", "/v1/users/u1/holds", `{"amount":300,"currency":"EUR"}`, "holdId", "/v1/users/u1/holds/hold_"},
+	}
+	for _, m := range moves {
+		t.Run(m.name, func(t *testing.T) {
+			r := h.must(t, 201, "POST", m.path, m.body, key(m.name+"-1"))
+			loc := r.Headers["Location"]
+			if !strings.HasPrefix(loc, m.prefix) {
+				t.Fatalf("Location %q, want %s…", loc, m.prefix)
+			}
+			got := h.must(t, 200, "GET", loc, "", nil)
+			if field(t, got.Body, m.idField) != field(t, r.Body, m.idField) {
+				t.Errorf("GET %s: %s, want the %s of %s", loc, got.Body, m.idField, r.Body)
+			}
+			if replay := h.must(t, 201, "POST", m.path, m.body, key(m.name+"-1")); replay.Headers["Location"] != loc {
+				t.Errorf("replayed %s: Location %q, want %q", m.name, replay.Headers["Location"], loc)
+			}
+		})
+	}
+	entry := h.must(t, 201, "POST", "/v1/users/u1/credits", `{"amount":1,"currency":"EUR"}`, key("credit-2")).Headers["Location"]
+	foreign := strings.Replace(entry, "/users/u1/", "/users/u2/", 1)
+	for _, path := range []string{foreign, "/v1/users/u1/ledger/cr_none", "/v1/users/u1/ledger/" + keys.NewID("cr")} {
+		h.must(t, 404, "GET", path, "", nil)
+	}
+	h.must(t, 400, "GET", "/v1/users/u1/ledger/cr%23x", "", nil)
 }

@@ -13,6 +13,10 @@ import (
 // included. A route that creates something readable adds its entry here.
 var locations = map[string]string{
 	RouteCreateUser:    "/users/{userId}",
+	RouteCredit:        "/users/{userId}/ledger/{entryId}",
+	RouteDebit:         "/users/{userId}/ledger/{entryId}",
+	RouteTransfer:      "/users/{userId}/ledger/{entryId}", // the sender's entry
+	RouteAuthorizeHold: "/users/{userId}/holds/{holdId}",
 	RouteAddAddress:    "/users/{userId}", // an address is read with its user
 	RouteCreateOrder:   "/orders/{orderId}",
 	RouteCharge:        "/orders/{orderId}/payments/{paymentId}",

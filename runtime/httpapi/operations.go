@@ -88,6 +88,8 @@ var operations = map[string]Operation{
 		Errors: []error{keys.ErrInvalidID, store.ErrNotFound}},
 	RouteLedger: {Summary: "List a user's ledger, newest first", Status: http.StatusOK, Response: store.Page[store.LedgerEntry]{}, Query: pageParams,
 		Errors: []error{keys.ErrInvalidID, cursor.ErrInvalid, store.ErrNotFound}},
+	RouteLedgerEntry: {Summary: "Read one entry of a user's ledger", Status: http.StatusOK, Response: store.LedgerEntry{},
+		Errors: []error{keys.ErrInvalidID, store.ErrNotFound}},
 	RouteUserOrders: {Summary: "List a user's orders, newest first", Status: http.StatusOK, Response: store.Page[store.UserOrder]{}, Query: pageParams,
 		Errors: []error{keys.ErrInvalidID, cursor.ErrInvalid, store.ErrNotFound}},
 	RouteCreateOrder: {Summary: "Create an order", Body: CreateOrderRequest{}, Status: http.StatusCreated, Response: store.OrderView{}, Key: KeyRequired,

@@ -28,6 +28,7 @@ const (
 	RouteDebit          = "debit"
 	RouteBalance        = "balance"
 	RouteLedger         = "ledger"
+	RouteLedgerEntry    = "ledgerEntry"
 	RouteUserOrders     = "userOrders"
 	RouteCreateOrder    = "createOrder"
 	RouteGetOrder       = "getOrder"
@@ -84,6 +85,7 @@ func (a *API) table() []route {
 		r(RouteDebit, http.MethodPost, "/users/{userId}/debits", payments.FlowDebit, ownUser, a.debit),
 		r(RouteBalance, http.MethodGet, "/users/{userId}/balance", "", ownUser, a.balance),
 		r(RouteLedger, http.MethodGet, "/users/{userId}/ledger", "", ownUser, a.ledger),
+		r(RouteLedgerEntry, http.MethodGet, "/users/{userId}/ledger/{entryId}", "", ownUser, a.ledgerEntry),
 		r(RouteUserOrders, http.MethodGet, "/users/{userId}/orders", "", ownUser, a.userOrders),
 		r(RouteCreateOrder, http.MethodPost, "/users/{userId}/orders", payments.FlowCreateOrder, ownUser, a.createOrder),
 		r(RouteGetOrder, http.MethodGet, "/orders/{orderId}", "", ownOrder, a.getOrder),
@@ -310,6 +312,10 @@ func (a *API) balance(ctx context.Context, c *call) (reply, error) {
 
 func (a *API) ledger(ctx context.Context, c *call) (reply, error) {
 	return userPage(ctx, a, c, a.st.Ledger)
+}
+
+func (a *API) ledgerEntry(ctx context.Context, c *call) (reply, error) {
+	return ok(a.st.LedgerEntry(ctx, c.params["userId"], c.params["entryId"]))
 }
 
 // userPage answers one page of a list of the route's user; an empty first

@@ -244,13 +244,20 @@ func (l Layout) UserOrder(userID string, createdAt time.Time, orderID string) (K
 	return Key{PK: u.PK, SK: l.UserOrderPrefix + Timestamp(createdAt) + "#" + orderID}, nil
 }
 
-// Ledger is one ledger entry of a user.
-func (l Layout) Ledger(userID string, at time.Time, entryID string) (Key, error) {
+// Ledger is one ledger entry of a user. The sort key's time is the one
+// entryID holds ([IDTime]), so the key follows from the id alone and an
+// entry is read by id with one GetItem; an entryID that holds no time
+// (not made by [NewIDAt]) is an [*InvalidIDError].
+func (l Layout) Ledger(userID, entryID string) (Key, error) {
 	u, err := l.User(userID)
 	if err != nil {
 		return Key{}, err
 	}
 	if err := ValidateID("entryId", entryID); err != nil {
+		return Key{}, err
+	}
+	at, err := IDTime(entryID)
+	if err != nil {
 		return Key{}, err
 	}
 	return Key{PK: u.PK, SK: l.LedgerPrefix + Timestamp(at) + "#" + entryID}, nil
@@ -340,9 +347,7 @@ func UserOrder(userID string, createdAt time.Time, orderID string) (Key, error) 
 }
 
 // Ledger is [Layout.Ledger] of [Default].
-func Ledger(userID string, at time.Time, entryID string) (Key, error) {
-	return Default.Ledger(userID, at, entryID)
-}
+func Ledger(userID, entryID string) (Key, error) { return Default.Ledger(userID, entryID) }
 
 // Order is [Layout.Order] of [Default].
 func Order(orderID string) (Key, error) { return Default.Order(orderID) }
@@ -386,4 +391,27 @@ func NewIDAt(prefix string, now time.Time) string {
 		panic("keys: crypto/rand failed: " + err.Error())
 	}
 	return prefix + "_" + idEncoding.EncodeToString(b[:])
+}
+
+// idChars is the length of an id's encoded part: 128 bits in base32.
+const idChars = 26
+
+// IDTime is the creation time, to the millisecond, that an id made by
+// [NewIDAt] holds: the 48 bits after the prefix's "_". An id may carry a
+// suffix after its encoded part that starts with '-' (a transfer's
+// "tr_…-out" and "tr_…-in"). Any other id is an [*InvalidIDError].
+func IDTime(id string) (time.Time, error) {
+	bad := &InvalidIDError{Kind: "id", ID: id, Reason: "holds no creation time"}
+	_, enc, ok := strings.Cut(id, "_")
+	if !ok || len(enc) < idChars {
+		return time.Time{}, bad
+	}
+	if rest := enc[idChars:]; rest != "" && rest[0] != '-' {
+		return time.Time{}, bad
+	}
+	b, err := idEncoding.DecodeString(enc[:idChars])
+	if err != nil || len(b) != 16 {
+		return time.Time{}, bad
+	}
+	return time.UnixMilli(int64(binary.BigEndian.Uint64(b[:8]) >> 16)).UTC(), nil
 }

@@ -101,6 +101,7 @@ func TestValidateProductID(t *testing.T) {
 
 func TestBuilders(t *testing.T) {
 	at := time.Date(2026, 11, 29, 20, 1, 2, 3, time.FixedZone("x", 3600))
+	entry := keys.NewIDAt("cr", at)
 	must := func(k keys.Key, err error) keys.Key {
 		t.Helper()
 		if err != nil {
@@ -115,7 +116,8 @@ func TestBuilders(t *testing.T) {
 		{must(keys.User("u1")), keys.Key{PK: "USER#u1", SK: "PROFILE"}},
 		{must(keys.Address("u1", "home")), keys.Key{PK: "USER#u1", SK: "PROFILE#ADDR#home"}},
 		{must(keys.UserOrder("u1", at, "o1")), keys.Key{PK: "USER#u1", SK: "ORDER#2026-11-29T19:01:02.000000003Z#o1"}},
-		{must(keys.Ledger("u1", at, "e1")), keys.Key{PK: "USER#u1", SK: "LEDGER#2026-11-29T19:01:02.000000003Z#e1"}},
+		{must(keys.Ledger("u1", entry)), keys.Key{PK: "USER#u1", SK: "LEDGER#2026-11-29T19:01:02.000000000Z#" + entry}},
+		{must(keys.Ledger("u1", entry+"-out")), keys.Key{PK: "USER#u1", SK: "LEDGER#2026-11-29T19:01:02.000000000Z#" + entry + "-out"}},
 		{must(keys.Order("o1")), keys.Key{PK: "ORDER#o1", SK: "ORDER#o1"}},
 		{must(keys.OrderItem("o1", 7)), keys.Key{PK: "ORDER#o1", SK: "ITEM#007"}},
 		{must(keys.Payment("o1", "p1")), keys.Key{PK: "ORDER#o1", SK: "PAYMENT#p1"}},
@@ -135,6 +137,7 @@ func TestBuilders(t *testing.T) {
 		"line":    func() error { _, err := keys.OrderItem("o", 0); return err },
 		"product": func() error { _, err := keys.Product("p\t"); return err },
 		"idem":    func() error { _, err := keys.Idempotency("USER#u", "a#b"); return err },
+		"ledger":  func() error { _, err := keys.Ledger("u", "e1"); return err },
 	} {
 		if err := f(); !errors.Is(err, keys.ErrInvalidID) {
 			t.Errorf("%s: error = %v, want ErrInvalidID", name, err)
@@ -170,5 +173,31 @@ func TestNewIDSortsAndValidates(t *testing.T) {
 	}
 	if !strings.HasPrefix(a, "pay_") || len(a) != 4+26 {
 		t.Errorf("NewID = %q, want pay_ + 26 chars", a)
+	}
+}
+
+func TestIDTime(t *testing.T) {
+	at := time.Date(2026, 11, 29, 19, 1, 2, 345_678_901, time.UTC)
+	id := keys.NewIDAt("cr", at)
+	tests := []struct {
+		id   string
+		want time.Time // zero: an *InvalidIDError
+	}{
+		{id, at.Truncate(time.Millisecond)},
+		{id + "-out", at.Truncate(time.Millisecond)},
+		{"e1", time.Time{}},
+		{"cr_", time.Time{}},
+		{id[:len(id)-1], time.Time{}},
+		{id + "x", time.Time{}},
+		{"cr_" + strings.Repeat("u", 26), time.Time{}}, // 'u' is not in the alphabet
+	}
+	for _, tt := range tests {
+		got, err := keys.IDTime(tt.id)
+		switch {
+		case tt.want.IsZero() && !errors.Is(err, keys.ErrInvalidID):
+			t.Errorf("IDTime(%q) = %v, %v, want ErrInvalidID", tt.id, got, err)
+		case !tt.want.IsZero() && (err != nil || !got.Equal(tt.want)):
+			t.Errorf("IDTime(%q) = %v, %v, want %v", tt.id, got, err, tt.want)
+		}
 	}
 }

@@ -98,7 +98,7 @@ func (s *Service) balanceFlow(m balanceMove, idem Idem, userID string, amt money
 	if err != nil {
 		return flow{}, err
 	}
-	entryID := keys.NewID(m.prefix)
+	entryID := s.entryID(m.prefix)
 	build := func(now time.Time) (*idempotency.Effect, error) {
 		upd, err := m.update(s, uk, amt, now, rel)
 		if err != nil {
@@ -159,8 +159,13 @@ func (s *Service) guardedDebit(uk keys.Key, amt money.Amount, now time.Time, rel
 	return s.take(uk, amt, now, rel, nil, expression.ConditionBuilder{}, false)
 }
 
+// entryID is a fresh id of a ledger entry (or of a transfer, whose entries
+// suffix it), made on the service's clock: the entry's sort key takes its
+// time from it (keys.Layout.Ledger), so the entry is read by id.
+func (s *Service) entryID(prefix string) string { return keys.NewIDAt(prefix, s.b.Now()) }
+
 func (s *Service) ledgerPut(userID string, now time.Time, entryID, kind string, amt money.Amount, orderID string) (types.TransactWriteItem, error) {
-	k, err := s.keys.Ledger(userID, now, entryID)
+	k, err := s.keys.Ledger(userID, entryID)
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}

@@ -244,7 +244,7 @@ func (s *Service) closeHoldFlow(idem Idem, h store.Hold, uk, hk keys.Key, held m
 	name, status, entryID := FlowVoid, store.HoldVoided, ""
 	var posted int64
 	if captured != nil {
-		name, status, entryID, posted = FlowCapture, store.HoldCaptured, keys.NewID("cap"), captured.Minor
+		name, status, entryID, posted = FlowCapture, store.HoldCaptured, s.entryID("cap"), captured.Minor
 	}
 	build := func(now time.Time) (*idempotency.Effect, error) {
 		ts := keys.Timestamp(now)
@@ -278,7 +278,7 @@ func (s *Service) closeHoldFlow(idem Idem, h store.Hold, uk, hk keys.Key, held m
 		eff.Items.Add(itemBalance, profile)
 		eff.Items.Add(itemHold, hold)
 		if captured != nil && posted > 0 {
-			k, err := s.keys.Ledger(h.UserID, now, entryID)
+			k, err := s.keys.Ledger(h.UserID, entryID)
 			if err != nil {
 				return nil, err
 			}

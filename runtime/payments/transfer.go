@@ -18,6 +18,9 @@ import (
 // TransferResult is the body of a transfer.
 type TransferResult struct {
 	TransferID string `json:"transferId"`
+	// EntryID is the sender's entry (transfer_out); the recipient's is
+	// TransferID + "-in".
+	EntryID    string `json:"entryId"`
 	FromUserID string `json:"fromUserId"`
 	ToUserID   string `json:"toUserId"`
 	Amount     int64  `json:"amount"`
@@ -45,7 +48,7 @@ func (s *Service) Transfer(ctx context.Context, idem Idem, fromUserID, toUserID 
 	if _, err := s.keys.User(toUserID); err != nil {
 		return Response{}, err
 	}
-	transferID := keys.NewID("tr")
+	transferID := s.entryID("tr")
 	return s.runTaking(ctx, func(rel release) (flow, error) {
 		return s.transferFlow(idem, fromUserID, toUserID, transferID, amt, rel)
 	})
@@ -78,7 +81,7 @@ func (s *Service) transferFlow(idem Idem, from, to, transferID string, amt money
 		if err != nil {
 			return nil, err
 		}
-		eff := &idempotency.Effect{Status: http.StatusCreated, Body: TransferResult{TransferID: transferID,
+		eff := &idempotency.Effect{Status: http.StatusCreated, Body: TransferResult{TransferID: transferID, EntryID: outID,
 			FromUserID: from, ToUserID: to, Amount: amt.Minor, Currency: string(amt.Currency)}}
 		eff.Items.Add(itemBalance, take)
 		eff.Items.Add(itemRecipient, give)
@@ -103,7 +106,7 @@ func (s *Service) transferFlow(idem Idem, from, to, transferID string, amt money
 
 // transferEntry is one leg of a transfer in user's ledger.
 func (s *Service) transferEntry(user, counterparty string, now time.Time, entryID, transferID, kind string, amt money.Amount) (types.TransactWriteItem, error) {
-	k, err := s.keys.Ledger(user, now, entryID)
+	k, err := s.keys.Ledger(user, entryID)
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}

@@ -42,8 +42,8 @@ type Pattern struct {
 // those its key condition names.
 type PatternArgs struct {
 	UserID, OrderID, ProductID, Status, HoldID string
-	// PaymentID is a payment of OrderID.
-	PaymentID string
+	// PaymentID is a payment of OrderID, EntryID an entry of UserID's ledger.
+	PaymentID, EntryID string
 	// Limit is the page size of the paginated patterns (0: the default).
 	Limit int
 }
@@ -113,6 +113,13 @@ func (s *Store) Patterns() []Pattern {
 			Options:      "descending, " + page, Consistent: true, Requests: 1,
 			Run: func(ctx context.Context, s *Store, a PatternArgs) error {
 				_, err := s.Ledger(ctx, a.UserID, a.Limit, "")
+				return err
+			}},
+		{Name: "LedgerEntry", Title: "one entry of a user's ledger", Route: "GET /users/{userId}/ledger/{entryId}", Operation: "GetItem",
+			KeyCondition: eq(pk, user) + " AND " + eq(sk, kl.LedgerPrefix+"<at>#<entryId>"),
+			Options:      "<at> is the time <entryId> holds (keys.IDTime)", Consistent: true, Requests: 1,
+			Run: func(ctx context.Context, s *Store, a PatternArgs) error {
+				_, err := s.LedgerEntry(ctx, a.UserID, a.EntryID)
 				return err
 			}},
 		{Name: "Order", Title: "an order with its items and payments", Route: "GET /orders/{orderId}", Operation: "Query",

@@ -19,6 +19,7 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/internal/dbtest"
+	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/money"
 	"github.com/oncetable/oncetable/runtime/payments"
 	"github.com/oncetable/oncetable/runtime/schema"
@@ -140,6 +141,9 @@ var (
 func canonical(k string) string {
 	k = strings.NewReplacer(`"`+patternArgs.UserID, `"<userId>`, "#"+patternArgs.UserID, "#<userId>",
 		"#"+patternArgs.OrderID, "#<orderId>", "#"+patternArgs.ProductID, "#<productId>", "#"+patternArgs.PaymentID, "#<paymentId>", "#"+patternArgs.HoldID+`"`, `#<holdId>"`).Replace(k)
+	if at, err := keys.IDTime(patternArgs.EntryID); err == nil {
+		k = strings.ReplaceAll(k, "#"+keys.Timestamp(at)+"#"+patternArgs.EntryID+`"`, `#<at>#<entryId>"`)
+	}
 	k = status.ReplaceAllString(k, `$1<status>"`)
 	k = shardEq.ReplaceAllString(k, "shard = <shard>")
 	return strings.Join(strings.Fields(punct.Replace(k)), " ")
@@ -224,7 +228,14 @@ func seedPatterns(t *testing.T, st *store.Store) {
 			return err
 		},
 		func() error {
-			_, err := svc.Credit(ctx, seedIdem(payments.FlowCredit, "credit"), a.UserID, eur(10_000))
+			r, err := svc.Credit(ctx, seedIdem(payments.FlowCredit, "credit"), a.UserID, eur(10_000))
+			var entry struct {
+				EntryID string `json:"entryId"`
+			}
+			if err == nil {
+				err = json.Unmarshal(r.Body, &entry)
+			}
+			patternArgs.EntryID = entry.EntryID // generated: the LedgerEntry pattern reads it
 			return err
 		},
 		func() error {

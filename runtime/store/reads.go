@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -370,6 +371,71 @@ func (s *Store) Product(ctx context.Context, productID string) (Product, error) 
 		return Product{}, notFound("product", productID)
 	}
 	return p, nil
+}
+
+// LegacyLedgerWindow is how long after its id's time an entry's sort key
+// may be, for an entry whose sort key took its time from the commit rather
+// than from its id (the keys oncetable v0.1.0 wrote): [Store.LedgerEntry]
+// looks there when the GetItem finds nothing.
+const LegacyLedgerWindow = time.Minute
+
+// LedgerEntry reads one entry of a user's ledger by its id: a GetItem,
+// strongly consistent, on the key the id gives (keys.Layout.Ledger). An id
+// that holds no time is not found. When the GetItem finds nothing, one
+// Query of the [LegacyLedgerWindow] after the id's time, filtered on the
+// id, finds an entry keyed by its commit time; a new entry never needs it.
+func (s *Store) LedgerEntry(ctx context.Context, userID, entryID string) (LedgerEntry, error) {
+	if _, err := s.keys.User(userID); err != nil {
+		return LedgerEntry{}, err
+	}
+	if err := keys.ValidateID("entryId", entryID); err != nil {
+		return LedgerEntry{}, err
+	}
+	k, err := s.keys.Ledger(userID, entryID)
+	if err != nil {
+		return LedgerEntry{}, notFound("ledger entry", entryID) // a well-formed id that holds no time names no entry
+	}
+	var e LedgerEntry
+	found, err := s.getItem(ctx, k, &e)
+	if err != nil || found {
+		return e, err
+	}
+	return s.legacyLedgerEntry(ctx, k.PK, entryID)
+}
+
+// legacyLedgerEntry is the Query of [Store.LedgerEntry] for an entry keyed
+// by its commit time, which follows its id's time within LegacyLedgerWindow.
+func (s *Store) legacyLedgerEntry(ctx context.Context, pk, entryID string) (LedgerEntry, error) {
+	at, err := keys.IDTime(entryID)
+	if err != nil {
+		return LedgerEntry{}, err
+	}
+	from := s.keys.LedgerPrefix + keys.Timestamp(at)
+	to := s.keys.LedgerPrefix + keys.Timestamp(at.Add(LegacyLedgerWindow))
+	kc := expression.Key(s.sch.PartitionKey).Equal(expression.Value(pk)).
+		And(expression.Key(s.sch.SortKey).Between(expression.Value(from), expression.Value(to)))
+	expr, err := expression.NewBuilder().WithKeyCondition(kc).
+		WithFilter(expression.Name("entryId").Equal(expression.Value(entryID))).Build()
+	if err != nil {
+		return LedgerEntry{}, err
+	}
+	in := &dynamodb.QueryInput{TableName: aws.String(s.table), KeyConditionExpression: expr.KeyCondition(),
+		FilterExpression: expr.Filter(), ExpressionAttributeNames: expr.Names(),
+		ExpressionAttributeValues: expr.Values(), ConsistentRead: aws.Bool(true)}
+	for {
+		out, err := s.query(ctx, in)
+		if err != nil {
+			return LedgerEntry{}, err
+		}
+		if len(out.Items) > 0 {
+			var e LedgerEntry
+			return e, s.items.Unmarshal(out.Items[0], &e)
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return LedgerEntry{}, notFound("ledger entry", entryID)
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
 }
 
 // Payment reads a payment of an order (GetItem, strongly consistent).

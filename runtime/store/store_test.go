@@ -78,9 +78,11 @@ func TestLedgerPagination(t *testing.T) {
 	// directly so the test controls their times.
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	const n = 23
+	var ids []string
 	for i := range n {
-		k, _ := keys.Ledger("u1", base.Add(time.Duration(i)*time.Minute), fmt.Sprintf("e%02d", i))
-		e := store.LedgerEntry{PK: k.PK, SK: k.SK, EntityType: store.TypeLedgerEntry, EntryID: fmt.Sprintf("e%02d", i), UserID: "u1",
+		ids = append(ids, keys.NewIDAt("cr", base.Add(time.Duration(i)*time.Minute)))
+		k, _ := keys.Ledger("u1", ids[i])
+		e := store.LedgerEntry{PK: k.PK, SK: k.SK, EntityType: store.TypeLedgerEntry, EntryID: ids[i], UserID: "u1",
 			Kind: store.LedgerCredit, Amount: 1, Currency: "EUR", CreatedAt: keys.Timestamp(base)}
 		if err := putRaw(ctx, env, e); err != nil {
 			t.Fatal(err)
@@ -109,7 +111,7 @@ func TestLedgerPagination(t *testing.T) {
 		}
 		cur = p.NextCursor
 	}
-	if len(got) != n || got[0] != fmt.Sprintf("e%02d", n-1) || got[n-1] != "e00" || pages < 3 {
+	if len(got) != n || got[0] != ids[n-1] || got[n-1] != ids[0] || pages < 3 {
 		t.Errorf("pages=%d entries=%v, want %d newest first", pages, got, n)
 	}
 }
@@ -230,6 +232,63 @@ func TestProcessPaymentNamesTheUser(t *testing.T) {
 		}
 		if got := fmt.Sprint(env.Requests.Snapshot()); got != want {
 			t.Errorf("ProcessPayment(%s, %s) made %s, want %s", c.order, c.payment, got, want)
+		}
+	}
+}
+
+func TestLedgerEntryByID(t *testing.T) {
+	st, env := newStore(t)
+	ctx := context.Background()
+	for _, u := range []string{"u1", "u2"} {
+		if _, err := st.CreateUser(ctx, store.NewUser{UserID: u, Name: "U", Email: "u@example.com"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	keyed := keys.NewIDAt("cr", at)
+	k, err := keys.Ledger("u1", keyed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// legacy: an entry whose sort key holds its commit time, 3 ms and a few
+	// ns after the time its id holds.
+	legacy := keys.NewIDAt("db", at)
+	legacySK := keys.LedgerPrefix + keys.Timestamp(at.Add(3*time.Millisecond+7)) + "#" + legacy
+	for _, e := range []store.LedgerEntry{
+		{PK: k.PK, SK: k.SK, EntryID: keyed, Kind: store.LedgerCredit, Amount: 5},
+		{PK: k.PK, SK: legacySK, EntryID: legacy, Kind: store.LedgerDebit, Amount: 2},
+	} {
+		e.EntityType, e.UserID, e.Currency, e.CreatedAt = store.TypeLedgerEntry, "u1", "EUR", keys.Timestamp(at)
+		if err := putRaw(ctx, env, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		user, id string
+		want     int64 // the entry's amount; 0: not found
+		invalid  bool
+	}{
+		{"u1", keyed, 5, false},
+		{"u1", legacy, 2, false},
+		{"u2", keyed, 0, false},                                 // another user's entry
+		{"u1", keys.NewIDAt("cr", at.Add(time.Hour)), 0, false}, // no such entry
+		{"u1", "e1", 0, false},                                  // a well-formed id that holds no time
+		{"u1", "e#1", 0, true},
+		{"u#1", keyed, 0, true},
+	}
+	for _, tt := range tests {
+		got, err := st.LedgerEntry(ctx, tt.user, tt.id)
+		switch {
+		case tt.invalid:
+			if !errors.Is(err, keys.ErrInvalidID) {
+				t.Errorf("LedgerEntry(%s, %s) = %v, want ErrInvalidID", tt.user, tt.id, err)
+			}
+		case tt.want == 0:
+			if !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("LedgerEntry(%s, %s) = %+v, %v, want ErrNotFound", tt.user, tt.id, got, err)
+			}
+		case err != nil || got.EntryID != tt.id || got.Amount != tt.want:
+			t.Errorf("LedgerEntry(%s, %s) = %+v, %v, want amount %d", tt.user, tt.id, got, err, tt.want)
 		}
 	}
 }

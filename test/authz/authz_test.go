@@ -238,8 +238,9 @@ func TestRightfulCallers(t *testing.T) {
 		}
 		want := ops[r.Name].Status
 		switch r.Name {
-		case httpapi.RouteProcessPayment, httpapi.RouteGetPayment, httpapi.RouteGetHold, httpapi.RouteCaptureHold, httpapi.RouteVoidHold:
-			want = 404 // the example's payment or hold does not exist: admitted, then not found
+		case httpapi.RouteProcessPayment, httpapi.RouteGetPayment, httpapi.RouteGetHold, httpapi.RouteCaptureHold, httpapi.RouteVoidHold,
+			httpapi.RouteLedgerEntry:
+			want = 404 // the example's payment, hold or entry does not exist: admitted, then not found
 		}
 		if status, body := e.gateway(c, req); status != want {
 			t.Errorf("%s %s as %s %s: got %d %s, want %d", req.Method, req.Path, role, c.sub, status, body, want)

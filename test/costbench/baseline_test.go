@@ -115,7 +115,7 @@ func guardedDebit(table, userID string, amount int64, now time.Time) (types.Tran
 }
 
 func ledgerEntry(table, userID, entryID, kind string, amount int64, orderID string, now time.Time) (types.TransactWriteItem, error) {
-	k, err := keys.Ledger(userID, now, entryID)
+	k, err := keys.Ledger(userID, entryID)
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}
