@@ -11,12 +11,12 @@ import (
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/lambdaenv"
 	"github.com/oncetable/oncetable/runtime/obs"
 	"github.com/oncetable/oncetable/runtime/reconcile"
+	"github.com/oncetable/oncetable/runtime/retry"
 )
 
 func main() {
@@ -29,5 +29,5 @@ func main() {
 		log.Fatalf("reconcile: %v", err)
 	}
 	metrics := obs.NewMetrics(obs.Sync(os.Stdout))
-	lambda.Start(reconcile.Handler(dynamodb.NewFromConfig(aws), cfg, func(o *reconcile.Options) { o.Metrics = metrics }))
+	lambda.Start(reconcile.Handler(reconcile.Retrying(retry.NewClient(aws)), cfg, func(o *reconcile.Options) { o.Metrics = metrics }))
 }

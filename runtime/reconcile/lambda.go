@@ -4,9 +4,40 @@ import (
 	"context"
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/oncetable/oncetable/runtime/config"
+	"github.com/oncetable/oncetable/runtime/retry"
 )
+
+// Retrying is db (built by retry.NewClient, whose calls are one send each)
+// with its reads retried by runtime/retry. The conditional writes of the
+// checkpoint are sent once: a failed one fails the invocation, and the
+// next resumes from the checkpoint.
+func Retrying(db *dynamodb.Client) DB {
+	return retrying{Client: db, reads: retry.Client{API: db}}
+}
+
+type retrying struct {
+	*dynamodb.Client
+	reads retry.Client
+}
+
+func (r retrying) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	return r.reads.GetItem(ctx, in, optFns...)
+}
+
+func (r retrying) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	return r.reads.Query(ctx, in, optFns...)
+}
+
+func (r retrying) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
+	return r.reads.Scan(ctx, in, optFns...)
+}
+
+func (r retrying) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	return r.reads.DescribeTable(ctx, in, optFns...)
+}
 
 // Summary is what an invocation returns (Lambda's response, for a manual
 // invoke): the pass, what the step read, and the verdict if it ended one.

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/ddbtest"
 	"github.com/oncetable/oncetable/runtime/obs"
 	"github.com/oncetable/oncetable/runtime/reconcile"
@@ -253,5 +254,26 @@ func TestNewRefusesNoTable(t *testing.T) {
 	db, _ := ddbtest.Client(t, nil)
 	if _, err := reconcile.New(db); err != reconcile.ErrNoTable {
 		t.Errorf("err = %v, want ErrNoTable", err)
+	}
+}
+
+// TestHandlerFinishesAPassThroughTheRetryingClient: the function's handler,
+// on the client the main builds, ends a pass on a small table in one
+// invocation and returns its verdict.
+func TestHandlerFinishesAPassThroughTheRetryingClient(t *testing.T) {
+	db, table := populated(t, "reconcile-handler")
+	var metrics emf
+	h := reconcile.Handler(reconcile.Retrying(db), config.Reconcile{Table: table, MaxRCU: 1e6}, func(o *reconcile.Options) {
+		o.Metrics, o.Log = obs.NewMetrics(&metrics), slog.New(slog.NewJSONHandler(io.Discard, nil))
+	})
+	sum, err := h(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Verdict == nil || sum.Verdict.Found != 0 || sum.Items == 0 || sum.Pass != 1 {
+		t.Errorf("summary %+v, want pass 1 finished clean", sum)
+	}
+	if got := metrics.values(obs.ReconcilePassCompleted); len(got) != 1 {
+		t.Errorf("PassCompleted = %v, want one", got)
 	}
 }
