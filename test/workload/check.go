@@ -114,6 +114,7 @@ const (
 	InvReplayIdent     = "replayed responses are byte-identical to the first"
 	InvReuseNoEffect   = "a key reused with a different body never applied anything"
 	InvConservation    = "money is conserved: credits - debits - settles = sum of balances"
+	InvDoubleEntry     = "double entry sums to zero: each ledger entry's legs, on its user's account and its kind's platform account, and the platform accounts' totals with the users' balances"
 	InvIntruderRefused = "a customer's call on another user's data, or on a route for other roles, is refused (403/404; 400 for another user's order id on create or a forged cursor) and applies nothing"
 )
 
@@ -188,9 +189,10 @@ func (c *checker) reads(reads []balanceRead) {
 func (c *checker) balances() {
 	sums := map[string]int64{}
 	seen := map[string]int{}
-	var credits, debits, settles, total int64
+	var credits, debits, settles, total, posted, platform int64
 	for _, e := range c.st.Ledger {
 		sums[e.UserID] += e.Signed()
+		platform += c.legs(e)
 		seen[e.EntryID]++
 		switch e.Kind {
 		case store.LedgerCredit:
@@ -211,6 +213,10 @@ func (c *checker) balances() {
 	}
 	for id, u := range c.st.Users {
 		total += u.Balance
+		posted += u.Balance
+		for _, h := range u.Holds {
+			posted += h.Amount
+		}
 		if u.Balance < 0 {
 			c.fail(InvNegativeRead, fmt.Sprintf("final balance of user %s is %d", id, u.Balance), c.byUser[id]...)
 		}
@@ -223,10 +229,30 @@ func (c *checker) balances() {
 			c.fail(InvLedgerSum, fmt.Sprintf("ledger entries for user %s, who does not exist", id), c.byUser[id]...)
 		}
 	}
+	if platform+posted != 0 {
+		c.fail(InvDoubleEntry, fmt.Sprintf("the platform accounts' legs total %d and the users' posted money (balances and open holds) %d: together %d, want 0", platform, posted, platform+posted))
+	}
 	if credits-debits-settles != total {
 		c.fail(InvConservation, fmt.Sprintf("credits %d - debits %d - settles %d = %d, sum of balances %d",
 			credits, debits, settles, credits-debits-settles, total))
 	}
+}
+
+// legs checks one entry's double entry and returns its legs' total on the
+// platform's accounts.
+func (c *checker) legs(e store.LedgerEntry) (platform int64) {
+	var counter bool
+	for _, l := range e.Posting() {
+		if l.Account != store.UserAccount(e.UserID) {
+			platform += l.Amount
+		}
+		counter = counter || l.Account == store.CounterAccount(e.Kind)
+	}
+	if e.Net() != 0 || !counter {
+		c.fail(InvDoubleEntry, fmt.Sprintf("ledger entry %s (%s of %d) of user %s has legs %v: they sum to %d, want 0 with a leg on %s",
+			e.EntryID, e.Kind, e.Amount, e.UserID, e.Posting(), e.Net(), store.CounterAccount(e.Kind)), c.byUser[e.UserID]...)
+	}
+	return platform
 }
 
 func (c *checker) orders() {

@@ -51,6 +51,22 @@ func TestMutantsAreCaught(t *testing.T) {
 				}
 			}
 		}, []string{workload.InvNegativeRead}},
+		{"platform leg dropped from every ledger entry", func(in *dynamodb.TransactWriteItemsInput) {
+			withLegs(in, func(legs []types.AttributeValue) []types.AttributeValue { return legs[:1] })
+		}, []string{workload.InvDoubleEntry}},
+		{"platform leg mis-signed on every ledger entry", func(in *dynamodb.TransactWriteItemsInput) {
+			withLegs(in, func(legs []types.AttributeValue) []types.AttributeValue {
+				m := legs[1].(*types.AttributeValueMemberM).Value
+				n := m["amount"].(*types.AttributeValueMemberN).Value
+				if amt, ok := strings.CutPrefix(n, "-"); ok {
+					n = amt
+				} else {
+					n = "-" + n
+				}
+				m["amount"] = &types.AttributeValueMemberN{Value: n}
+				return legs
+			})
+		}, []string{workload.InvDoubleEntry}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mutate := func(o *dynamodb.Options) {
@@ -79,6 +95,18 @@ func TestMutantsAreCaught(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// withLegs rewrites the legs of every ledger entry the transaction puts.
+func withLegs(in *dynamodb.TransactWriteItemsInput, f func([]types.AttributeValue) []types.AttributeValue) {
+	for _, it := range in.TransactItems {
+		if it.Put == nil {
+			continue
+		}
+		if l, ok := it.Put.Item["legs"].(*types.AttributeValueMemberL); ok && len(l.Value) == 2 {
+			l.Value = f(l.Value)
+		}
 	}
 }
 
