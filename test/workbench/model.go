@@ -149,6 +149,8 @@ func attributes(v any) []Attribute {
 			typ = "BOOL"
 		case reflect.Map, reflect.Struct:
 			typ = "M"
+		case reflect.Slice:
+			typ = "L"
 		}
 		out = append(out, Attribute{AttributeName: name, AttributeType: typ})
 	}
