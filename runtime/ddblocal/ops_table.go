@@ -282,6 +282,9 @@ func (e *Engine) createTable(ctx context.Context, in *createTableInput) (any, er
 		persist: e.db != nil,
 	}
 	t.id = tableID(in.TableName, t.created)
+	if err := checkTags(in.Tags); err != nil {
+		return nil, err
+	}
 	for _, tg := range in.Tags {
 		if t.tags == nil {
 			t.tags = map[string]string{}

@@ -3,7 +3,10 @@ package ddblocal
 import (
 	"context"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 type tag struct {
@@ -55,11 +58,23 @@ func (e *Engine) tagResource(_ context.Context, in *tagResourceInput) (any, erro
 	if len(in.Tags) == 0 {
 		return nil, validationf("1 validation error detected: Value null at 'tags' failed to satisfy constraint: Member must not be null")
 	}
+	if err := checkTags(in.Tags); err != nil {
+		return nil, err
+	}
 	t, err := e.tableByARN("TagResource", in.ResourceArn)
 	if err != nil {
 		return nil, err
 	}
-	_ = t.locked(func() error {
+	err = t.locked(func() error {
+		n := len(t.tags)
+		for _, tg := range in.Tags {
+			if _, ok := t.tags[tg.Key]; !ok {
+				n++
+			}
+		}
+		if n > maxTags {
+			return tooManyTags()
+		}
 		if t.tags == nil {
 			t.tags = map[string]string{}
 		}
@@ -68,6 +83,9 @@ func (e *Engine) tagResource(_ context.Context, in *tagResourceInput) (any, erro
 		}
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
 	return noOutput{}, e.persistTable(t)
 }
 
@@ -101,4 +119,59 @@ func (e *Engine) listTagsOfResource(_ context.Context, in *tagResourceInput) (an
 		tags = []tag{}
 	}
 	return map[string]any{"Tags": tags}, nil
+}
+
+// The tag rules (Developer Guide, "Tagging restrictions in DynamoDB"; API
+// Reference, Tag): a key of 1 to 128 Unicode characters, a value of up to
+// 256, made of letters, digits, white space and + - = . _ : /, a key that
+// does not start with the aws: prefix AWS keeps for itself, and at most 50
+// tags on a resource. Lengths are refused in the API model's message form;
+// the characters and the count with the engine's wording, DynamoDB's not
+// being documented.
+const (
+	maxTags           = 50
+	maxTagKeyChars    = 128
+	maxTagValueChars  = 256
+	tagSpecialSymbols = "+-=._:/"
+)
+
+// checkTags validates the tags of a TagResource or CreateTable request.
+func checkTags(tags []tag) error {
+	for i, tg := range tags {
+		at := "tags." + strconv.Itoa(i+1) + ".member."
+		switch k := utf8.RuneCountInString(tg.Key); {
+		case k < 1:
+			return validationf("1 validation error detected: Value '%s' at '%skey' failed to satisfy constraint: Member must have length greater than or equal to 1", tg.Key, at)
+		case k > maxTagKeyChars:
+			return validationf("1 validation error detected: Value '%s' at '%skey' failed to satisfy constraint: Member must have length less than or equal to %d", tg.Key, at, maxTagKeyChars)
+		}
+		if utf8.RuneCountInString(tg.Value) > maxTagValueChars {
+			return validationf("1 validation error detected: Value '%s' at '%svalue' failed to satisfy constraint: Member must have length less than or equal to %d", tg.Value, at, maxTagValueChars)
+		}
+		for _, s := range []struct{ what, v string }{{"key", tg.Key}, {"value", tg.Value}} {
+			if !tagChars(s.v) {
+				return validationf("One or more parameter values were invalid: The tag %s %q may contain only letters, digits, white space and + - = . _ : /", s.what, s.v)
+			}
+		}
+		if strings.HasPrefix(strings.ToLower(tg.Key), "aws:") {
+			return validationf("One or more parameter values were invalid: The tag key %q uses the aws: prefix, which AWS reserves", tg.Key)
+		}
+	}
+	if len(tags) > maxTags {
+		return tooManyTags()
+	}
+	return nil
+}
+
+func tagChars(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsSpace(r) && !strings.ContainsRune(tagSpecialSymbols, r) {
+			return false
+		}
+	}
+	return true
+}
+
+func tooManyTags() *APIError {
+	return validationf("One or more parameter values were invalid: A resource may have at most %d tags", maxTags)
 }
