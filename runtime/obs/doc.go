@@ -15,5 +15,7 @@
 // meaning: the constructs graph each and alarm on those that mean trouble,
 // and a test fails when the runtime emits a name the catalogue lacks.
 //
-// It is not a tracing or alarming library.
+// A line logged with a context holding an OpenTelemetry span carries the
+// span's traceId (W3C), xrayTraceId and spanId; runtime/tracing makes the
+// spans. It is not a tracing or alarming library.
 package obs

@@ -60,12 +60,14 @@ const (
 	ReconcileSkipped = "Skipped"
 )
 
-// NewLogger returns a JSON slog logger on w (os.Stdout when nil).
+// NewLogger returns a JSON slog logger on w (os.Stdout when nil). A line
+// logged with a context that holds a span (runtime/tracing) carries its
+// traceId, xrayTraceId and spanId.
 func NewLogger(w io.Writer) *slog.Logger {
 	if w == nil {
 		w = os.Stdout
 	}
-	return slog.New(slog.NewJSONHandler(w, nil))
+	return slog.New(traceHandler{slog.NewJSONHandler(w, nil)})
 }
 
 // KeyHash is what logs show for an idempotency key: the first 16 hex digits
