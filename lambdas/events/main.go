@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/oncetable/oncetable/runtime/outbox"
+	"github.com/oncetable/oncetable/runtime/tracing"
 )
 
 func main() {
@@ -20,5 +21,5 @@ func main() {
 	if err != nil {
 		log.Fatalf("events: %v", err)
 	}
-	lambda.Start(pub.Handle)
+	lambda.Start(tracing.Lambda(pub.Handle))
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/localrun"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/store"
+	"github.com/oncetable/oncetable/runtime/tracing"
 )
 
 func main() {
@@ -77,7 +78,16 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := localrun.Run(ctx, o); err != nil {
+	// OTEL_TRACES_EXPORTER=console prints the spans on stderr; =otlp sends
+	// them to OTEL_EXPORTER_OTLP_ENDPOINT.
+	shutdownTracing, err := tracing.Setup(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		os.Exit(2)
+	}
+	err = localrun.Run(ctx, o)
+	shutdownTracing(context.Background())
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "local:", explain(err))
 		os.Exit(1)
 	}

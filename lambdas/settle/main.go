@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/oncetable/oncetable/runtime/httpapi"
+	"github.com/oncetable/oncetable/runtime/tracing"
 )
 
 func main() {
@@ -18,5 +19,5 @@ func main() {
 	if err != nil {
 		log.Fatalf("settle: %v", err)
 	}
-	lambda.Start(api.Only(httpapi.RouteSettle))
+	lambda.Start(tracing.Lambda(api.Only(httpapi.RouteSettle)))
 }

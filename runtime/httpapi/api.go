@@ -213,6 +213,8 @@ type call struct {
 
 func (a *API) serve(ctx context.Context, req events.APIGatewayV2HTTPRequest, allow map[string]bool) events.APIGatewayV2HTTPResponse {
 	start := time.Now()
+	ctx, span := startSpan(ctx, &req)
+	defer span.End()
 	p := a.auth.Principal(&req)
 	c := &call{req: &req, caller: CallerIdentity(&req), principal: p, keyHash: obs.KeyHash(header(&req, "Idempotency-Key"))}
 	method := req.RequestContext.HTTP.Method
@@ -237,6 +239,7 @@ func (a *API) serve(ctx context.Context, req events.APIGatewayV2HTTPRequest, all
 	if c.legacy {
 		deprecationHeaders(resp.Headers, versionPath(path))
 	}
+	endSpan(span, c, flow, outcome, id, resp.StatusCode)
 	a.log.LogAttrs(ctx, slog.LevelInfo, "request",
 		slog.String("requestId", id),
 		slog.String("apiRequestId", req.RequestContext.RequestID),

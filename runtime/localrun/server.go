@@ -23,6 +23,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/schema/provision"
 	"github.com/oncetable/oncetable/runtime/store"
+	"github.com/oncetable/oncetable/runtime/tracing"
 )
 
 // Options configures the local runner. Every field has a default.
@@ -193,7 +194,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 				return aws.Credentials{AccessKeyID: envOr("AWS_ACCESS_KEY_ID", "local"),
 					SecretAccessKey: envOr("AWS_SECRET_ACCESS_KEY", "local"), SessionToken: os.Getenv("AWS_SESSION_TOKEN")}, nil
 			}),
-		})
+		}, tracing.DynamoDB)
 		s.DynamoDBURL = o.DynamoDBEndpoint
 	} else {
 		eng, err := ddblocal.Open(func(eo *ddblocal.Options) {
@@ -217,7 +218,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		s.DynamoDBURL = "http://" + ln.Addr().String()
 		s.ddb = &http.Server{Handler: eng.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 		go func() { s.done <- ignoreClosed(s.ddb.Serve(ln)) }()
-		client = eng.Client(retry.Off)
+		client = eng.Client(retry.Off, tracing.DynamoDB)
 	}
 	if err := ensureTable(ctx, client, o.Table, o.Orders.Stage); err != nil {
 		s.Shutdown(context.Background())

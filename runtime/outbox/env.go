@@ -9,11 +9,16 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/lambdaenv"
+	"github.com/oncetable/oncetable/runtime/tracing"
 )
 
 // FromEnvironment builds the Publisher of the events Lambda function from
-// its config.Events and the function's role and region (runtime/lambdaenv).
+// its config.Events and the function's role and region (runtime/lambdaenv),
+// with the tracer provider of OTEL_TRACES_EXPORTER (runtime/tracing).
 func FromEnvironment(ctx context.Context) (*Publisher, error) {
+	if _, err := tracing.Setup(ctx); err != nil {
+		return nil, fmt.Errorf("outbox: %w", err)
+	}
 	ev, err := config.LoadEvents(os.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("outbox: %w", err)
@@ -22,7 +27,7 @@ func FromEnvironment(ctx context.Context) (*Publisher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("outbox: aws config: %w", err)
 	}
-	return NewPublisher(eventbridge.NewFromConfig(cfg), func(o *Options) {
+	return NewPublisher(eventbridge.NewFromConfig(cfg, tracing.EventBridge), func(o *Options) {
 		o.BusName = ev.BusName
 		if ev.Source != "" {
 			o.Source = ev.Source

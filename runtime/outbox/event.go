@@ -58,6 +58,10 @@ type Event struct {
 	// timestamp (createdAt, paidAt, processedAt; for PaymentCreated the
 	// order's updatedAt, which charge sets to the payment's createdAt).
 	CommittedAt time.Time `json:"committedAt"`
+	// TraceParent is the W3C traceparent of the span that published the
+	// event (the stream batch), when tracing is on: a consumer starts its
+	// span as a child of it to join the trace.
+	TraceParent string `json:"traceparent,omitempty"`
 }
 
 // RecordError reports a stream record that should carry an event but

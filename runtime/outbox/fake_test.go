@@ -26,6 +26,7 @@ type fakeEventBridge struct {
 	calls     [][]string // event ids per call that reached the bus
 	published []string   // ids of accepted entries, in order
 	envelopes []string   // "bus source detail-type" of accepted entries
+	details   []string   // Detail of accepted entries
 }
 
 type putEventsWire struct {
@@ -75,6 +76,7 @@ func (f *fakeEventBridge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		f.published = append(f.published, d.ID)
 		f.envelopes = append(f.envelopes, e.EventBusName+" "+e.Source+" "+e.DetailType)
+		f.details = append(f.details, e.Detail)
 		results = append(results, map[string]string{"EventId": fmt.Sprintf("eb-%d", len(f.published))})
 	}
 	f.calls = append(f.calls, ids)

@@ -12,8 +12,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/oncetable/oncetable/runtime/schema"
+	"github.com/oncetable/oncetable/runtime/tracing"
 )
 
 // MaxEntries is how many entries one PutEvents call takes.
@@ -104,7 +108,24 @@ func chunks(todo []pending) [][]pending {
 // no later call is sent, so the event source mapping retries from that
 // record and no later event of its user was published before it. The
 // error is non-nil only when ctx ends.
+//
+// The batch is one span (tracing), and each event's envelope carries its
+// W3C traceparent, so that a consumer's work joins the trace.
 func (p *Publisher) Handle(ctx context.Context, batch events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+	ctx, span := tracing.Tracer().Start(ctx, "stream batch", trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(attribute.Int("oncetable.stream.records", len(batch.Records))))
+	defer span.End()
+	resp, published, err := p.handle(ctx, batch)
+	span.SetAttributes(attribute.Int("oncetable.stream.events_published", published))
+	if len(resp.BatchItemFailures) > 0 {
+		span.SetAttributes(attribute.String("oncetable.stream.failed_sequence_number", resp.BatchItemFailures[0].ItemIdentifier))
+		span.SetStatus(codes.Error, "a record was not published")
+	}
+	return resp, err
+}
+
+func (p *Publisher) handle(ctx context.Context, batch events.DynamoDBEvent) (events.DynamoDBEventResponse, int, error) {
+	traceParent := tracing.TraceParent(ctx)
 	var todo []pending
 	failAt := -1
 	for i, r := range batch.Records {
@@ -115,23 +136,26 @@ func (p *Publisher) Handle(ctx context.Context, batch events.DynamoDBEvent) (eve
 			break
 		}
 		if ok {
+			ev.TraceParent = traceParent
 			todo = append(todo, pending{record: i, user: ev.UserID, entry: p.entry(ev)})
 		}
 	}
+	published := 0
 	for _, chunk := range chunks(todo) {
 		if first, err := p.send(ctx, chunk); err != nil {
 			if ctx.Err() != nil {
-				return events.DynamoDBEventResponse{}, ctx.Err()
+				return events.DynamoDBEventResponse{}, published, ctx.Err()
 			}
 			failAt = first
 			break
 		}
+		published += len(chunk)
 	}
 	var resp events.DynamoDBEventResponse
 	if failAt >= 0 {
 		resp.BatchItemFailures = []events.DynamoDBBatchItemFailure{{ItemIdentifier: batch.Records[failAt].Change.SequenceNumber}}
 	}
-	return resp, nil
+	return resp, published, nil
 }
 
 func (p *Publisher) entry(ev Event) types.PutEventsRequestEntry {
