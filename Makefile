@@ -357,7 +357,8 @@ bench-synth: deps
 	@for f in $(CDK_OUT)/asset.*/bootstrap; do printf '  %s  %s bytes\n' "$$f" "$$(stat -c %s "$$f")"; done
 
 ## bench-coldstart: each function's cold start, from exec of its bootstrap to its first answered invocation,
-##                  through a stand-in for the Lambda Runtime API (numbers go in docs/compute.md)
+##                  through a stand-in for the Lambda Runtime API (numbers go in docs/compute.md); the -traced
+##                  variants export their spans over OTLP to a stand-in collector (docs/observability.md)
 COLDSTARTS ?= 30x
 .PHONY: bench-coldstart
 bench-coldstart: $(GO_STAMP)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -191,9 +192,29 @@ func BenchmarkColdStart(b *testing.B) {
 	for _, fn := range Functions() {
 		entries[fn] = "./lambdas/" + fn
 	}
-	names := append([]string{"baseline"}, Functions()...)
-	for _, name := range names {
-		b.Run(name, func(b *testing.B) {
+	// A stand-in for the ADOT collector's OTLP receiver on localhost:4318.
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer collector.Close()
+	traced := []string{"OTEL_TRACES_EXPORTER=otlp", "OTEL_EXPORTER_OTLP_ENDPOINT=" + collector.URL}
+	type variant struct {
+		name, fn string
+		env      []string
+	}
+	var variants []variant
+	for _, name := range append([]string{"baseline"}, Functions()...) {
+		variants = append(variants, variant{name: name, fn: name})
+	}
+	// The traced variants: spans exported over OTLP/HTTP, as in Lambda
+	// with the ADOT collector layer (docs/observability.md).
+	for _, name := range []string{httpapi.FunctionCharge, httpapi.FunctionAPI} {
+		variants = append(variants, variant{name: name + "-traced", fn: name, env: traced})
+	}
+	for _, v := range variants {
+		name := v.fn
+		b.Run(v.name, func(b *testing.B) {
 			bin, err := gofunction.BuildNative(root, entries[name], filepath.Join(b.TempDir(), name))
 			if err != nil {
 				b.Fatal(err)
@@ -207,7 +228,7 @@ func BenchmarkColdStart(b *testing.B) {
 			var last coldStart
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if last, err = startOnce(bin, event, nil); err != nil {
+				if last, err = startOnce(bin, event, v.env); err != nil {
 					b.Fatal(err)
 				}
 				inits, answers = append(inits, last.init), append(answers, last.answer)
@@ -217,9 +238,9 @@ func BenchmarkColdStart(b *testing.B) {
 			b.ReportMetric(ms(median(answers)), "first-answer-ms")
 			b.ReportMetric(float64(st.Size())/(1<<20), "native-MiB")
 			b.Logf("%s: %d starts, median init %.1f ms, median first answer %.1f ms, %d DynamoDB calls; answer %.120s",
-				name, len(answers), ms(median(inits)), ms(median(answers)), last.ddbCalls, last.answerText)
-			if traced, err := startOnce(bin, event, []string{"GODEBUG=inittrace=1"}); err == nil {
-				b.Logf("%s: slowest package initializations: %s", name, slowestInits(traced.stderr, 5))
+				v.name, len(answers), ms(median(inits)), ms(median(answers)), last.ddbCalls, last.answerText)
+			if inits, err := startOnce(bin, event, append([]string{"GODEBUG=inittrace=1"}, v.env...)); err == nil {
+				b.Logf("%s: slowest package initializations: %s", v.name, slowestInits(inits.stderr, 5))
 			}
 		})
 	}
