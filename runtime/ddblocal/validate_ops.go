@@ -1,8 +1,10 @@
 package ddblocal
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The model constraints of each operation, in the order DynamoDB reports
@@ -72,8 +74,36 @@ func (in *tableNameInput) validate(c *checker) {
 	c.tableName("tableName", "TableName", &in.TableName, 1, nullName)
 }
 
+// UpdateTimeToLive's specification (API Reference, TimeToLiveSpecification:
+// AttributeName of 1 to 255 characters and Enabled, both required),
+// reported together in the model's order.
 func (in *updateTimeToLiveInput) validate(c *checker) {
 	c.tableName("tableName", "TableName", &in.TableName, 1, nullName)
+	if c.done() {
+		return
+	}
+	spec := in.TimeToLiveSpecification
+	if spec == nil {
+		c.notNull("timeToLiveSpecification", false)
+		return
+	}
+	const name = "timeToLiveSpecification.attributeName"
+	switch n := utf8.RuneCountInString(spec.AttributeName); {
+	case n == 0 && ttlAttributeNamePresent(c.raw("TimeToLiveSpecification")):
+		c.add(showValue, "", name, "Member must have length greater than or equal to 1")
+	case n == 0:
+		c.notNull(name, false)
+	case n > 255:
+		c.add(showValue, spec.AttributeName, name, "Member must have length less than or equal to 255")
+	}
+	c.notNull("timeToLiveSpecification.enabled", spec.Enabled != nil)
+}
+
+// ttlAttributeNamePresent reports whether a TimeToLiveSpecification's JSON
+// names an AttributeName, empty or not.
+func ttlAttributeNamePresent(raw json.RawMessage) bool {
+	var spec struct{ AttributeName *string }
+	return json.Unmarshal(raw, &spec) == nil && spec.AttributeName != nil
 }
 
 func (in *createTableInput) validate(c *checker) {

@@ -2,6 +2,7 @@ package conformance_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -572,5 +573,30 @@ func TestContinuousBackups(t *testing.T) {
 		}
 		_, err = tg.client.DescribeContinuousBackups(ctx(t), &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String(tableName(t))})
 		wantErr(t, err, "TableNotFoundException")
+	})
+}
+
+func TestUpdateTimeToLiveArguments(t *testing.T) {
+	doc(t, pageTTLAPI, "TimeToLiveSpecification is required, with AttributeName (Length Constraints: Minimum length of 1. Maximum length of 255; Required) and Enabled (Required); violations are reported together in the model's message form, and nothing changes")
+	each(t, func(t *testing.T, tg *target) {
+		name := hashTable(t, tg)
+		for _, tt := range []struct {
+			body, msg string
+		}{
+			{`{"TableName":%q}`, "1 validation error detected: Value null at 'timeToLiveSpecification' failed to satisfy constraint: Member must not be null"},
+			{`{"TableName":%q,"TimeToLiveSpecification":{}}`, "2 validation errors detected: Value null at 'timeToLiveSpecification.attributeName' failed to satisfy constraint: Member must not be null; Value null at 'timeToLiveSpecification.enabled' failed to satisfy constraint: Member must not be null"},
+			{`{"TableName":%q,"TimeToLiveSpecification":{"AttributeName":"","Enabled":true}}`, "1 validation error detected: Value '' at 'timeToLiveSpecification.attributeName' failed to satisfy constraint: Member must have length greater than or equal to 1"},
+			{`{"TableName":%q,"TimeToLiveSpecification":{"AttributeName":"` + strings.Repeat("a", 256) + `","Enabled":true}}`, "at 'timeToLiveSpecification.attributeName' failed to satisfy constraint: Member must have length less than or equal to 255"},
+			{`{"TableName":%q,"TimeToLiveSpecification":{"AttributeName":"exp"}}`, "1 validation error detected: Value null at 'timeToLiveSpecification.enabled' failed to satisfy constraint: Member must not be null"},
+		} {
+			r := rawCall(t, tg, targetPrefix+"UpdateTimeToLive", jsonType, fmt.Sprintf(tt.body, name))
+			eb := decodeError(t, r)
+			if r.status != 400 || !strings.HasSuffix(eb.Type, "#ValidationException") || !strings.Contains(eb.Message, tt.msg) {
+				t.Errorf("%.80s: %d %s %q, want ValidationException %q", tt.body, r.status, eb.Type, eb.Message, tt.msg)
+			}
+		}
+		_, err := tg.client.UpdateTimeToLive(ctx(t), &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(name),
+			TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(strings.Repeat("a", 255)), Enabled: aws.Bool(true)}})
+		noErr(t, err, "UpdateTimeToLive with a 255-character name")
 	})
 }
