@@ -66,7 +66,19 @@ func TestReconcileCatchesACorruptBalanceInTheSoak(t *testing.T) {
 					if err != nil {
 						return err
 					}
-					for live.Elapsed() < 4*time.Second {
+					// With the mutant, go on (up to 20 s) until a pass that
+					// started after the corruption has ended: the corruption
+					// may land late in the run.
+					passedSince := func() bool {
+						at := corruptedAt.Load()
+						for _, v := range verdicts {
+							if at != 0 && v.Started.UnixNano() > at {
+								return true
+							}
+						}
+						return false
+					}
+					for live.Elapsed() < 4*time.Second || tc.mutant && !passedSince() && live.Elapsed() < 20*time.Second {
 						out, err := r.Run(ctx)
 						if err != nil {
 							return err
