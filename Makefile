@@ -77,6 +77,14 @@ $(STATICCHECK):
 	GOBIN=$(TOOLS) go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	@mv $(TOOLS)/staticcheck $@
 
+## release-check: VERSION=v0.1.0: check that every module's go.mod requires this repository's modules at VERSION
+##                and CHANGELOG.md has a [VERSION] section per module; print the git tag commands in dependency
+##                order (it creates no tag)
+.PHONY: release-check
+release-check:
+	@test -n "$(VERSION)" || { echo "VERSION=vX.Y.Z is required" >&2; exit 2; }
+	go run ./scripts/releasecheck -version $(VERSION)
+
 ## run: the local runner: the API on 127.0.0.1:8080 over the embedded DynamoDB engine on 127.0.0.1:8000
 ##      (RUN_FLAGS="-data-dir .data" keeps state; RUN_FLAGS="-dynamodb-endpoint URL" uses another endpoint;
 ##      REGIONS=us-east-1,eu-west-1 serves several Regions on the engine's port, a global table between them, one API
