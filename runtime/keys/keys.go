@@ -31,6 +31,7 @@ const (
 	ProfileSK       = "PROFILE"
 	UserOrderPrefix = "ORDER#"
 	HoldPrefix      = "HOLD#"
+	RefundPrefix    = "REFUND#"
 )
 
 // Index partition keys for the overloaded and sparse indexes.
@@ -58,6 +59,8 @@ type Layout struct {
 	UnprocessedPartition, FeaturedPartition string
 	// HoldPrefix starts the sort key of a hold in its user's partition.
 	HoldPrefix string
+	// RefundPrefix starts the sort key of a refund in its order's partition.
+	RefundPrefix string
 }
 
 // Default is oncetable's own layout, the constants above.
@@ -65,7 +68,7 @@ var Default = Layout{
 	UserPrefix: UserPrefix, OrderPrefix: OrderPrefix, ItemPrefix: ItemPrefix, ProductPrefix: ProductPrefix,
 	PaymentPrefix: PaymentPrefix, LedgerPrefix: LedgerPrefix, AddressPrefix: AddressPrefix, IdemPrefix: IdemPrefix,
 	ProfileSK: ProfileSK, UserOrderPrefix: UserOrderPrefix, OrderStatusPrefix: OrderStatusPrefix, UnprocessedPartition: UnprocessedPartition, FeaturedPartition: FeaturedPartition,
-	HoldPrefix: HoldPrefix,
+	HoldPrefix: HoldPrefix, RefundPrefix: RefundPrefix,
 }
 
 // WithDefaults fills l's empty fields from [Default].
@@ -79,7 +82,7 @@ func (l Layout) WithDefaults() Layout {
 		{&l.LedgerPrefix, d.LedgerPrefix}, {&l.AddressPrefix, d.AddressPrefix}, {&l.IdemPrefix, d.IdemPrefix}, {&l.ProfileSK, d.ProfileSK},
 		{&l.UserOrderPrefix, d.UserOrderPrefix}, {&l.OrderStatusPrefix, d.OrderStatusPrefix},
 		{&l.UnprocessedPartition, d.UnprocessedPartition}, {&l.FeaturedPartition, d.FeaturedPartition},
-		{&l.HoldPrefix, d.HoldPrefix},
+		{&l.HoldPrefix, d.HoldPrefix}, {&l.RefundPrefix, d.RefundPrefix},
 	} {
 		if *f.v == "" {
 			*f.v = f.def
@@ -305,6 +308,18 @@ func (l Layout) Payment(orderID, paymentID string) (Key, error) {
 		return Key{}, err
 	}
 	return Key{PK: o.PK, SK: l.PaymentPrefix + paymentID}, nil
+}
+
+// Refund is a refund of an order, in the order's partition.
+func (l Layout) Refund(orderID, refundID string) (Key, error) {
+	o, err := l.Order(orderID)
+	if err != nil {
+		return Key{}, err
+	}
+	if err := ValidateID("refundId", refundID); err != nil {
+		return Key{}, err
+	}
+	return Key{PK: o.PK, SK: l.RefundPrefix + refundID}, nil
 }
 
 // Product is a product item.

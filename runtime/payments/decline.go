@@ -11,7 +11,7 @@ import (
 // after insufficient funds). Validation failures and missing entities are
 // not declines: nothing started, and a corrected retry must run.
 var declines = []error{ErrInsufficientFunds, ErrAlreadyPaid, ErrAmountMismatch, ErrCurrencyMismatch, ErrBalanceLimit, ErrPriceMismatch, ErrNotCharged,
-	ErrHoldNotOpen, ErrHoldExpired, ErrExceedsHold, ErrTooManyHolds}
+	ErrHoldNotOpen, ErrHoldExpired, ErrExceedsHold, ErrTooManyHolds, ErrNotPaid, ErrExceedsRefundable}
 
 // Declined reports whether err is a decline, whose answer is stored under
 // the request's key.

@@ -30,7 +30,26 @@ var (
 	ErrExceedsHold          = errors.New("amount exceeds the hold")
 	ErrTooManyHolds         = errors.New("too many open holds")
 	ErrInvalidHold          = errors.New("invalid hold")
+	ErrNotPaid              = errors.New("order not paid")
+	ErrExceedsRefundable    = errors.New("amount exceeds what is left to refund")
 )
+
+// RefundableError is a refund of more than an order has left to refund
+// (its total less its refunds). Nothing was written.
+type RefundableError struct {
+	OrderID    string
+	Refundable money.Amount
+	Requested  money.Amount
+}
+
+func (e *RefundableError) Error() string {
+	if e.Refundable.Minor == 0 {
+		return fmt.Sprintf("%v: order %q is refunded in full", ErrExceedsRefundable, e.OrderID)
+	}
+	return fmt.Sprintf("%v: order %q has %s left to refund, refund of %s", ErrExceedsRefundable, e.OrderID, e.Refundable, e.Requested)
+}
+
+func (e *RefundableError) Unwrap() error { return ErrExceedsRefundable }
 
 // ExceedsHoldError is a capture of more than its hold holds. Nothing was
 // written.

@@ -24,6 +24,7 @@ const (
 	FlowAuthorize   = "authorize_hold"
 	FlowCapture     = "capture_hold"
 	FlowVoid        = "void_hold"
+	FlowRefund      = "refund"
 )
 
 // Backend is what the flows need from the table they run on: a client, a

@@ -192,27 +192,9 @@ func (s *Service) settleEffect(order store.Order, uk keys.Key, total money.Amoun
 	return eff, nil
 }
 
-// paidUpdate sets the order paid, in shape. Its status is a key attribute
-// of OrdersByStatus, so that index follows by itself; the shape says what
-// else moves (GSI1PK to ORDERSTATUS#paid while the v1 shape is written).
+// paidUpdate sets the order paid, in shape (statusUpdate), with paidAt.
 func (s *Service) paidUpdate(paid store.Order, shape store.OrderShape) (expression.UpdateBuilder, error) {
-	upd := expression.Set(statusName, expression.Value(store.OrderPaid))
-	av, err := s.items.Marshal(paid)
-	if err != nil {
-		return upd, err
-	}
-	set, remove, err := shape.Paid(av)
-	if err != nil {
-		return upd, err
-	}
-	for _, a := range set {
-		upd = upd.Set(expression.Name(a.Name), expression.Value(a.Value))
-	}
-	upd = upd.Set(expression.Name("paidAt"), expression.Value(paid.PaidAt)).Set(updatedName, expression.Value(paid.UpdatedAt))
-	for _, name := range remove {
-		upd = upd.Remove(expression.Name(name))
-	}
-	return upd, nil
+	return s.statusUpdate(paid, shape, store.Attribute{Name: "paidAt", Value: &types.AttributeValueMemberS{Value: paid.PaidAt}})
 }
 
 // paidElsewhere answers a settle that found the order no longer payable.

@@ -11,14 +11,21 @@ const (
 	TypeProduct     = "Product"
 	TypeLedgerEntry = "LedgerEntry"
 	TypeHold        = "Hold"
+	TypeRefund      = "Refund"
 )
 
-// Order statuses. An order is created, then paid by settle; its GSI1PK
-// follows its status (ORDERSTATUS#<status>).
+// Order statuses. An order is created, then paid by settle; a refund of
+// part of what was paid makes it partially_refunded, of the rest refunded.
+// Its GSI1PK follows its status (ORDERSTATUS#<status>).
 const (
-	OrderCreated = "created"
-	OrderPaid    = "paid"
+	OrderCreated           = "created"
+	OrderPaid              = "paid"
+	OrderPartiallyRefunded = "partially_refunded"
+	OrderRefunded          = "refunded"
 )
+
+// OrderStatuses lists every order status.
+var OrderStatuses = []string{OrderCreated, OrderPaid, OrderPartiallyRefunded, OrderRefunded}
 
 // Payment statuses. A created payment sits in the sparse Unprocessed index
 // until processing REMOVEs its index keys.
@@ -176,6 +183,26 @@ type Order struct {
 	CreatedAt   string `dynamodbav:"createdAt" json:"createdAt"`
 	UpdatedAt   string `dynamodbav:"updatedAt" json:"updatedAt"`
 	PaidAt      string `dynamodbav:"paidAt,omitempty" json:"paidAt,omitempty"`
+	// Refunded is the sum of the order's refunds; never more than Total.
+	Refunded int64 `dynamodbav:"refunded,omitempty" json:"refunded,omitempty"`
+}
+
+// Refund gives back part or all of what a paid order took, to the balance
+// it came from. It lives in the order's partition (REFUND#<refundId>).
+type Refund struct {
+	PK         string `dynamodbav:"PK" json:"-"`
+	SK         string `dynamodbav:"SK" json:"-"`
+	EntityType string `dynamodbav:"EntityType" json:"-"`
+	RefundID   string `dynamodbav:"refundId" json:"refundId"`
+	OrderID    string `dynamodbav:"orderId" json:"orderId"`
+	UserID     string `dynamodbav:"userId" json:"userId"`
+	Amount     int64  `dynamodbav:"amount" json:"amount"`
+	Currency   string `dynamodbav:"currency" json:"currency"`
+	// EntryID is the refund's ledger entry in the user's ledger.
+	EntryID string `dynamodbav:"entryId" json:"entryId"`
+	// OrderStatus is the order's status once this refund was made.
+	OrderStatus string `dynamodbav:"orderStatus" json:"orderStatus"`
+	CreatedAt   string `dynamodbav:"createdAt" json:"createdAt"`
 }
 
 // OrderItem is one line of an order.
@@ -259,6 +286,8 @@ type LedgerEntry struct {
 	TransferID   string `dynamodbav:"transferId,omitempty" json:"transferId,omitempty"`
 	Counterparty string `dynamodbav:"counterparty,omitempty" json:"counterparty,omitempty"`
 	HoldID       string `dynamodbav:"holdId,omitempty" json:"holdId,omitempty"`
+	// RefundID is the refund a refund entry posted (with its OrderID).
+	RefundID string `dynamodbav:"refundId,omitempty" json:"refundId,omitempty"`
 	// Legs are stored on every entry a flow writes; an entry written before
 	// entries carried legs has none until the legs migration adds them, and
 	// reads as LegsOf its kind meanwhile (Posting).

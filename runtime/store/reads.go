@@ -455,11 +455,41 @@ func (s *Store) Payment(ctx context.Context, orderID, paymentID string) (Payment
 	return p, nil
 }
 
-// OrderView is an order with its items and payments.
+// OrderView is an order with its items, payments and refunds.
 type OrderView struct {
 	Order
 	Items    []OrderItem `json:"items"`
 	Payments []Payment   `json:"payments"`
+	Refunds  []Refund    `json:"refunds,omitempty"`
+}
+
+// Refund reads a refund of an order (GetItem, strongly consistent).
+func (s *Store) Refund(ctx context.Context, orderID, refundID string) (Refund, error) {
+	k, err := s.keys.Refund(orderID, refundID)
+	if err != nil {
+		return Refund{}, err
+	}
+	var r Refund
+	ok, err := s.getItem(ctx, k, &r)
+	if err != nil {
+		return Refund{}, err
+	}
+	if !ok {
+		return Refund{}, notFound("refund", refundID)
+	}
+	return r, nil
+}
+
+// Refunds pages an order's refunds oldest first: Query PK = ORDER#<id> AND
+// begins_with(SK, "REFUND#"), ascending (refund ids sort by time),
+// strongly consistent.
+func (s *Store) Refunds(ctx context.Context, orderID string, limit int, cur string) (Page[Refund], error) {
+	k, err := s.keys.Order(orderID)
+	if err != nil {
+		return Page[Refund]{}, err
+	}
+	return runPage[Refund](ctx, s, pageQuery{binding: "refunds", pkAttr: s.sch.PartitionKey, pk: k.PK,
+		skPrefix: s.keys.RefundPrefix, forward: true, consistent: true}, limit, cur)
 }
 
 // OrderOwner reads the user of an order (GetItem, strongly consistent,
@@ -484,9 +514,10 @@ func (s *Store) OrderOwner(ctx context.Context, orderID string) (string, error) 
 	return o.UserID, nil
 }
 
-// Order reads an order with its items and payments in one strongly
-// consistent Query: PK = ORDER#<id> AND SK >= "ITEM#" (ITEM#*, ORDER#<id>,
-// PAYMENT#*; the IDEM# records sort below and are not read).
+// Order reads an order with its items, payments and refunds in one
+// strongly consistent Query: PK = ORDER#<id> AND SK >= "ITEM#" (ITEM#*,
+// ORDER#<id>, PAYMENT#*, REFUND#*; the IDEM# records sort below and are
+// not read).
 func (s *Store) Order(ctx context.Context, orderID string) (OrderView, error) {
 	k, err := s.keys.Order(orderID)
 	if err != nil {
@@ -526,6 +557,10 @@ func (s *Store) Order(ctx context.Context, orderID string) (OrderView, error) {
 				var p Payment
 				err = s.items.Unmarshal(item, &p)
 				v.Payments = append(v.Payments, p)
+			case strings.HasPrefix(sk, s.keys.RefundPrefix):
+				var r Refund
+				err = s.items.Unmarshal(item, &r)
+				v.Refunds = append(v.Refunds, r)
 			}
 			if err != nil {
 				return OrderView{}, err
