@@ -158,6 +158,9 @@ func checkAccess(t *testing.T, stage schema.OrderIndexes) {
 		{"GET", "/payments/unprocessed", "", ""},
 		{"POST", "/orders/o2/settle", "", "st-1"},
 		{"POST", "/orders/o2/settle", "", "st-1"},
+		{"POST", "/orders/o2/refunds", `{"amount":500,"currency":"EUR"}`, "rf-1"},
+		{"POST", "/orders/o2/refunds", `{"amount":500,"currency":"EUR"}`, "rf-1"},
+		{"GET", "/orders/o2/refunds", "", ""},
 		{"POST", "/users/alice/orders", `{"orderId":"o3","currency":"EUR","items":[{"productId":"mug","quantity":1,"unitPrice":1250}]}`, "ord-3"},
 		{"POST", "/users/alice/orders", `{"orderId":"o4","currency":"EUR","items":[{"productId":"mug","quantity":1,"unitPrice":1250}]}`, "ord-4"},
 		{"POST", "/users", `{"userId":"bob","name":"Bob","email":"bob@example.com"}`, ""},
@@ -183,7 +186,7 @@ func checkAccess(t *testing.T, stage schema.OrderIndexes) {
 		{"bob", "POST", "/users/alice/debits", `{"amount":100,"currency":"EUR"}`, "b-db-1", http.StatusNotFound},
 	}
 	served := map[string]bool{}
-	var paymentID string
+	var paymentID, refundID string
 	var holds []string
 	for _, s := range steps {
 		route := routeOf(t, s.method, s.path)
@@ -195,6 +198,9 @@ func checkAccess(t *testing.T, stage schema.OrderIndexes) {
 		served[route.Name] = true
 		if route.Name == httpapi.RouteCharge {
 			paymentID = jsonField(resp.Body, "paymentId")
+		}
+		if route.Name == httpapi.RouteRefund {
+			refundID = jsonField(resp.Body, "refundId")
 		}
 		if route.Name == httpapi.RouteAuthorizeHold && resp.Headers["Idempotent-Replayed"] != "true" {
 			holds = append(holds, jsonField(resp.Body, "holdId"))
@@ -209,8 +215,9 @@ func checkAccess(t *testing.T, stage schema.OrderIndexes) {
 			t.Fatalf("%s %s as customer %s via %s: status %d %s, want %d", s.method, s.path, s.sub, route.Function, resp.StatusCode, resp.Body, s.status)
 		}
 	}
-	// The payment's and the holds' ids are only known after their flows.
+	// The payment's, the holds' and the refund's ids are only known after their flows.
 	for _, s := range []struct{ method, path, body, key string }{
+		{"GET", "/orders/o2/refunds/" + refundID, "", ""},
 		{"POST", "/orders/o1/payments/" + paymentID + "/process", "", ""},
 		{"GET", "/users/alice/holds/" + holds[0], "", ""},
 		{"POST", "/users/alice/holds/" + holds[0] + "/capture", `{"amount":250,"currency":"EUR"}`, "cap-1"},

@@ -21,6 +21,7 @@ var locations = map[string]string{
 	RouteCreateOrder:   "/orders/{orderId}",
 	RouteCharge:        "/orders/{orderId}/payments/{paymentId}",
 	RouteCreateProduct: "/products/{productId}",
+	RouteRefund:        "/orders/{orderId}/refunds/{refundId}",
 }
 
 // location is the Location of a 201 of route name with body, or "" when

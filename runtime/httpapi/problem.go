@@ -84,6 +84,8 @@ var problems = []mapping{
 	{payments.ErrHoldExpired, http.StatusConflict, "hold-expired", "Hold expired", "hold_expired"},
 	{payments.ErrExceedsHold, http.StatusUnprocessableEntity, "amount-exceeds-hold", "Amount exceeds the hold", "exceeds_hold"},
 	{payments.ErrTooManyHolds, http.StatusConflict, "too-many-holds", "Too many open holds", "conflict"},
+	{payments.ErrNotPaid, http.StatusConflict, "not-paid", "Order not paid", "not_paid"},
+	{payments.ErrExceedsRefundable, http.StatusUnprocessableEntity, "amount-exceeds-refundable", "Amount exceeds what is left to refund", "exceeds_refundable"},
 	{store.ErrAlreadyExists, http.StatusConflict, "already-exists", "Already exists", "conflict"},
 	{store.ErrLimitReached, http.StatusConflict, "limit-reached", "Limit reached", "conflict"},
 	{ErrNotOwner, http.StatusNotFound, "not-found", "Not found", "not_owner"},
@@ -180,6 +182,10 @@ func encodeProblem(p Problem, err error) events.APIGatewayV2HTTPResponse {
 	var ehe *payments.ExceedsHoldError
 	if errors.As(err, &ehe) {
 		p.Available, p.Requested, p.Currency = &ehe.Held.Minor, &ehe.Requested.Minor, string(ehe.Held.Currency)
+	}
+	var re *payments.RefundableError
+	if errors.As(err, &re) {
+		p.Available, p.Requested, p.Currency = &re.Refundable.Minor, &re.Requested.Minor, string(re.Refundable.Currency)
 	}
 	var ue *retry.UnavailableError
 	if errors.As(err, &ue) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/mail"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -46,6 +47,9 @@ const (
 	RouteGetHold        = "getHold"
 	RouteCaptureHold    = "captureHold"
 	RouteVoidHold       = "voidHold"
+	RouteRefund         = "refund"
+	RouteGetRefund      = "getRefund"
+	RouteListRefunds    = "listRefunds"
 )
 
 // Who may call a route: the roles it admits and, for a customer, whose
@@ -62,6 +66,10 @@ var (
 	// merchant: closing a user's hold, which the customer who granted it
 	// must not undo (a void would free what was promised to the merchant).
 	merchant = access{roles: []Role{RoleService, RoleOperator}, owner: OwnerUser}
+	// merchantOrder: giving an order's money back, which the customer
+	// who paid must not do for itself (it would keep the goods and the
+	// money).
+	merchantOrder = access{roles: []Role{RoleService, RoleOperator}, owner: OwnerOrder}
 	// backOffice: creating money, setting prices, the queues across users.
 	backOffice = access{roles: []Role{RoleOperator}}
 )
@@ -103,6 +111,9 @@ func (a *API) table() []route {
 		r(RouteGetHold, http.MethodGet, "/users/{userId}/holds/{holdId}", "", ownUser, a.getHold),
 		r(RouteCaptureHold, http.MethodPost, "/users/{userId}/holds/{holdId}/capture", payments.FlowCapture, merchant, a.captureHold),
 		r(RouteVoidHold, http.MethodPost, "/users/{userId}/holds/{holdId}/void", payments.FlowVoid, merchant, a.voidHold),
+		r(RouteRefund, http.MethodPost, "/orders/{orderId}/refunds", payments.FlowRefund, merchantOrder, a.refund),
+		r(RouteListRefunds, http.MethodGet, "/orders/{orderId}/refunds", "", ownOrder, a.listRefunds),
+		r(RouteGetRefund, http.MethodGet, "/orders/{orderId}/refunds/{refundId}", "", ownOrder, a.getRefund),
 	}
 }
 
@@ -397,8 +408,8 @@ func (a *API) getPayment(ctx context.Context, c *call) (reply, error) {
 
 func (a *API) listOrders(ctx context.Context, c *call) (reply, error) {
 	status := c.req.QueryStringParameters["status"]
-	if status != store.OrderCreated && status != store.OrderPaid {
-		return reply{}, atParam("status", fmt.Errorf("%w: status must be %q or %q", ErrBadRequest, store.OrderCreated, store.OrderPaid))
+	if !slices.Contains(store.OrderStatuses, status) {
+		return reply{}, atParam("status", fmt.Errorf("%w: status must be one of %s", ErrBadRequest, strings.Join(store.OrderStatuses, ", ")))
 	}
 	return listPage(c, func(limit int, cur string) (any, error) {
 		return a.st.OrdersByStatus(ctx, status, limit, cur)
@@ -561,6 +572,47 @@ func (a *API) voidHold(ctx context.Context, c *call) (reply, error) {
 	return a.runFlow(ctx, c, raw, func(idem payments.Idem) (payments.Response, error) {
 		return a.svc.Void(ctx, idem, c.params["userId"], c.params["holdId"])
 	})
+}
+
+// refund takes an optional body {"amount", "currency"}: without one (or
+// with an empty object) it refunds all that is left of the order.
+func (a *API) refund(ctx context.Context, c *call) (reply, error) {
+	var in AmountRequest
+	raw, present, err := c.decodeOptional(&in)
+	if err != nil {
+		return reply{}, err
+	}
+	var amt *money.Amount
+	switch {
+	case present && len(in.Amount) > 0:
+		m, err := money.ParseJSON(in.Amount, in.Currency)
+		if err != nil {
+			return reply{}, atMoney(err, "amount", "currency")
+		}
+		amt = &m
+	case present && in.Currency != "":
+		return reply{}, atParam("amount", fmt.Errorf("%w: \"currency\" without \"amount\": name both, or neither to refund all that is left", money.ErrInvalidAmount))
+	}
+	return a.runFlow(ctx, c, raw, func(idem payments.Idem) (payments.Response, error) {
+		return a.svc.Refund(ctx, idem, c.params["orderId"], amt)
+	})
+}
+
+// listRefunds pages an order's refunds; an empty first page is the
+// order's 404 when the order does not exist.
+func (a *API) listRefunds(ctx context.Context, c *call) (reply, error) {
+	id := c.params["orderId"]
+	return listPage(c, func(limit int, cur string) (any, error) {
+		p, err := a.st.Refunds(ctx, id, limit, cur)
+		if err == nil && len(p.Items) == 0 && cur == "" {
+			_, err = a.st.OrderOwner(ctx, id)
+		}
+		return p, err
+	})
+}
+
+func (a *API) getRefund(ctx context.Context, c *call) (reply, error) {
+	return ok(a.st.Refund(ctx, c.params["orderId"], c.params["refundId"]))
 }
 
 // positiveInt parses a JSON integer literal in 1..max.

@@ -40,7 +40,7 @@ type Request struct {
 // Example is a valid call of the route on the fixture's data: only its
 // caller may make it fail. ok is false for a route without an example.
 func Example(f Fixture, r httpapi.RouteSpec) (req Request, ok bool) {
-	path := strings.NewReplacer("{userId}", f.Victim, "{orderId}", f.Order, "{paymentId}", "pay-authz", "{productId}", "authz-mug", "{holdId}", "hold_authz", "{entryId}", "cr_authz").Replace(r.Path)
+	path := strings.NewReplacer("{userId}", f.Victim, "{orderId}", f.Order, "{paymentId}", "pay-authz", "{productId}", "authz-mug", "{holdId}", "hold_authz", "{entryId}", "cr_authz", "{refundId}", "rf_authz").Replace(r.Path)
 	amount := fmt.Sprintf(`{"amount":%d,"currency":%q}`, 100, f.Currency)
 	body := map[string]string{
 		httpapi.RouteCreateUser:    `{"userId":"authz-new","name":"New","email":"new@example.com"}`,
@@ -53,12 +53,13 @@ func Example(f Fixture, r httpapi.RouteSpec) (req Request, ok bool) {
 		httpapi.RouteTransfer:      fmt.Sprintf(`{"toUserId":%q,"amount":100,"currency":%q}`, f.Attacker, f.Currency),
 		httpapi.RouteAuthorizeHold: amount,
 		httpapi.RouteCaptureHold:   amount,
+		httpapi.RouteRefund:        amount,
 	}
 	query := map[string]string{httpapi.RouteListOrders: "?status=created", httpapi.RouteListProducts: "?featured=true"}
 	known := map[string]bool{httpapi.RouteGetUser: true, httpapi.RouteBalance: true, httpapi.RouteLedger: true,
 		httpapi.RouteUserOrders: true, httpapi.RouteGetOrder: true, httpapi.RouteSettle: true, httpapi.RouteUnprocessed: true,
 		httpapi.RouteProcessPayment: true, httpapi.RouteGetProduct: true, httpapi.RouteGetPayment: true, httpapi.RouteGetHold: true, httpapi.RouteVoidHold: true,
-		httpapi.RouteLedgerEntry: true}
+		httpapi.RouteLedgerEntry: true, httpapi.RouteListRefunds: true, httpapi.RouteGetRefund: true}
 	_, hasBody := body[r.Name]
 	_, hasQuery := query[r.Name]
 	if !hasBody && !hasQuery && !known[r.Name] {

@@ -239,8 +239,10 @@ func TestRightfulCallers(t *testing.T) {
 		want := ops[r.Name].Status
 		switch r.Name {
 		case httpapi.RouteProcessPayment, httpapi.RouteGetPayment, httpapi.RouteGetHold, httpapi.RouteCaptureHold, httpapi.RouteVoidHold,
-			httpapi.RouteLedgerEntry:
-			want = 404 // the example's payment, hold or entry does not exist: admitted, then not found
+			httpapi.RouteLedgerEntry, httpapi.RouteGetRefund:
+			want = 404 // the example's payment, hold, entry or refund does not exist: admitted, then not found
+		case httpapi.RouteRefund:
+			want = 409 // the example's order is not paid: admitted, then declined (not_paid)
 		}
 		if status, body := e.gateway(c, req); status != want {
 			t.Errorf("%s %s as %s %s: got %d %s, want %d", req.Method, req.Path, role, c.sub, status, body, want)

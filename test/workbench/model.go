@@ -105,6 +105,7 @@ func entities(kl keys.Layout) []entity {
 		{store.TypeOrder, kl.OrderPrefix + "<orderId>", kl.OrderPrefix + "<orderId>", store.Order{}},
 		{store.TypeOrderItem, kl.OrderPrefix + "<orderId>", kl.ItemPrefix + "<line>", store.OrderItem{}},
 		{store.TypePayment, kl.OrderPrefix + "<orderId>", kl.PaymentPrefix + "<paymentId>", store.Payment{}},
+		{store.TypeRefund, kl.OrderPrefix + "<orderId>", kl.RefundPrefix + "<refundId>", store.Refund{}},
 		{store.TypeProduct, kl.ProductPrefix + "<productId>", kl.ProductPrefix + "<productId>", store.Product{}},
 		{idempotency.EntityType, kl.IdemPrefix + "<sha256(caller, operation, key)>", kl.IdemPrefix + "<sha256(caller, operation, key)>",
 			idempotency.NewTable(nil, schema.DefaultTableName).Attributes()},

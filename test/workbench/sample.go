@@ -50,6 +50,9 @@ func Sample(ctx context.Context) ([]map[string]types.AttributeValue, error) {
 	if err := sampleHold(ctx, st, p.Users); err != nil {
 		return nil, err
 	}
+	if err := sampleRefund(ctx, st); err != nil {
+		return nil, err
+	}
 	var items []map[string]types.AttributeValue
 	in := &dynamodb.ScanInput{TableName: aws.String(table)}
 	for {
@@ -86,4 +89,25 @@ func sampleHold(ctx context.Context, st *store.Store, users []string) error {
 		return err
 	}
 	return fmt.Errorf("no user of the sample has money to hold")
+}
+
+// sampleRefund refunds one minor unit of a paid order, so the model shows
+// a refund, its ledger entry and a partially refunded order.
+func sampleRefund(ctx context.Context, st *store.Store) error {
+	paid, err := st.OrdersByStatus(ctx, store.OrderPaid, 1, "")
+	if err != nil {
+		return err
+	}
+	if len(paid.Items) == 0 {
+		return fmt.Errorf("no order of the sample is paid")
+	}
+	o := paid.Items[0]
+	amt := money.Amount{Minor: 1, Currency: money.Currency(o.Currency)}
+	fp, err := idempotency.Fingerprint("POST", "/orders/"+o.OrderID+"/refunds", nil)
+	if err != nil {
+		return err
+	}
+	idem := payments.Idem{Scope: idempotency.Scope{Caller: "model", Operation: payments.FlowRefund}, Key: "sample-refund", Fingerprint: fp}
+	_, err = payments.New(st).Refund(ctx, idem, o.OrderID, &amt)
+	return err
 }
