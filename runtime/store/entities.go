@@ -24,6 +24,12 @@ const (
 	OrderRefunded          = "refunded"
 )
 
+// WasPaid reports whether an order in status was settled: paid, or
+// refunded in part or in full since.
+func WasPaid(status string) bool {
+	return status == OrderPaid || status == OrderPartiallyRefunded || status == OrderRefunded
+}
+
 // OrderStatuses lists every order status.
 var OrderStatuses = []string{OrderCreated, OrderPaid, OrderPartiallyRefunded, OrderRefunded}
 

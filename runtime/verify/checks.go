@@ -92,7 +92,7 @@ func checkOrder(g *group, recent func(string) bool, report func(Violation)) {
 		orphans(g, report)
 		return
 	}
-	paid := o.Status == store.OrderPaid
+	paid := store.WasPaid(o.Status)
 	v := func(k Kind, txn, format string, a ...any) Violation {
 		return Violation{Kind: k, UserID: o.User, OrderID: g.id, Transaction: txn, Detail: fmt.Sprintf(format, a...)}
 	}
@@ -192,7 +192,7 @@ func unclaimedOrder(g *group, o *fact, recent func(string) bool, report func(Vio
 			report(unclaimed(p, "charge of order "+g.id+" (payment "+p.Ref+")", o.User, g.id))
 		}
 	}
-	if o.Status == store.OrderPaid && recent(o.PaidAt) && g.one(fClaimSettle) == nil {
+	if store.WasPaid(o.Status) && recent(o.PaidAt) && g.one(fClaimSettle) == nil {
 		f := *o
 		f.At = o.PaidAt
 		report(unclaimed(f, "settle of order "+g.id, o.User, g.id))
@@ -227,7 +227,7 @@ func claims(g *group, o *fact, report func(Violation)) {
 				missing(c, "charge of order "+g.id+" (payment "+c.Ref+")", "idempotency record claims payment %s of order %s for %d, which does not exist", c.Ref, g.id, c.Amount)
 			}
 		case fClaimSettle:
-			if o == nil || o.Status != store.OrderPaid {
+			if o == nil || !store.WasPaid(o.Status) {
 				status := "absent"
 				if o != nil {
 					status = o.Status

@@ -379,6 +379,8 @@ func (r *reader) record(item map[string]types.AttributeValue, k keys.Key, c *cou
 	case rec.Operation == payments.FlowCapture && b.EntryID != "":
 		b.Amount = b.Captured
 		return claim(b.EntryID, store.LedgerCapture), nil
+	case rec.Operation == payments.FlowRefund && b.EntryID != "":
+		return claim(b.EntryID, store.LedgerRefund), nil
 	case rec.Operation == payments.FlowCreateOrder && user != "":
 		return append(out, fact{Group: groupOrder, ID: b.OrderID, Kind: fClaimOrder, Key: k, User: user}), nil
 	case rec.Operation == payments.FlowCharge && order != "":

@@ -19,9 +19,9 @@ type declineCase struct {
 	status                        int
 }
 
-// measureDeclines runs a declined debit and two declined settles (already
-// paid, not charged) and their replays, with
-// a successful debit beside them, and renders the section of docs/cost.md
+// measureDeclines runs a declined debit, two declined settles (already
+// paid, not charged) and a declined refund and their replays, with a
+// successful debit and refund beside them, and renders the section of docs/cost.md
 // that shows what storing a decline costs. The figures are deterministic
 // (requests and the engine's capacity units), so the section is a golden.
 func measureDeclines(t testing.TB) string {
@@ -38,6 +38,10 @@ func measureDeclines(t testing.TB) string {
 		{"settle of a paid order, retried with the key", "POST", "/orders/" + paid + "/settle", "", "s-409", 409},
 		{"settle of an order without its charge (409 not charged), first call", "POST", "/orders/" + unpaid + "/settle", "", "s-nc", 409},
 		{"settle without its charge, retried with the key", "POST", "/orders/" + unpaid + "/settle", "", "s-nc", 409},
+		{"refund, success (for comparison), first call", "POST", "/orders/" + paid + "/refunds", `{"amount":10,"currency":"EUR"}`, "r-ok", 201},
+		{"refund, replay", "POST", "/orders/" + paid + "/refunds", `{"amount":10,"currency":"EUR"}`, "r-ok", 201},
+		{"refund of more than is left (422 amount exceeds refundable), first call", "POST", "/orders/" + paid + "/refunds", `{"amount":1000,"currency":"EUR"}`, "r-422", 422},
+		{"refund of more than is left, retried with the key", "POST", "/orders/" + paid + "/refunds", `{"amount":1000,"currency":"EUR"}`, "r-422", 422},
 		{"debit refused by validation (400), first call", "POST", "/users/" + u + "/debits", `{"amount":1.5,"currency":"EUR"}`, "d-400", 400},
 	}
 	var b strings.Builder
