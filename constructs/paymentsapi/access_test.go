@@ -186,7 +186,7 @@ func checkAccess(t *testing.T, stage schema.OrderIndexes) {
 		{"bob", "POST", "/users/alice/debits", `{"amount":100,"currency":"EUR"}`, "b-db-1", http.StatusNotFound},
 	}
 	served := map[string]bool{}
-	var paymentID, refundID string
+	var paymentID, refundID, entryID string
 	var holds []string
 	for _, s := range steps {
 		route := routeOf(t, s.method, s.path)
@@ -201,6 +201,9 @@ func checkAccess(t *testing.T, stage schema.OrderIndexes) {
 		}
 		if route.Name == httpapi.RouteRefund {
 			refundID = jsonField(resp.Body, "refundId")
+		}
+		if route.Name == httpapi.RouteCredit {
+			entryID = jsonField(resp.Body, "entryId")
 		}
 		if route.Name == httpapi.RouteAuthorizeHold && resp.Headers["Idempotent-Replayed"] != "true" {
 			holds = append(holds, jsonField(resp.Body, "holdId"))
@@ -218,6 +221,7 @@ func checkAccess(t *testing.T, stage schema.OrderIndexes) {
 	// The payment's, the holds' and the refund's ids are only known after their flows.
 	for _, s := range []struct{ method, path, body, key string }{
 		{"GET", "/orders/o2/refunds/" + refundID, "", ""},
+		{"GET", "/users/alice/ledger/" + entryID, "", ""},
 		{"POST", "/orders/o1/payments/" + paymentID + "/process", "", ""},
 		{"GET", "/users/alice/holds/" + holds[0], "", ""},
 		{"POST", "/users/alice/holds/" + holds[0] + "/capture", `{"amount":250,"currency":"EUR"}`, "cap-1"},

@@ -61,7 +61,7 @@ func (s *Service) Refund(ctx context.Context, idem Idem, orderID string, amt *mo
 	if order == nil {
 		return Response{}, fmt.Errorf("order %q: %w", orderID, ErrNotFound)
 	}
-	refundID, entryID := keys.NewID("rf"), keys.NewID("rfe")
+	refundID, entryID := keys.NewID("rf"), s.entryID("rfe")
 	for attempt := 1; ; attempt++ {
 		want, err := refundAmount(*order, amt)
 		if err != nil {
@@ -189,7 +189,7 @@ func (s *Service) refundEffect(order store.Order, amt money.Amount, refundID, en
 	if err != nil {
 		return nil, err
 	}
-	lk, err := s.keys.Ledger(order.UserID, now, entryID)
+	lk, err := s.keys.Ledger(order.UserID, entryID)
 	if err != nil {
 		return nil, err
 	}
