@@ -102,9 +102,14 @@ func TestRefund(t *testing.T) {
 			if err != nil || len(page.Items) != len(tt.before)+1 || page.Items[len(page.Items)-1].RefundID != got.RefundID {
 				t.Errorf("Refunds = %+v, %v; want %d, the last %+v", page, err, len(tt.before)+1, got)
 			}
-			led := mustLedger(t, f, "alice")
-			if e := led[0]; e.Kind != store.LedgerRefund || e.RefundID != got.RefundID || e.OrderID != "o1" || e.Amount != got.Amount || e.EntryID != got.EntryID {
-				t.Errorf("newest ledger entry = %+v, want the refund's", e)
+			var e store.LedgerEntry
+			for _, x := range mustLedger(t, f, "alice") {
+				if x.EntryID == got.EntryID {
+					e = x
+				}
+			}
+			if e.Kind != store.LedgerRefund || e.RefundID != got.RefundID || e.OrderID != "o1" || e.Amount != got.Amount || e.EntryID != got.EntryID {
+				t.Errorf("the refund's ledger entry = %+v, want kind refund of the refund", e)
 			}
 			uo, _ := f.st.UserOrders(ctx, "alice", 10, "")
 			if len(uo.Items) != 1 || uo.Items[0].Status != tt.status {
