@@ -99,7 +99,7 @@ RUNNER := $(TOOLS)/oncetable-local
 run:
 	@mkdir -p $(TOOLS)
 	@echo "building the local runner (first time on empty caches: $(RUN_FIRST_BUILD))"
-	@go build -o $(RUNNER) ./lambdas/local
+	@go build -tags otlp -o $(RUNNER) ./lambdas/local
 	@exec $(RUNNER) $(if $(REGIONS),-regions $(REGIONS)) $(RUN_FLAGS)
 
 ## failover: fail a cell of the running multi-Region local runner (REGIONS=… make run) over to TO: CELL=c012 or
@@ -123,7 +123,7 @@ failover:
 ENGINE_FLAGS ?= -inMemory
 engine:
 	@mkdir -p $(TOOLS)
-	@go build -o $(RUNNER) ./lambdas/local
+	@go build -tags otlp -o $(RUNNER) ./lambdas/local
 	@exec $(RUNNER) engine $(ENGINE_FLAGS)
 
 ## freeze: the kill switch: make freeze ENV=local|<env> FLOW=all|<money flow> REASON='why' stops money movement

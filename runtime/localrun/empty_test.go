@@ -33,8 +33,15 @@ func TestEmptyCollectionsAreArrays(t *testing.T) {
 		if op.Method != "GET" || !holdsList(reflect.TypeOf(op.Response)) {
 			continue
 		}
+		path := ids.Replace(op.Path)
+		if strings.Contains(path, "{") {
+			// A read of one resource by an id this empty account does not
+			// have (a ledger entry, a refund): it holds lists, but is no
+			// collection, and answers 404 here.
+			continue
+		}
 		listing++
-		url := s.APIURL + ids.Replace(op.Path) + query(op.Query)
+		url := s.APIURL + path + query(op.Query)
 		resp, body := call(t, "GET", url, "")
 		if resp.StatusCode != 200 {
 			t.Errorf("GET %s: %d %s", url, resp.StatusCode, body)

@@ -10,7 +10,6 @@ import (
 	"go.opentelemetry.io/contrib/propagators/aws/xray"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -34,6 +33,10 @@ const (
 	ExporterConsole = "console"
 	ExporterOTLP    = "otlp"
 )
+
+// newOTLP builds the OTLP/HTTP exporter; it is set only in binaries built
+// with the otlp tag (otlp.go).
+var newOTLP func(context.Context) (sdktrace.SpanExporter, error)
 
 // Name is the instrumentation scope of the runtime's spans.
 const Name = "github.com/oncetable/oncetable/runtime"
@@ -68,8 +71,11 @@ func Setup(ctx context.Context, optFns ...func(*Options)) (shutdown func(context
 	case ExporterConsole:
 		exp, err = stdouttrace.New(stdouttrace.WithWriter(o.Console))
 	case ExporterOTLP:
+		if newOTLP == nil {
+			return noop, fmt.Errorf("%w: %s=%s needs a binary built with -tags otlp (the OTLP exporter brings gRPC, about 4 MB, so function bundles leave it out)", ErrExporter, ExporterEnv, ExporterOTLP)
+		}
 		// Reads OTEL_EXPORTER_OTLP_ENDPOINT and OTEL_EXPORTER_OTLP_TRACES_*.
-		exp, err = otlptracehttp.New(ctx)
+		exp, err = newOTLP(ctx)
 	default:
 		return noop, fmt.Errorf("%w: %s=%q, want %s, %s or %s", ErrExporter, ExporterEnv, name, ExporterNone, ExporterConsole, ExporterOTLP)
 	}

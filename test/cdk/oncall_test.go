@@ -270,6 +270,11 @@ func TestDashboardShowsEveryGroup(t *testing.T) {
 			// THEN every metric the functions emit is graphed, across
 			// flows and by flow.
 			for _, m := range obs.Catalogue() {
+				if m.Namespace == obs.ReconcileNamespace {
+					// lambdas/reconcile is deployed by no stack yet: its
+					// graphs and alarms come with its construct.
+					continue
+				}
 				if !strings.Contains(body, `[\"`+m.Namespace+`\",\"`+m.Name+`\"`) {
 					t.Errorf("dashboard does not graph %s %s (obs.Catalogue)", m.Namespace, m.Name)
 				}
