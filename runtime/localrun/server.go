@@ -19,6 +19,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/home"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/httpapi/openapi"
+	"github.com/oncetable/oncetable/runtime/obs"
 	"github.com/oncetable/oncetable/runtime/retry"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/schema/provision"
@@ -178,6 +179,8 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if o.Out == nil {
 		o.Out = os.Stdout
 	}
+	// One lock for every writer of Out: each Region's logger and event sink.
+	o.Out = obs.Sync(o.Out)
 	if o.Metrics == nil {
 		o.Metrics = io.Discard
 	}
