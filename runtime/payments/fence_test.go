@@ -167,7 +167,7 @@ func TestFenceKeepsFlowsToTheHomeRegion(t *testing.T) {
 			w.replicate()
 		})
 	}
-	t.Run("charge and settle name only the order: fenced on its user's cell", func(t *testing.T) {
+	t.Run("charge, settle and refund name only the order: fenced on its user's cell", func(t *testing.T) {
 		charge := idem(payments.FlowCharge, "ch1", "/orders/o1/payments", 700)
 		notOwner(t, errOf(w.svc[west].Charge(ctx, charge, "o1", eur(700))), west, east)
 		if _, err := w.svc[east].Charge(ctx, charge, "o1", eur(700)); err != nil {
@@ -177,6 +177,12 @@ func TestFenceKeepsFlowsToTheHomeRegion(t *testing.T) {
 		settle := idem(payments.FlowSettle, "s1", "/orders/o1/settle", nil)
 		notOwner(t, errOf(w.svc[west].Settle(ctx, settle, "o1", nil)), west, east)
 		if _, err := w.svc[east].Settle(ctx, settle, "o1", nil); err != nil {
+			t.Fatal(err)
+		}
+		w.replicate()
+		refund, part := idem(payments.FlowRefund, "r1", "/orders/o1/refunds", 200), eur(200)
+		notOwner(t, errOf(w.svc[west].Refund(ctx, refund, "o1", &part)), west, east)
+		if _, err := w.svc[east].Refund(ctx, refund, "o1", &part); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -150,7 +150,7 @@ func (s *Service) refundFlow(idem Idem, order store.Order, requested *money.Amou
 		}
 		return nil
 	}
-	return flow{name: FlowRefund, idem: idem, partition: ok.PK, invocation: []string{refundID, entryID}, build: build, writesOrders: true, fail: fail}
+	return flow{name: FlowRefund, idem: idem, users: []string{order.UserID}, partition: ok.PK, invocation: []string{refundID, entryID}, build: build, writesOrders: true, fail: fail}
 }
 
 // refundEffect refunds amt of order at now, in the writer's shape.
