@@ -2,8 +2,10 @@ package keys
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base32"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -406,6 +408,33 @@ func NewIDAt(prefix string, now time.Time) string {
 		panic("keys: crypto/rand failed: " + err.Error())
 	}
 	return prefix + "_" + idEncoding.EncodeToString(b[:])
+}
+
+// DerivedIDAt is an id like [NewIDAt]'s whose 80 bits after the time are
+// the first 80 bits of SHA-256 of seed, not random: a flow passes the hash
+// of its (caller, operation, key) (idempotency.Scope.Hash), so every apply
+// of one request, in any Region, makes ids that differ at most by their
+// time. The time stays so that a ledger entry's key sorts by it and an id
+// alone finds its item ([IDTime]); [IDOrigin] is what the applies share.
+func DerivedIDAt(prefix string, now time.Time, seed string) string {
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(now.UnixMilli())<<16)
+	sum := sha256.Sum256([]byte(seed))
+	copy(b[6:], sum[:10])
+	return prefix + "_" + idEncoding.EncodeToString(b[:])
+}
+
+// IDOrigin is an id's prefix, its 80 bits after the time (in hex) and its
+// suffix: equal for every id that [DerivedIDAt] made of one prefix and
+// seed, whenever it made them, and, with overwhelming odds, different for
+// any two ids of [NewIDAt]. An id [IDTime] refuses is an [*InvalidIDError].
+func IDOrigin(id string) (string, error) {
+	prefix, enc, _ := strings.Cut(id, "_")
+	if _, err := IDTime(id); err != nil {
+		return "", err
+	}
+	b, _ := idEncoding.DecodeString(enc[:idChars])
+	return prefix + "_" + hex.EncodeToString(b[6:]) + enc[idChars:], nil
 }
 
 // idChars is the length of an id's encoded part: 128 bits in base32.

@@ -201,3 +201,48 @@ func TestIDTime(t *testing.T) {
 		}
 	}
 }
+
+// TestDerivedIDs: ids of one prefix and seed share their origin at any
+// time, and keep that time; another seed or prefix, or NewIDAt, does not.
+func TestDerivedIDs(t *testing.T) {
+	at := time.Date(2026, 12, 5, 7, 0, 0, 0, time.UTC)
+	seed := "3f1c…caller/debit/key-1"
+	a := keys.DerivedIDAt("db", at, seed)
+	tests := []struct {
+		name     string
+		id       string
+		sameAsA  bool
+		wantTime time.Time
+	}{
+		{"same request later, another Region", keys.DerivedIDAt("db", at.Add(3*time.Second), seed), true, at.Add(3 * time.Second)},
+		{"same request, same millisecond", keys.DerivedIDAt("db", at, seed), true, at},
+		{"another key", keys.DerivedIDAt("db", at, seed+"2"), false, at},
+		{"another prefix", keys.DerivedIDAt("cr", at, seed), false, at},
+		{"a random id", keys.NewIDAt("db", at), false, at},
+		{"a suffixed leg", keys.DerivedIDAt("db", at, seed) + "-out", false, at},
+	}
+	originA, err := keys.IDOrigin(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := keys.IDOrigin(tt.id)
+			if err != nil {
+				t.Fatalf("IDOrigin(%q): %v", tt.id, err)
+			}
+			if got := o == originA; got != tt.sameAsA {
+				t.Errorf("IDOrigin(%q) = %s, IDOrigin(%q) = %s: same = %v, want %v", tt.id, o, a, originA, got, tt.sameAsA)
+			}
+			if err := keys.ValidateID("entryId", tt.id); err != nil {
+				t.Errorf("ValidateID(%q): %v", tt.id, err)
+			}
+			if got, err := keys.IDTime(tt.id); err != nil || !got.Equal(tt.wantTime) {
+				t.Errorf("IDTime(%q) = %v, %v, want %v", tt.id, got, err, tt.wantTime)
+			}
+		})
+	}
+	if _, err := keys.IDOrigin("e1"); !errors.Is(err, keys.ErrInvalidID) {
+		t.Errorf("IDOrigin(e1) = %v, want ErrInvalidID", err)
+	}
+}

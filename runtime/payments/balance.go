@@ -98,7 +98,7 @@ func (s *Service) balanceFlow(m balanceMove, idem Idem, userID string, amt money
 	if err != nil {
 		return flow{}, err
 	}
-	entryID := s.entryID(m.prefix)
+	entryID := s.entryID(m.prefix, idem)
 	build := func(now time.Time) (*idempotency.Effect, error) {
 		upd, err := m.update(s, uk, amt, now, rel)
 		if err != nil {
@@ -159,10 +159,19 @@ func (s *Service) guardedDebit(uk keys.Key, amt money.Amount, now time.Time, rel
 	return s.take(uk, amt, now, rel, nil, expression.ConditionBuilder{}, false)
 }
 
-// entryID is a fresh id of a ledger entry (or of a transfer, whose entries
-// suffix it), made on the service's clock: the entry's sort key takes its
-// time from it (keys.Layout.Ledger), so the entry is read by id.
-func (s *Service) entryID(prefix string) string { return keys.NewIDAt(prefix, s.b.Now()) }
+// entryID is the id of a ledger entry, payment, refund or hold (or of a
+// transfer, whose entries suffix it) that idem's request makes, on the
+// service's clock: the entry's sort key takes its time from it
+// (keys.Layout.Ledger), so the entry is read by id. The rest is derived
+// from (caller, operation, key) (keys.DerivedIDAt): two applies of one
+// request, in two Regions, make ids of one origin (keys.IDOrigin), which
+// the verifier reports as a duplicate effect. Without a key it is random.
+func (s *Service) entryID(prefix string, idem Idem) string {
+	if idem.Key == "" {
+		return keys.NewIDAt(prefix, s.b.Now())
+	}
+	return keys.DerivedIDAt(prefix, s.b.Now(), idem.Scope.Hash(idem.Key))
+}
 
 func (s *Service) ledgerPut(userID string, now time.Time, entryID, kind string, amt money.Amount, orderID string) (types.TransactWriteItem, error) {
 	k, err := s.keys.Ledger(userID, entryID)

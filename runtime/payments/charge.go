@@ -106,7 +106,7 @@ func (s *Service) chargeFlow(idem Idem, orderID string, amt money.Amount) (flow,
 	if err != nil {
 		return flow{}, err
 	}
-	paymentID := keys.NewID("pay")
+	paymentID := s.entryID("pay", idem)
 	pk, err := s.keys.Payment(orderID, paymentID)
 	if err != nil {
 		return flow{}, err

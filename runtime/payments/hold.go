@@ -45,7 +45,7 @@ func (s *Service) Authorize(ctx context.Context, idem Idem, userID string, amt m
 	if err != nil {
 		return Response{}, err
 	}
-	holdID := keys.NewID("hold")
+	holdID := s.entryID("hold", idem)
 	hk, err := s.keys.Hold(userID, holdID)
 	if err != nil {
 		return Response{}, err
@@ -244,7 +244,7 @@ func (s *Service) closeHoldFlow(idem Idem, h store.Hold, uk, hk keys.Key, held m
 	name, status, entryID := FlowVoid, store.HoldVoided, ""
 	var posted int64
 	if captured != nil {
-		name, status, entryID, posted = FlowCapture, store.HoldCaptured, s.entryID("cap"), captured.Minor
+		name, status, entryID, posted = FlowCapture, store.HoldCaptured, s.entryID("cap", idem), captured.Minor
 	}
 	build := func(now time.Time) (*idempotency.Effect, error) {
 		ts := keys.Timestamp(now)

@@ -61,7 +61,7 @@ func (s *Service) Refund(ctx context.Context, idem Idem, orderID string, amt *mo
 	if order == nil {
 		return Response{}, fmt.Errorf("order %q: %w", orderID, ErrNotFound)
 	}
-	refundID, entryID := keys.NewID("rf"), s.entryID("rfe")
+	refundID, entryID := s.entryID("rf", idem), s.entryID("rfe", idem)
 	for attempt := 1; ; attempt++ {
 		want, err := refundAmount(*order, amt)
 		if err != nil {

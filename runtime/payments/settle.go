@@ -135,7 +135,7 @@ func (s *Service) settleFlow(idem Idem, order store.Order, total money.Amount, r
 		return flow{}, err
 	}
 	ok := keys.Key{PK: order.PK, SK: order.SK}
-	entryID := s.entryID("st")
+	entryID := s.entryID("st", idem)
 	build := func(shape store.OrderShape) idempotency.EffectFunc {
 		return func(now time.Time) (*idempotency.Effect, error) {
 			return s.settleEffect(order, uk, total, entryID, shape, now, rel)

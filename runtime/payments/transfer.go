@@ -48,7 +48,7 @@ func (s *Service) Transfer(ctx context.Context, idem Idem, fromUserID, toUserID 
 	if _, err := s.keys.User(toUserID); err != nil {
 		return Response{}, err
 	}
-	transferID := s.entryID("tr")
+	transferID := s.entryID("tr", idem)
 	return s.runTaking(ctx, func(rel release) (flow, error) {
 		return s.transferFlow(idem, fromUserID, toUserID, transferID, amt, rel)
 	})

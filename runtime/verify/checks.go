@@ -2,6 +2,10 @@ package verify
 
 import (
 	"fmt"
+	"sort"
+	"time"
+
+	"github.com/oncetable/oncetable/runtime/keys"
 
 	"github.com/oncetable/oncetable/runtime/store"
 )
@@ -41,7 +45,7 @@ func keysOf(fs ...fact) []Key {
 
 // checkUser checks one user's balance against the user's ledger, and the
 // ledger entries the user's credit and debit records claim.
-func checkUser(g *group, report func(Violation)) {
+func checkUser(g *group, expiry time.Duration, report func(Violation)) {
 	profile, entries := g.one(fUser), g.of(fLedger)
 	var sum int64
 	byID := map[string]fact{}
@@ -69,6 +73,7 @@ func checkUser(g *group, report func(Violation)) {
 				Detail: fmt.Sprintf("user %s: balance %d", g.id, profile.Spent)})
 		}
 	}
+	duplicates(g.id, entries, expiry, report)
 	for _, c := range g.of(fClaimLedger) {
 		e, ok := byID[c.Ref]
 		if ok && e.Status == c.Status && e.Amount == c.Amount {
@@ -261,7 +266,7 @@ func orphans(g *group, report func(Violation)) {
 }
 
 // checkGroup runs the checks of g's kind, and reports its malformed items.
-func checkGroup(kind byte, g *group, recent func(string) bool, report func(Violation)) {
+func checkGroup(kind byte, g *group, recent func(string) bool, expiry time.Duration, report func(Violation)) {
 	for _, f := range g.of(fMalformed) {
 		report(Violation{Kind: MalformedItem, Keys: keysOf(f), Detail: f.Status})
 	}
@@ -270,7 +275,7 @@ func checkGroup(kind byte, g *group, recent func(string) bool, report func(Viola
 	}
 	switch kind {
 	case groupUser:
-		checkUser(g, report)
+		checkUser(g, expiry, report)
 	case groupEntry:
 		checkEntry(g, recent, report)
 	case groupTransfer:
@@ -333,4 +338,49 @@ func checkTransfer(g *group, report func(Violation)) {
 		Transaction: "transfer " + g.id,
 		Detail: fmt.Sprintf("transfer %s has %d transfer_out and %d transfer_in entries (users %v) netting %d on %s; want one of each, of one amount, between two users",
 			g.id, len(out), len(in), users, net, store.AccountTransfers)})
+}
+
+// duplicates reports the ledger entries of one user that one request made
+// twice: ids of one origin (keys.IDOrigin: the prefix and the bits derived
+// from caller, operation and key) whose times are less than expiry apart,
+// so that the first's idempotency record still stood when the second was
+// made. One Region cannot do that (the record refuses it); two Regions
+// that both applied the request can. An entry's id made again after its
+// record expired is a new request under an old key, not a duplicate; with
+// a negative expiry every two entries of one origin are reported.
+func duplicates(user string, entries []fact, expiry time.Duration, report func(Violation)) {
+	type made struct {
+		f  fact
+		at time.Time
+	}
+	byOrigin := map[string][]made{}
+	for _, e := range entries {
+		origin, err := keys.IDOrigin(e.Ref)
+		if err != nil {
+			continue
+		}
+		at, _ := keys.IDTime(e.Ref)
+		byOrigin[origin] = append(byOrigin[origin], made{e, at})
+	}
+	origins := make([]string, 0, len(byOrigin))
+	for o, ms := range byOrigin {
+		if len(ms) > 1 {
+			origins = append(origins, o)
+		}
+	}
+	sort.Strings(origins)
+	for _, o := range origins {
+		ms := byOrigin[o]
+		sort.Slice(ms, func(i, j int) bool { return ms[i].f.Ref < ms[j].f.Ref })
+		for i := 1; i < len(ms); i++ {
+			first, again := ms[i-1], ms[i]
+			if expiry >= 0 && again.at.Sub(first.at) >= expiry {
+				continue
+			}
+			report(Violation{Kind: DuplicateEffect, UserID: user, Keys: keysOf(first.f, again.f),
+				Transaction: fmt.Sprintf("%s %s of user %s", again.f.Status, again.f.Ref, user),
+				Detail: fmt.Sprintf("user %s: the %s %s for %d and the %s %s for %d come from one request (caller, operation, key), %s apart: it was applied twice (in two Regions); refund %d",
+					user, first.f.Status, first.f.Ref, first.f.Amount, again.f.Status, again.f.Ref, again.f.Amount, again.at.Sub(first.at), again.f.Amount)})
+		}
+	}
 }

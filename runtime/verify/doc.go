@@ -19,7 +19,11 @@
 //     ([RecordWithoutEffect]), and every effect younger than the records'
 //     expiry (RecordExpiry, counted back from the newest record) has its
 //     record, without which a retry of its request would apply it again
-//     ([EffectWithoutRecord]).
+//     ([EffectWithoutRecord]);
+//   - no request was applied twice: two ledger entries of one user whose
+//     ids share their origin (keys.IDOrigin: made from one caller,
+//     operation and key) less than RecordExpiry apart are
+//     [DuplicateEffect], as two Regions that both applied it leave them.
 //
 // It also reports every user, address, order or product whose key holds an
 // id that the API refuses today ([NonCanonicalID]): such an item can no

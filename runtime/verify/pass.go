@@ -272,7 +272,7 @@ func Check(c Cursor, chunks []Chunk, opts ...func(*Options)) (*Report, error) {
 		Records: t.Records, OtherItems: t.Other, Items: t.Items, Pages: t.Pages, ConsumedRCU: t.ConsumedRCU}
 	recent := recentBetween(t.Newest, o.RecordExpiry, c.Started)
 	err = sp.each(func(kind byte, g *group) {
-		checkGroup(kind, youngClaimsOut(g, c.Started), recent, rep.add(o.MaxViolations))
+		checkGroup(kind, youngClaimsOut(g, c.Started), recent, o.RecordExpiry, rep.add(o.MaxViolations))
 	})
 	if err != nil {
 		return nil, err
@@ -429,7 +429,7 @@ func Confirm(ctx context.Context, db QueryDB, rep *Report, c Cursor, opts ...fun
 			}
 			return a.Key.SK < b.Key.SK
 		})
-		checkGroup(k[0], youngClaimsOut(g, c.Started), recent, func(v Violation) {
+		checkGroup(k[0], youngClaimsOut(g, c.Started), recent, o.RecordExpiry, func(v Violation) {
 			if want[idOf(v)] {
 				add(v)
 			}

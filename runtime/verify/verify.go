@@ -149,7 +149,7 @@ func Table(ctx context.Context, db DB, opts ...func(*Options)) (*Report, error) 
 		Pages: s.pages.Load(), ConsumedRCU: s.rcu()}
 	recent := recentSince(s.counts.Newest, o.RecordExpiry)
 	err = sp.each(func(kind byte, g *group) {
-		checkGroup(kind, g, recent, func(v Violation) {
+		checkGroup(kind, g, recent, o.RecordExpiry, func(v Violation) {
 			rep.Counts[v.Kind]++
 			if len(rep.Violations) < o.MaxViolations {
 				rep.Violations = append(rep.Violations, v)

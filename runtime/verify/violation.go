@@ -40,6 +40,10 @@ const (
 
 	// Idempotency: every record of a success holds an effect that exists.
 	RecordWithoutEffect Kind = "record-without-effect"
+	// DuplicateEffect is two ledger entries of one user that one request
+	// (caller, operation, key) made while its record stood: a double apply
+	// across Regions, named by the ids' common origin (keys.IDOrigin).
+	DuplicateEffect Kind = "duplicate-effect"
 	// EffectWithoutRecord is an effect younger than the records' expiry
 	// without its record: a retry of its request would apply it again.
 	EffectWithoutRecord Kind = "effect-without-record"
@@ -58,7 +62,7 @@ var Kinds = []Kind{
 	BalanceMismatch, NegativeBalance, LedgerWithoutUser, InvalidLedgerEntry, TransferUnbalanced, UnbalancedEntry, MissingLeg,
 	PaidWithoutPayment, PaidWithoutSettle, SettleMismatch, OrderWithoutSummary, SummaryMismatch,
 	PaymentWithoutOrder, PaymentMismatch, SettleWithoutPaidOrder,
-	RecordWithoutEffect, EffectWithoutRecord, MalformedItem, NonCanonicalID,
+	RecordWithoutEffect, DuplicateEffect, EffectWithoutRecord, MalformedItem, NonCanonicalID,
 }
 
 // Violation is one broken invariant.
