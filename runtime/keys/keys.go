@@ -34,6 +34,10 @@ const (
 	UserOrderPrefix = "ORDER#"
 	HoldPrefix      = "HOLD#"
 	RefundPrefix    = "REFUND#"
+	// PlatformPrefix + account + "#" + shard is the partition of one shard
+	// of a platform account's stored total, PlatformTotalSK its sort key.
+	PlatformPrefix  = "PLATFORM#"
+	PlatformTotalSK = "TOTAL"
 )
 
 // Index partition keys for the overloaded and sparse indexes.
@@ -361,6 +365,14 @@ func Address(userID, addressID string) (Key, error) { return Default.Address(use
 // UserOrder is [Layout.UserOrder] of [Default].
 func UserOrder(userID string, createdAt time.Time, orderID string) (Key, error) {
 	return Default.UserOrder(userID, createdAt, orderID)
+}
+
+// PlatformTotal is the key of shard of the stored total of a platform
+// account ("platform:revenue" or "revenue"): PLATFORM#revenue#07, TOTAL.
+// Each shard is a partition of its own, so no one partition takes every
+// totaller's writes (docs/ledger.md, "Platform totals").
+func PlatformTotal(account string, shard int) Key {
+	return Key{PK: fmt.Sprintf("%s%s#%02d", PlatformPrefix, strings.TrimPrefix(account, "platform:"), shard), SK: PlatformTotalSK}
 }
 
 // Ledger is [Layout.Ledger] of [Default].

@@ -12,7 +12,16 @@ const (
 	TypeLedgerEntry = "LedgerEntry"
 	TypeHold        = "Hold"
 	TypeRefund      = "Refund"
+	// TypePlatformTotal is one shard of a platform account's stored total
+	// (keys.PlatformTotal), written only by the totaller (runtime/platform).
+	TypePlatformTotal = "PlatformTotal"
 )
+
+// TotalledAttribute marks a ledger entry whose platform legs the totaller
+// has added to the platform totals; its value is the shard they went to.
+// It is set in the same transaction as the totals' ADD, only if absent, so
+// an entry is counted once however often its stream record is delivered.
+const TotalledAttribute = "totalled"
 
 // Order statuses. An order is created, then paid by settle; a refund of
 // part of what was paid makes it partially_refunded, of the rest refunded.
