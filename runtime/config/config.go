@@ -39,6 +39,9 @@ const (
 	EventBusNameEnv = "EVENT_BUS_NAME" // required
 	EventSourceEnv  = "EVENT_SOURCE"   // default: outbox's source
 
+	// Totals (and TABLE_NAME).
+	PlatformShardsEnv = "PLATFORM_SHARDS" // 1..MaxPlatformShards; default DefaultPlatformShards
+
 	// RestoreValidation.
 	SourceTableNameEnv       = "SOURCE_TABLE_NAME"
 	RestoreTestingPlanARNEnv = "RESTORE_TESTING_PLAN_ARN"
@@ -64,6 +67,10 @@ const (
 	MaxReconcileSegments     = 64
 	DefaultReconcileMaxRCU   = 100
 	DefaultReconcileBudget   = 10 * time.Minute
+	// The platform totals' shards (runtime/platform): every writer and
+	// reader of the totals must use the same count.
+	DefaultPlatformShards = 16
+	MaxPlatformShards     = 100
 )
 
 // ErrConfig is what every *VarError unwraps to.
@@ -350,6 +357,40 @@ func (p Payments) Environment() map[string]string {
 	set(AuthUserClaimEnv, p.Auth.UserClaim)
 	set(AuthIAMOperatorsEnv, strings.Join(p.Auth.IAMOperators, ","))
 	return env
+}
+
+// Totals is the configuration of the totals function, which keeps the
+// platform accounts' stored totals (runtime/platform).
+type Totals struct {
+	// Table is the single table. Required.
+	Table string
+	// Shards is the shard count of each account's total,
+	// 1..MaxPlatformShards. Default: DefaultPlatformShards.
+	Shards int
+}
+
+// LoadTotals reads the totals function's configuration.
+func LoadTotals(getenv func(string) string) (Totals, error) {
+	t := Totals{Table: getenv(TableNameEnv), Shards: DefaultPlatformShards}
+	if t.Table == "" {
+		return Totals{}, &VarError{Name: TableNameEnv, Reason: "must be set"}
+	}
+	if v := getenv(PlatformShardsEnv); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxPlatformShards {
+			return Totals{}, &VarError{Name: PlatformShardsEnv, Value: v, Reason: fmt.Sprintf("want an integer 1..%d", MaxPlatformShards)}
+		}
+		t.Shards = n
+	}
+	return t, nil
+}
+
+// Environment is what LoadTotals reads.
+func (t Totals) Environment() map[string]string {
+	if t.Shards == 0 {
+		t.Shards = DefaultPlatformShards
+	}
+	return map[string]string{TableNameEnv: t.Table, PlatformShardsEnv: strconv.Itoa(t.Shards)}
 }
 
 // Events is the configuration of the events function.

@@ -40,6 +40,11 @@ func TestRoundTrip(t *testing.T) {
 			t.Errorf("LoadEvents = %+v, %v; want %+v", got, err, want)
 		}
 	}
+	for _, want := range []config.Totals{{Table: "t", Shards: 16}, {Table: "oncetable-prod", Shards: 64}} {
+		if got, err := config.LoadTotals(lookup(want.Environment())); err != nil || got != want {
+			t.Errorf("LoadTotals = %+v, %v; want %+v", got, err, want)
+		}
+	}
 	for _, want := range []config.RestoreValidation{{}, {SourceTable: "t", PlanARN: "arn:p", Segments: 16, MaxRCU: -1}, {MaxRCU: 2.5}} {
 		if got, err := config.LoadRestoreValidation(lookup(want.Environment())); err != nil || got != want.WithDefaults() {
 			t.Errorf("LoadRestoreValidation = %+v, %v; want %+v", got, err, want.WithDefaults())
@@ -71,6 +76,9 @@ func TestDefaults(t *testing.T) {
 	r, err := config.LoadRestoreValidation(lookup(nil))
 	if err != nil || r.Segments != 8 || r.MaxRCU != 2000 {
 		t.Errorf("LoadRestoreValidation of nothing = %+v, %v; want 8 segments, 2000 RCU", r, err)
+	}
+	if tt, err := config.LoadTotals(lookup(map[string]string{config.TableNameEnv: "t"})); err != nil || tt.Shards != config.DefaultPlatformShards {
+		t.Errorf("LoadTotals = %+v, %v; want %d shards", tt, err, config.DefaultPlatformShards)
 	}
 	rc, err := config.LoadReconcile(lookup(map[string]string{config.TableNameEnv: "t"}))
 	if wantRC := (config.Reconcile{Table: "t", Segments: 4, MaxRCU: 100, Budget: 10 * time.Minute, IdempotencyExpiry: 24 * time.Hour}); err != nil || rc != wantRC {
@@ -115,6 +123,9 @@ func TestRefused(t *testing.T) {
 		{"no bus", events, map[string]string{config.EventSourceEnv: "s"}, config.EventBusNameEnv},
 		{"zero segments", restore, map[string]string{config.VerifySegmentsEnv: "0"}, config.VerifySegmentsEnv},
 		{"zero RCU", restore, map[string]string{config.VerifyMaxRCUEnv: "0"}, config.VerifyMaxRCUEnv},
+		{"totals: no table", totals, map[string]string{}, config.TableNameEnv},
+		{"totals: 0 shards", totals, with(config.PlatformShardsEnv, "0"), config.PlatformShardsEnv},
+		{"totals: 101 shards", totals, with(config.PlatformShardsEnv, "101"), config.PlatformShardsEnv},
 		{"reconcile: no table", reconcileCfg, map[string]string{}, config.TableNameEnv},
 		{"reconcile: 65 segments", reconcileCfg, with(config.ReconcileSegmentsEnv, "65"), config.ReconcileSegmentsEnv},
 		{"reconcile: uncapped RCU", reconcileCfg, with(config.ReconcileMaxRCUEnv, "-1"), config.ReconcileMaxRCUEnv},
@@ -151,6 +162,11 @@ func events(env map[string]string) error {
 
 func restore(env map[string]string) error {
 	_, err := config.LoadRestoreValidation(lookup(env))
+	return err
+}
+
+func totals(env map[string]string) error {
+	_, err := config.LoadTotals(lookup(env))
 	return err
 }
 

@@ -3,7 +3,7 @@
 // default and limits of every environment variable, stated once.
 //
 // Each function has one typed configuration: [Payments] (the api, charge,
-// debit and settle functions), [Events], [RestoreValidation] and
+// debit and settle functions), [Events], [Totals], [RestoreValidation] and
 // [Migration] (the migrate command). A construct builds the value and
 // writes its Environment; a main reads it back with the matching Load,
 // which checks every limit and names the variable at fault:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -23,6 +24,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/outbox"
+	"github.com/oncetable/oncetable/runtime/platform"
 	"github.com/oncetable/oncetable/runtime/streampoll"
 )
 
@@ -126,6 +128,10 @@ func withEvents(sink *EventSink, auth httpapi.Auth, api http.Handler) http.Handl
 // the last batch it published instead of publishing the stream again.
 const CheckpointsFile = "events-checkpoints.json"
 
+// TotalsCheckpointsFile keeps the platform totaller's position in the
+// stream, apart from the events poller's.
+const TotalsCheckpointsFile = "totals-checkpoints.json"
+
 // startEvents enables the table's stream and drives the production events
 // handler (outbox.Publisher) from it, as the event source mapping does in
 // AWS, into sink, checkpointing in dataDir when there is one. The returned
@@ -144,10 +150,26 @@ func startEvents(ctx context.Context, eng *ddblocal.Engine, db *dynamodb.Client,
 			fmt.Fprintf(sink.out, "{\"msg\":\"events given up\",\"records\":%d,\"reason\":%q}\n", len(recs), reason)
 		}
 	})
+	// The platform totaller reads the same stream with a position of its
+	// own, as its own event source mapping does in AWS.
+	tot := platform.New(db, func(o *platform.Options) {
+		o.Table = table
+		o.Logger = slog.New(slog.NewJSONHandler(sink.out, nil))
+	})
+	totals := streampoll.New(eng.StreamsClient(), arn, tot.Handle, func(o *streampoll.Options) {
+		if dataDir != "" {
+			o.Checkpoints = streampoll.NewFileCheckpoints(filepath.Join(dataDir, TotalsCheckpointsFile))
+		}
+		o.OnFailure = func(recs []events.DynamoDBEventRecord, reason error) {
+			fmt.Fprintf(sink.out, "{\"msg\":\"platform totals given up\",\"records\":%d,\"reason\":%q}\n", len(recs), reason)
+		}
+	})
 	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() { defer close(done); _ = poller.Run(pctx) }()
-	return func() { cancel(); <-done }, nil
+	var wg sync.WaitGroup
+	for _, p := range []*streampoll.Poller{poller, totals} {
+		wg.Go(func() { _ = p.Run(pctx) })
+	}
+	return func() { cancel(); wg.Wait() }, nil
 }
 
 // ensureStream enables a NEW_AND_OLD_IMAGES stream on the table unless it

@@ -7,8 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
 	"github.com/oncetable/oncetable/runtime/localrun"
 	"github.com/oncetable/oncetable/runtime/outbox"
+	"github.com/oncetable/oncetable/runtime/platform"
+	"github.com/oncetable/oncetable/runtime/schema"
+	"github.com/oncetable/oncetable/runtime/store"
 )
 
 // TestLocalEvents drives the production events handler from the engine's
@@ -94,4 +100,44 @@ func waitEvents(t *testing.T, s *localrun.Server, want []outbox.Type) []outbox.E
 		t.Fatalf("event types %v, want %v", types, want)
 	}
 	return got
+}
+
+// TestLocalPlatformTotals: the runner's totaller adds each entry's
+// platform leg to the stored totals, and the sheet balances.
+func TestLocalPlatformTotals(t *testing.T) {
+	s, _ := start(t, t.TempDir())
+	defer s.Shutdown(t.Context())
+	for _, c := range []struct{ path, body, key string }{
+		{"/users", `{"userId":"alice","name":"Alice","email":"alice@example.com"}`, ""},
+		{"/users/alice/credits", `{"amount":500,"currency":"EUR"}`, "k1"},
+		{"/users/alice/debits", `{"amount":200,"currency":"EUR"}`, "k2"},
+	} {
+		var headers []string
+		if c.key != "" {
+			headers = []string{"Idempotency-Key", c.key}
+		}
+		if resp, body := call(t, "POST", s.APIURL+c.path, c.body, headers...); resp.StatusCode/100 != 2 {
+			t.Fatalf("POST %s: %d %s", c.path, resp.StatusCode, body)
+		}
+	}
+	ddb := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(s.DynamoDBURL), Credentials: aws.AnonymousCredentials{}})
+	table := func(o *platform.Options) { o.Table = schema.DefaultTableName }
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		sums, err := platform.Read(t.Context(), ddb, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sums[store.AccountFunding]["EUR"] == -300 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("platform:funding holds %v, want EUR -300 (a credit of 500 less a debit of 200)", sums[store.AccountFunding])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	sheet, err := platform.Conserve(t.Context(), ddb, table)
+	if err != nil || !sheet.Conserved() || sheet.Untotalled != 0 {
+		t.Fatalf("sheet %+v, %v: want conserved with every entry totalled", sheet, err)
+	}
 }

@@ -33,6 +33,10 @@ func Catalogue() []Metric {
 		{ReconcileNamespace, ReconcileItems, "items one reconciliation step scanned"},
 		{ReconcileNamespace, ReconcileConsumedRCU, "read capacity one reconciliation step consumed"},
 		{ReconcileNamespace, ReconcileSkipped, "an invocation that found the checkpoint's lease held by another"},
+		{TotalsNamespace, TotalsEntries, "ledger entries whose platform legs a batch added to the platform totals (runtime/platform)"},
+		{TotalsNamespace, TotalsRedelivered, "entries of a batch already totalled, left out: a redelivered stream record"},
+		{TotalsNamespace, TotalsConflicts, "totals transactions cancelled by a conflict on a shard and sent again on the next shard"},
+		{TotalsNamespace, TotalsMissing, "entries of a batch not in the table: their legs are not in the totals (runbook)"},
 	}
 }
 

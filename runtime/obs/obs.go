@@ -18,6 +18,9 @@ const (
 	// ReconcileNamespace holds the live reconciliation's metrics
 	// (runtime/reconcile), by table (dimension Table).
 	ReconcileNamespace = "oncetable/reconcile"
+	// TotalsNamespace holds the platform totaller's metrics
+	// (runtime/platform), by table (dimension Table).
+	TotalsNamespace = "oncetable/totals"
 )
 
 // Business outcome metric names.
@@ -58,6 +61,22 @@ const (
 	// ReconcileSkipped is 1 per invocation that found another holding the
 	// checkpoint's lease.
 	ReconcileSkipped = "Skipped"
+)
+
+// Totaller metric names: each is one value per batch.
+const (
+	// TotalsEntries is the ledger entries a batch added to the platform
+	// totals.
+	TotalsEntries = "EntriesTotalled"
+	// TotalsRedelivered is the entries of a batch already totalled (a
+	// redelivered stream record), left out.
+	TotalsRedelivered = "EntriesRedelivered"
+	// TotalsConflicts is the totals transactions of a batch cancelled by a
+	// conflict on a shard and sent again on the next one.
+	TotalsConflicts = "ShardConflicts"
+	// TotalsMissing is the entries of a batch no longer in the table,
+	// whose legs were not totalled.
+	TotalsMissing = "EntriesMissing"
 )
 
 // NewLogger returns a JSON slog logger on w (os.Stdout when nil). A line
@@ -103,18 +122,28 @@ func (m *Metrics) Fault(flow, name string) { m.emit(FaultNamespace, flow, name) 
 
 // Reconcile records value of the reconciliation metric name for table.
 func (m *Metrics) Reconcile(table, name string, value float64) {
-	if m == nil || m.w == nil {
-		return
-	}
 	unit := "Count"
 	if name == ReconcilePassSeconds {
 		unit = "Seconds"
+	}
+	m.value(ReconcileNamespace, table, name, unit, value)
+}
+
+// Totals records value of the totaller's metric name for table.
+func (m *Metrics) Totals(table, name string, value float64) {
+	m.value(TotalsNamespace, table, name, "Count", value)
+}
+
+// value writes one value of a metric with the dimension Table.
+func (m *Metrics) value(namespace, table, name, unit string, value float64) {
+	if m == nil || m.w == nil {
+		return
 	}
 	m.write(map[string]any{
 		"_aws": map[string]any{
 			"Timestamp": m.now().UnixMilli(),
 			"CloudWatchMetrics": []any{map[string]any{
-				"Namespace":  ReconcileNamespace,
+				"Namespace":  namespace,
 				"Dimensions": [][]string{{"Table"}},
 				"Metrics":    []any{map[string]string{"Name": name, "Unit": unit}},
 			}},

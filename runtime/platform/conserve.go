@@ -123,7 +123,7 @@ func (s *Sheet) add(b store.Builder, item map[string]types.AttributeValue) error
 			s.Pending.Add(l.Account, e.Currency, l.Amount)
 		}
 	case store.TypePlatformTotal:
-		account, byCur := totalOf(item)
+		account, byCur := TotalOf(item)
 		for cur, v := range byCur {
 			s.Stored.Add(account, cur, v)
 		}
@@ -167,4 +167,43 @@ func (s Sheet) WriteText(w io.Writer) error {
 	fmt.Fprintf(&out, "%s; %d entries not yet totalled; %d items read\n", verdict, s.Untotalled, s.Items)
 	_, err := io.WriteString(w, out.String())
 	return err
+}
+
+// CatchUp totals, through t, every ledger entry the totaller has not
+// marked: the entries a stream no longer holds (written before the
+// totaller was deployed, or older than the stream's 24 hours when its
+// mapping was stopped). Running it beside the stream's totaller is safe:
+// each entry is counted once, by whichever marks it first. It scans the
+// table (strongly consistent) and returns what Total did.
+func CatchUp(ctx context.Context, db ScanDB, t *Totaller) (Result, error) {
+	b := t.b
+	in := &dynamodb.ScanInput{TableName: aws.String(t.o.Table), ConsistentRead: aws.Bool(true)}
+	var res Result
+	for {
+		out, err := db.Scan(ctx, in)
+		if err != nil {
+			return res, fmt.Errorf("platform: scan %s: %w", t.o.Table, err)
+		}
+		var entries []Entry
+		for _, item := range out.Items {
+			et, _ := item[b.Schema.EntityType].(*types.AttributeValueMemberS)
+			if _, done := item[store.TotalledAttribute]; et == nil || et.Value != store.TypeLedgerEntry || done {
+				continue
+			}
+			var e store.LedgerEntry
+			if err := b.Unmarshal(item, &e); err != nil {
+				return res, fmt.Errorf("platform: a ledger entry: %w", err)
+			}
+			entries = append(entries, EntryOf(keysOf(b, item), e))
+		}
+		r, err := t.Total(ctx, entries)
+		res.add(r)
+		if err != nil {
+			return res, err
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return res, nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
 }

@@ -18,7 +18,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/obs"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/store"
 	"github.com/oncetable/oncetable/runtime/txn"
@@ -29,11 +31,11 @@ import (
 // stream shard, times the mapping's parallelization factor) that start on
 // different shards never conflict, and the report reads every account's
 // shards in one BatchGetItem (4 accounts x 16 = 64 keys of its 100).
-const DefaultShards = 16
+const DefaultShards = config.DefaultPlatformShards
 
 // MaxShards bounds Options.Shards: Read then takes one BatchGetItem per
 // account.
-const MaxShards = 100
+const MaxShards = config.MaxPlatformShards
 
 // MaxEntriesPerTransaction is how many entries one TransactWriteItems
 // marks: with one total item per platform account it stays under
@@ -62,6 +64,9 @@ type Options struct {
 	Backoff func(n int) time.Duration
 	// Logger receives entries that cannot be totalled. Default: slog.Default().
 	Logger *slog.Logger
+	// Metrics receives each batch's counts (obs.TotalsNamespace). Default:
+	// nil, none.
+	Metrics *obs.Metrics
 }
 
 func (o Options) withDefaults() Options {
@@ -338,8 +343,12 @@ func (t *Totaller) Handle(ctx context.Context, batch events.DynamoDBEvent) (even
 		}
 	}
 	done := 0
+	var sum Result
+	defer func() { t.emit(sum) }()
 	for chunk := range slices.Chunk(entries, MaxEntriesPerTransaction) {
-		if _, err := t.Total(ctx, chunk); err != nil {
+		res, err := t.Total(ctx, chunk)
+		sum.add(res)
+		if err != nil {
 			if ctx.Err() != nil {
 				return events.DynamoDBEventResponse{}, ctx.Err()
 			}
@@ -354,4 +363,15 @@ func (t *Totaller) Handle(ctx context.Context, batch events.DynamoDBEvent) (even
 		resp.BatchItemFailures = []events.DynamoDBBatchItemFailure{{ItemIdentifier: batch.Records[failAt].Change.SequenceNumber}}
 	}
 	return resp, nil
+}
+
+// emit records a batch's counts.
+func (t *Totaller) emit(r Result) {
+	if t.o.Metrics == nil {
+		return
+	}
+	t.o.Metrics.Totals(t.o.Table, obs.TotalsEntries, float64(r.Totalled))
+	t.o.Metrics.Totals(t.o.Table, obs.TotalsRedelivered, float64(r.Already))
+	t.o.Metrics.Totals(t.o.Table, obs.TotalsConflicts, float64(r.Conflicts))
+	t.o.Metrics.Totals(t.o.Table, obs.TotalsMissing, float64(r.Missing))
 }

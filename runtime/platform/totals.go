@@ -72,7 +72,7 @@ func Read(ctx context.Context, db ReadDB, opts ...func(*Options)) (Sums, error) 
 				return nil, fmt.Errorf("platform: read the totals: %w", err)
 			}
 			for _, item := range out.Responses[o.Table] {
-				account, byCur := totalOf(item)
+				account, byCur := TotalOf(item)
 				for cur, v := range byCur {
 					sums.Add(account, cur, v)
 				}
@@ -83,9 +83,9 @@ func Read(ctx context.Context, db ReadDB, opts ...func(*Options)) (Sums, error) 
 	return sums, nil
 }
 
-// totalOf reads a total item: its account and its amount per currency (an
+// TotalOf reads a total item: its account and its amount per currency (an
 // attribute per currency code).
-func totalOf(item map[string]types.AttributeValue) (string, map[string]int64) {
+func TotalOf(item map[string]types.AttributeValue) (string, map[string]int64) {
 	account := ""
 	if v, ok := item[accountAttribute].(*types.AttributeValueMemberS); ok {
 		account = v.Value

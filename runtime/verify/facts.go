@@ -74,6 +74,10 @@ func (f fact) groupKey() string { return string(f.Group) + f.ID }
 // counts are the items of each entity a scan saw.
 type counts struct {
 	Items, Users, LedgerEntries, Orders, Summaries, Payments, Records, Other int64
+	// Platform sums the platform legs of totalled entries and the stored
+	// totals; Untotalled counts the entries the totaller has not reached.
+	Platform   platformSums
+	Untotalled int64
 	// Newest is the latest creation of a record of a success: the table's
 	// present, as far as its records tell.
 	Newest time.Time
@@ -94,6 +98,8 @@ func (c *counts) add(o counts) {
 	c.Payments += o.Payments
 	c.Records += o.Records
 	c.Other += o.Other
+	c.Untotalled += o.Untotalled
+	c.Platform = c.Platform.merge(o.Platform)
 	if o.Newest.After(c.Newest) {
 		c.Newest = o.Newest
 	}
@@ -131,6 +137,12 @@ func (r *reader) facts(item map[string]types.AttributeValue, c *counts, out []fa
 	case store.TypeLedgerEntry:
 		c.LedgerEntries++
 		out, err = r.ledger(item, k, out)
+		if err == nil {
+			err = r.totalled(item, c)
+		}
+	case store.TypePlatformTotal:
+		c.Other++
+		c.Platform = c.Platform.stored(item)
 	case store.TypeOrder:
 		c.Orders++
 		out, err = r.order(item, k, out)

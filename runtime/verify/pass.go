@@ -58,6 +58,11 @@ type Tally struct {
 	ConsumedRCU                                                              float64
 	// Newest is the newest record of a success seen (counts.Newest).
 	Newest time.Time
+	// Platform is, per "account currency", the platform's stored totals
+	// and the legs of the entries marked totalled; Untotalled counts the
+	// entries not totalled yet.
+	Platform   map[string]PlatformSum `json:"platform,omitempty" dynamodbav:"platform,omitempty"`
+	Untotalled int64
 }
 
 // NewCursor starts a pass of segments parallel Scan segments at started.
@@ -210,6 +215,8 @@ func (t *Tally) add(c counts, units float64) {
 	t.Payments += c.Payments
 	t.Records += c.Records
 	t.Other += c.Other
+	t.Untotalled += c.Untotalled
+	t.Platform = platformSums(t.Platform).merge(c.Platform)
 	t.Pages++
 	t.ConsumedRCU += units
 	if c.Newest.After(t.Newest) {
@@ -269,7 +276,7 @@ func Check(c Cursor, chunks []Chunk, opts ...func(*Options)) (*Report, error) {
 	t := c.Tally
 	rep := &Report{Table: o.Table, Counts: map[Kind]int{}, Segments: len(c.Segments), Buckets: o.Buckets, ConsistentRead: o.ConsistentRead,
 		Users: t.Users, LedgerEntries: t.LedgerEntries, Orders: t.Orders, Summaries: t.Summaries, Payments: t.Payments,
-		Records: t.Records, OtherItems: t.Other, Items: t.Items, Pages: t.Pages, ConsumedRCU: t.ConsumedRCU}
+		Records: t.Records, OtherItems: t.Other, Items: t.Items, Pages: t.Pages, ConsumedRCU: t.ConsumedRCU, Untotalled: t.Untotalled}
 	recent := recentBetween(t.Newest, o.RecordExpiry, c.Started)
 	err = sp.each(func(kind byte, g *group) {
 		checkGroup(kind, youngClaimsOut(g, c.Started), recent, o.RecordExpiry, rep.add(o.MaxViolations))
@@ -277,6 +284,7 @@ func Check(c Cursor, chunks []Chunk, opts ...func(*Options)) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	checkPlatform(t.Platform, t.Untotalled, rep.add(o.MaxViolations))
 	rep.sortViolations()
 	rep.Elapsed = o.Clock().Sub(c.Started)
 	rep.finish()

@@ -146,7 +146,7 @@ func Table(ctx context.Context, db DB, opts ...func(*Options)) (*Report, error) 
 	rep := &Report{Table: o.Table, Counts: map[Kind]int{}, Segments: o.Segments, Buckets: o.Buckets, ConsistentRead: o.ConsistentRead,
 		Users: s.counts.Users, LedgerEntries: s.counts.LedgerEntries, Orders: s.counts.Orders, Summaries: s.counts.Summaries,
 		Payments: s.counts.Payments, Records: s.counts.Records, OtherItems: s.counts.Other, Items: s.counts.Items,
-		Pages: s.pages.Load(), ConsumedRCU: s.rcu()}
+		Pages: s.pages.Load(), ConsumedRCU: s.rcu(), Untotalled: s.counts.Untotalled}
 	recent := recentSince(s.counts.Newest, o.RecordExpiry)
 	err = sp.each(func(kind byte, g *group) {
 		checkGroup(kind, g, recent, o.RecordExpiry, func(v Violation) {
@@ -161,6 +161,7 @@ func Table(ctx context.Context, db DB, opts ...func(*Options)) (*Report, error) 
 	if err != nil {
 		return nil, err
 	}
+	checkPlatform(s.counts.Platform, s.counts.Untotalled, rep.add(o.MaxViolations))
 	sort.SliceStable(rep.Violations, func(i, j int) bool { return kindOrder(rep.Violations[i].Kind) < kindOrder(rep.Violations[j].Kind) })
 	rep.Elapsed = o.Clock().Sub(start)
 	rep.finish()

@@ -24,6 +24,11 @@ const (
 	// platform account (docs/ledger.md, "Double entry").
 	UnbalancedEntry Kind = "unbalanced-entry"
 	MissingLeg      Kind = "missing-leg"
+	// PlatformTotalMismatch is a platform account whose stored total (its
+	// shards summed, runtime/platform) is not the sum of the platform legs
+	// of the entries marked totalled, in one currency. Entries not totalled
+	// yet are the totaller's lag (Report.Untotalled), not a violation.
+	PlatformTotalMismatch Kind = "platform-total-mismatch"
 
 	// Orders: every paid order has its payment, its one settle ledger
 	// entry and its summary; every order has its summary, in its status.
@@ -59,7 +64,7 @@ const (
 
 // Kinds lists every kind, in report order.
 var Kinds = []Kind{
-	BalanceMismatch, NegativeBalance, LedgerWithoutUser, InvalidLedgerEntry, TransferUnbalanced, UnbalancedEntry, MissingLeg,
+	BalanceMismatch, NegativeBalance, LedgerWithoutUser, InvalidLedgerEntry, TransferUnbalanced, UnbalancedEntry, MissingLeg, PlatformTotalMismatch,
 	PaidWithoutPayment, PaidWithoutSettle, SettleMismatch, OrderWithoutSummary, SummaryMismatch,
 	PaymentWithoutOrder, PaymentMismatch, SettleWithoutPaidOrder,
 	RecordWithoutEffect, DuplicateEffect, EffectWithoutRecord, MalformedItem, NonCanonicalID,
