@@ -200,12 +200,28 @@
 // order, and LastEvaluatedKey carries every key attribute. Tables and local
 // secondary indexes keep one partition and at most one sort attribute.
 //
+// # Layers of a request
+//
+// A request goes through three layers, each readable without the others:
+//
+//   - wire: the facts of DynamoDB's API model (package wire and its
+//     generated packages ddb and streams: shapes, members, required
+//     members, length, range, enum and pattern constraints, error codes),
+//     generated from the botocore model pinned in wire/model;
+//   - validation: the first pass checks the request's members against
+//     those facts in DynamoDB's message form ("N validation errors
+//     detected: Value … at '…' failed to satisfy constraint: …"), before any
+//     table is looked up: modelcheck.go from the model alone for most
+//     operations, validate_ops.go for the item operations, Query, Scan,
+//     batches, transactions and table operations, whose enum sets and
+//     bounds it reads from the model; the second pass (key schema,
+//     expressions, items) is the operations' own;
+//   - operations: ops_*.go, from a decoded, validated input to an output.
+//
 // # Validation, item collections and regions
 //
-// Every request is checked against its operation's API-model constraints
-// before any table is looked up (validate.go): a bad TableName is reported
-// alone, every other violation together, as DynamoDB's "N validation errors
-// detected: …". The rest of what a request can be checked on without its
+// A bad TableName is reported alone, every other violation of the first
+// pass together. The rest of what a request can be checked on without its
 // table (expressions and placeholders, every batch entry and transaction
 // action) is checked next, also before the lookup, so an invalid request on
 // a missing table is a ValidationException. TableName may be the table's

@@ -112,7 +112,7 @@ func decodeValidated(body []byte, in any) error {
 	if err := decodeRequest(body, in); err != nil {
 		return err
 	}
-	return validateRequest(body, in)
+	return validateRequest("", body, in)
 }
 
 // batchCode is a BatchStatementError code: DynamoDB's error code without

@@ -49,7 +49,7 @@ func handle[In any, PIn interface {
 				return nil, nil, err
 			}
 		}
-		if err := validateRequest(body, in); err != nil {
+		if err := validateRequest(opName, body, in); err != nil {
 			return nil, nil, err
 		}
 		tables := PIn(in).tableNames()

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal/wire/ddb"
 )
 
 // Request validation as DynamoDB does it, before any table is looked up.
@@ -33,18 +35,23 @@ type validator interface {
 	validate(c *checker)
 }
 
-// validateRequest runs in's constraints, if it has any, against the
-// request body it was decoded from.
-func validateRequest(body []byte, in any) error {
+// validateRequest runs in's constraints against the request body it was
+// decoded from: its own first pass when it has one (validator), else the
+// model's for the operation opName (modelcheck.go).
+func validateRequest(opName string, body []byte, in any) error {
 	v, ok := in.(validator)
-	if !ok {
+	if !ok && opName == "" {
 		return nil
 	}
 	// Pooled: the checker escapes through the interface call, and this
 	// runs on every request.
 	c := checkerPool.Get().(*checker)
 	c.body = body
-	v.validate(c)
+	if ok {
+		v.validate(c)
+	} else {
+		checkModel(c, opName)
+	}
 	err := c.err()
 	*c = checker{errs: c.errs[:0]}
 	checkerPool.Put(c)
@@ -170,25 +177,27 @@ func (c *checker) maxValue(path string, v *int, max int) {
 	}
 }
 
-// The enum value sets, in the order DynamoDB's messages list them.
+// The enum value sets, from the model, in the order DynamoDB's messages
+// list them (enumOrder).
 var (
-	enumReturnConsumedCapacity = []string{"INDEXES", "TOTAL", "NONE"}
-	enumReturnValues           = []string{"ALL_NEW", "UPDATED_OLD", "ALL_OLD", "NONE", "UPDATED_NEW"}
-	enumReturnItemCollection   = []string{"SIZE", "NONE"}
-	enumOnConditionFailure     = []string{"ALL_OLD", "NONE"}
-	enumSelect                 = []string{"SPECIFIC_ATTRIBUTES", "COUNT", "ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES"}
-	enumKeyType                = []string{"HASH", "RANGE"}
-	enumAttributeType          = []string{"B", "N", "S"}
-	enumBillingMode            = []string{"PROVISIONED", "PAY_PER_REQUEST"}
+	enumReturnConsumedCapacity = modelEnum(ddb.ShapeReturnConsumedCapacity)
+	enumReturnValues           = modelEnum(ddb.ShapeReturnValue)
+	enumReturnItemCollection   = modelEnum(ddb.ShapeReturnItemCollectionMetrics)
+	enumOnConditionFailure     = modelEnum(ddb.ShapeReturnValuesOnConditionCheckFailure)
+	enumSelect                 = modelEnum(ddb.ShapeSelect)
+	enumKeyType                = modelEnum(ddb.ShapeKeyType)
+	enumAttributeType          = modelEnum(ddb.ShapeScalarAttributeType)
+	enumBillingMode            = modelEnum(ddb.ShapeBillingMode)
 )
 
-// Table names: 3 to 255 characters of [a-zA-Z0-9_.-] when a table is
-// created; the operations on an existing table also accept its ARN, so
-// their lower bound is 1 (API Reference, e.g. PutItem, "TableName").
-const (
-	tableNamePattern  = "[a-zA-Z0-9_.-]+"
-	maxTableNameLen   = 255
-	maxTableARNLength = 1024
+// Table names, from the model: TableName (3 to 255 characters of
+// [a-zA-Z0-9_.-]) when a table is created; the operations on an existing
+// table take a TableArn (1 to 1024), the table's name or its ARN.
+var (
+	tableNamePattern  = ddb.Shapes[ddb.ShapeTableName].Pattern
+	minTableNameLen   = int(ddb.Shapes[ddb.ShapeTableName].Min)
+	maxTableNameLen   = int(ddb.Shapes[ddb.ShapeTableName].Max)
+	maxTableARNLength = int(ddb.Shapes[ddb.ShapeTableArn].Max)
 )
 
 // tableNameStyle says how a missing table name is reported.
@@ -261,7 +270,7 @@ func tableNameOfARN(arn string) (string, bool) {
 		return "", false
 	}
 	name, ok := strings.CutPrefix(parts[5], "table/")
-	if !ok || strings.Contains(name, "/") || !validNameChars(name) || len(name) < 3 || len(name) > maxTableNameLen {
+	if !ok || strings.Contains(name, "/") || !validNameChars(name) || len(name) < minTableNameLen || len(name) > maxTableNameLen {
 		return "", false
 	}
 	return name, true

@@ -62,7 +62,7 @@ func TestCheckerCollectsInOrder(t *testing.T) {
 	in := &putItemInput{}
 	in.TableName = "orders"
 	in.ReturnConsumedCapacity, in.ReturnValues = "X", "Y"
-	err := validateRequest([]byte(`{"TableName":"orders"}`), in)
+	err := validateRequest("", []byte(`{"TableName":"orders"}`), in)
 	want := "3 validation errors detected: " +
 		"Value 'X' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]; " +
 		"Value null at 'item' failed to satisfy constraint: Member must not be null; " +
@@ -71,7 +71,7 @@ func TestCheckerCollectsInOrder(t *testing.T) {
 		t.Errorf("got %v\nwant %s", err, want)
 	}
 	in.TableName = ""
-	err = validateRequest([]byte(`{"TableName":""}`), in)
+	err = validateRequest("", []byte(`{"TableName":""}`), in)
 	if want := "1 validation error detected: Value '' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 1"; err == nil || !strings.HasSuffix(err.Error(), want) {
 		t.Errorf("empty name: got %v, want only %q", err, want)
 	}

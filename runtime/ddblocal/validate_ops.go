@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal/wire/ddb"
 )
 
 // The model constraints of each operation, in the order DynamoDB reports
@@ -156,7 +158,7 @@ func requestItemKeys[V any](c *checker, items map[string]V, given *map[string]st
 			bad, arns = bad || !ok, true
 			continue
 		}
-		bad = bad || !validNameChars(name) || len(name) < 3 || len(name) > maxTableNameLen
+		bad = bad || !validNameChars(name) || len(name) < minTableNameLen || len(name) > maxTableNameLen
 	}
 	if bad {
 		c.add(showValue, javaString(c.raw("RequestItems")), "requestItems",
@@ -234,11 +236,8 @@ func (in *transactWriteItemsInput) validate(c *checker) {
 	c.enum("returnConsumedCapacity", in.ReturnConsumedCapacity, enumReturnConsumedCapacity...)
 	c.enum("returnItemCollectionMetrics", in.ReturnItemCollectionMetrics, enumReturnItemCollection...)
 	if t := in.ClientRequestToken; t != nil {
-		if len(*t) < 1 {
-			c.add(showValue, *t, "clientRequestToken", "Member must have length greater than or equal to 1")
-		} else if len(*t) > 36 {
-			c.add(showValue, *t, "clientRequestToken", "Member must have length less than or equal to 36")
-		}
+		mc := modelChecker{c: c, shapes: ddb.Shapes}
+		mc.str("clientRequestToken", &ddb.Shapes[ddb.ShapeClientRequestToken], *t)
 	}
 }
 
@@ -253,8 +252,9 @@ func (in *transactGetItemsInput) validate(c *checker) {
 }
 
 func (in *listTablesInput) validate(c *checker) {
-	c.minValue("limit", in.Limit, 1, showValue)
-	c.maxValue("limit", in.Limit, 100)
+	limit := &ddb.Shapes[ddb.ShapeListTablesInputLimit]
+	c.minValue("limit", in.Limit, int(limit.Min), showValue)
+	c.maxValue("limit", in.Limit, int(limit.Max))
 	if in.ExclusiveStartTableName == "" && c.present("ExclusiveStartTableName") {
 		c.add(showValue, "", "exclusiveStartTableName", "Member must have length greater than or equal to 3")
 	}
