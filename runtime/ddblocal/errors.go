@@ -3,26 +3,32 @@ package ddblocal
 import (
 	"fmt"
 	"net/http"
+
+	"github.com/oncetable/oncetable/runtime/ddblocal/wire/ddb"
+	"github.com/oncetable/oncetable/runtime/ddblocal/wire/streams"
 )
 
-// Error codes the engine returns, named as DynamoDB names them.
+// Error codes the engine returns, named as DynamoDB names them: those of
+// the API model come from it (wire/ddb, wire/streams); the JSON protocol's
+// own (validation, serialization, unknown operation) are common to every
+// AWS service and in no service's model.
 const (
 	CodeValidation                    = "ValidationException"
 	CodeSerialization                 = "SerializationException"
 	CodeUnknownOperation              = "UnknownOperationException"
-	CodeResourceNotFound              = "ResourceNotFoundException"
-	CodeResourceInUse                 = "ResourceInUseException"
-	CodeConditionalCheckFailed        = "ConditionalCheckFailedException"
-	CodeTransactionCanceled           = "TransactionCanceledException"
-	CodeTransactionConflict           = "TransactionConflictException"
-	CodeTransactionInProgress         = "TransactionInProgressException"
-	CodeIdempotentParameterMismatch   = "IdempotentParameterMismatchException"
-	CodeProvisionedThroughputExceeded = "ProvisionedThroughputExceededException"
-	CodeThrottling                    = "ThrottlingException"
-	CodeLimitExceeded                 = "LimitExceededException"
-	CodeInternalServerError           = "InternalServerError"
-	CodeExpiredIterator               = "ExpiredIteratorException"
-	CodeTrimmedDataAccess             = "TrimmedDataAccessException"
+	CodeResourceNotFound              = ddb.CodeResourceNotFound
+	CodeResourceInUse                 = ddb.CodeResourceInUse
+	CodeConditionalCheckFailed        = ddb.CodeConditionalCheckFailed
+	CodeTransactionCanceled           = ddb.CodeTransactionCanceled
+	CodeTransactionConflict           = ddb.CodeTransactionConflict
+	CodeTransactionInProgress         = ddb.CodeTransactionInProgress
+	CodeIdempotentParameterMismatch   = ddb.CodeIdempotentParameterMismatch
+	CodeProvisionedThroughputExceeded = ddb.CodeProvisionedThroughputExceeded
+	CodeThrottling                    = ddb.CodeThrottling
+	CodeLimitExceeded                 = ddb.CodeLimitExceeded
+	CodeInternalServerError           = ddb.CodeInternalServerError
+	CodeExpiredIterator               = streams.CodeExpiredIterator
+	CodeTrimmedDataAccess             = streams.CodeTrimmedDataAccess
 )
 
 // errorTypePrefix qualifies every error code in the wire __type field.

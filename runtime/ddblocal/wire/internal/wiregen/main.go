@@ -220,23 +220,18 @@ func (g *gen) enums() {
 	}
 }
 
-// constName turns an enum value into the tail of a Go identifier:
-// ALL_NEW -> AllNew, 2019.11.21 -> V20191121.
+// constName turns an enum value into the tail of a Go identifier: each run
+// of letters and digits is a word, an upper-case word is title-cased and
+// any other keeps its case (ALL_NEW -> AllNew, RequestLimitExceeded
+// stays, 2019.11.21 -> V20191121).
 func constName(v string) string {
 	var b strings.Builder
-	upper := true
-	for _, r := range v {
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			if upper {
-				b.WriteRune(unicode.ToUpper(r))
-			} else {
-				b.WriteRune(unicode.ToLower(r))
-			}
-			upper = false
-		default:
-			upper = true
+	words := strings.FieldsFunc(v, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	for _, w := range words {
+		if strings.ToUpper(w) == w {
+			w = strings.ToLower(w)
 		}
+		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
 	}
 	s := b.String()
 	if s == "" || unicode.IsDigit(rune(s[0])) {

@@ -38,6 +38,8 @@ func TestConstName(t *testing.T) {
 		{"PAY_PER_REQUEST", "PayPerRequest"},
 		{"2019.11.21", "V20191121"},
 		{"S", "S"},
+		{"RequestLimitExceeded", "RequestLimitExceeded"},
+		{"arn:aws:dynamodb", "ArnAwsDynamodb"},
 	} {
 		if got := constName(tc.in); got != tc.want {
 			t.Errorf("constName(%q) = %q, want %q", tc.in, got, tc.want)
