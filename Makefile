@@ -224,7 +224,7 @@ openapi-check: $(NODE_STAMP)
 
 ## test: lint, then every test of every module (the workspace's and NESTED_MODULES) with the race detector
 test: deps lint
-	go test -race -tags ddblocal_poison -count=1 $(GO_PATTERNS)
+	go test -race -tags ddblocal_poison -count=1 -timeout 30m $(GO_PATTERNS)
 	@for m in $(NESTED_MODULES); do (cd $$m && GOWORK=off go test -race -count=1 ./...) || exit 1; done
 
 ## bench-engine: the embedded engine against minidyn and dynalite (installs dynalite@4.0.0 into a cache dir), and the
