@@ -46,14 +46,16 @@ type EventRecord struct {
 
 // EventRecords are the records the mapping's filter admits, one filter
 // each (a record passing any of them invokes the function): ledger entries
-// inserted (CreditPosted, DebitPosted), orders modified (PaymentCreated
-// when charge gives the order its paymentId, OrderPaid when settle pays
-// it) and payments modified (PaymentProcessed). A payment's INSERT carries
-// no event, so it does not invoke the function; nor do profiles,
-// addresses, products, order items and idempotency records.
+// inserted (CreditPosted, DebitPosted), holds inserted (HoldAuthorized),
+// refunds inserted (RefundIssued), orders modified (PaymentCreated when
+// charge gives the order its paymentId, OrderPaid when settle pays it,
+// OrderRefunded), payments modified (PaymentProcessed) and holds modified
+// (HoldCaptured, HoldVoided). A payment's INSERT carries no event, so it
+// does not invoke the function; nor do profiles, addresses, products,
+// order items and idempotency records.
 var EventRecords = []EventRecord{
-	{EventName: "INSERT", EntityTypes: []string{store.TypeLedgerEntry}},
-	{EventName: "MODIFY", EntityTypes: []string{store.TypeOrder, store.TypePayment}},
+	{EventName: "INSERT", EntityTypes: []string{store.TypeLedgerEntry, store.TypeHold, store.TypeRefund}},
+	{EventName: "MODIFY", EntityTypes: []string{store.TypeOrder, store.TypePayment, store.TypeHold}},
 }
 
 // eventFilters are EventRecords as Lambda event filter patterns.

@@ -25,10 +25,13 @@ const (
 	HoldAuthorized   Type = "HoldAuthorized"
 	HoldCaptured     Type = "HoldCaptured"
 	HoldVoided       Type = "HoldVoided"
+	RefundIssued     Type = "RefundIssued"
+	OrderRefunded    Type = "OrderRefunded"
 )
 
 // Types lists every event type.
-var Types = []Type{CreditPosted, DebitPosted, PaymentCreated, OrderPaid, PaymentProcessed, HoldAuthorized, HoldCaptured, HoldVoided}
+var Types = []Type{CreditPosted, DebitPosted, PaymentCreated, OrderPaid, PaymentProcessed, HoldAuthorized, HoldCaptured, HoldVoided,
+	RefundIssued, OrderRefunded}
 
 // Event is one payment domain event, the Detail of its EventBridge entry.
 type Event struct {
@@ -51,6 +54,11 @@ type Event struct {
 	// is the transfer's other user.
 	TransferID   string `json:"transferId,omitempty"`
 	Counterparty string `json:"counterparty,omitempty"`
+	// RefundID is on RefundIssued and on the refund's CreditPosted.
+	RefundID string `json:"refundId,omitempty"`
+	// OrderStatus is on RefundIssued: the order's status once the refund
+	// was made (partially_refunded or refunded).
+	OrderStatus string `json:"orderStatus,omitempty"`
 	// Amount is in minor units of Currency, always positive.
 	Amount   int64  `json:"amount"`
 	Currency string `json:"currency"`
@@ -124,6 +132,10 @@ func FromRecordOf(r events.DynamoDBEventRecord, entityTypeAttr string) (ev Event
 		ev, err = holdEvent(next, HoldCaptured, "captured", "updatedAt")
 	case r.EventName == "MODIFY" && entity == store.TypeHold && becomes(old, next, store.HoldVoided):
 		ev, err = holdEvent(next, HoldVoided, "amount", "updatedAt")
+	case r.EventName == "INSERT" && entity == store.TypeRefund:
+		ev, err = refundEvent(next)
+	case r.EventName == "MODIFY" && entity == store.TypeOrder && becomes(old, next, store.OrderRefunded):
+		ev, err = orderEvent(next, OrderRefunded, "refunded", schema.UpdatedAt)
 	default:
 		return Event{}, false, nil
 	}
@@ -167,7 +179,7 @@ const paymentIDAttr = "paymentId"
 func ledgerEvent(im image) (Event, error) {
 	ev := Event{Type: DebitPosted, UserID: im.str("userId"), OrderID: im.str("orderId"),
 		EntryID: im.str("entryId"), Kind: im.str("kind"), HoldID: im.str("holdId"),
-		TransferID: im.str("transferId"), Counterparty: im.str("counterparty")}
+		TransferID: im.str("transferId"), Counterparty: im.str("counterparty"), RefundID: im.str("refundId")}
 	if !slices.Contains(store.LedgerKinds, ev.Kind) {
 		return Event{}, fmt.Errorf("ledger entry kind %q is not one of %v", ev.Kind, store.LedgerKinds)
 	}
@@ -198,9 +210,27 @@ func paymentCreatedEvent(im image) (Event, error) {
 	return withMoney(ev, im, fields{id: ev.PaymentID, idAttr: paymentIDAttr, amount: "total", at: schema.UpdatedAt})
 }
 
+// refundEvent reads RefundIssued from a refund's INSERT: its amount, and
+// the status it moved its order to.
+func refundEvent(im image) (Event, error) {
+	ev := Event{Type: RefundIssued, UserID: im.str("userId"), OrderID: im.str("orderId"), RefundID: im.str("refundId"),
+		EntryID: im.str("entryId"), OrderStatus: im.str("orderStatus")}
+	if ev.OrderStatus == "" {
+		return Event{}, fmt.Errorf("%s %s has no orderStatus", ev.Type, ev.RefundID)
+	}
+	return withMoney(ev, im, fields{id: ev.RefundID, idAttr: "refundId", amount: "amount", at: "createdAt"})
+}
+
+// orderEvent reads an order's change of status to typ: its amount from
+// amount, its time from at. An order changes to each status at most once,
+// so the order's id makes the event's.
+func orderEvent(im image, typ Type, amount, at string) (Event, error) {
+	ev := Event{Type: typ, UserID: im.str("userId"), OrderID: im.str("orderId"), PaymentID: im.str("paymentId")}
+	return withMoney(ev, im, fields{id: ev.OrderID, idAttr: "orderId", amount: amount, at: at})
+}
+
 func orderPaidEvent(im image) (Event, error) {
-	ev := Event{Type: OrderPaid, UserID: im.str("userId"), OrderID: im.str("orderId"), PaymentID: im.str("paymentId")}
-	return withMoney(ev, im, fields{id: ev.OrderID, idAttr: "orderId", amount: "total", at: "paidAt"})
+	return orderEvent(im, OrderPaid, "total", "paidAt")
 }
 
 // fields names where an event's id, amount and commit time are in an item.

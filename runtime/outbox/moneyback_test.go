@@ -80,3 +80,60 @@ func TestUnknownLedgerKindIsUnreadable(t *testing.T) {
 		t.Fatal("a ledger entry of an unknown kind was read as an event")
 	}
 }
+
+// A refund's INSERT is RefundIssued, with the status it moved its order
+// to; the order's change to refunded is OrderRefunded (of all that was
+// refunded), and its change to partially_refunded is none: RefundIssued
+// says it.
+func TestRefundEvents(t *testing.T) {
+	const at = "2026-12-05T10:00:00Z"
+	refund := func(status string) map[string]events.DynamoDBAttributeValue {
+		im := withNumbers(strs("EntityType", "Refund", "refundId", "rf_1", "orderId", "o1", "userId", "u1", "entryId", "rfe_1",
+			"currency", "EUR", "createdAt", at), "amount", "600")
+		if status != "" {
+			im["orderStatus"] = events.NewStringAttribute(status)
+		}
+		return im
+	}
+	order := func(status string, refunded string) map[string]events.DynamoDBAttributeValue {
+		return withNumbers(strs("EntityType", "Order", "orderId", "o1", "userId", "u1", "paymentId", "p1", "status", status,
+			"currency", "EUR", "updatedAt", at), "total", "2500", "refunded", refunded)
+	}
+	tests := []struct {
+		name       string
+		event      string
+		old, next  map[string]events.DynamoDBAttributeValue
+		wantType   outbox.Type
+		wantID     string
+		wantAmount int64
+		wantStatus string
+		wantErr    bool
+	}{
+		{name: "partial refund", event: "INSERT", next: refund("partially_refunded"), wantType: outbox.RefundIssued, wantID: "RefundIssued:rf_1", wantAmount: 600, wantStatus: "partially_refunded"},
+		{name: "last refund", event: "INSERT", next: refund("refunded"), wantType: outbox.RefundIssued, wantID: "RefundIssued:rf_1", wantAmount: 600, wantStatus: "refunded"},
+		{name: "refund without its order's status", event: "INSERT", next: refund(""), wantErr: true},
+		{name: "order refunded", event: "MODIFY", old: order("partially_refunded", "1900"), next: order("refunded", "2500"), wantType: outbox.OrderRefunded, wantID: "OrderRefunded:o1", wantAmount: 2500},
+		{name: "order partially refunded", event: "MODIFY", old: order("paid", "0"), next: order("partially_refunded", "600")},
+		{name: "order refunded again", event: "MODIFY", old: order("partially_refunded", "1900"), next: order("partially_refunded", "2400")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := events.DynamoDBEventRecord{EventID: "e1", EventName: tt.event,
+				Change: events.DynamoDBStreamRecord{OldImage: tt.old, NewImage: tt.next}}
+			ev, ok, err := outbox.FromRecord(r)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want an error: %v", err, tt.wantErr)
+			}
+			if !ok {
+				if tt.wantType != "" {
+					t.Fatalf("no event, want %s", tt.wantType)
+				}
+				return
+			}
+			if ev.Type != tt.wantType || ev.ID != tt.wantID || ev.Amount != tt.wantAmount || ev.UserID != "u1" || ev.OrderStatus != tt.wantStatus {
+				t.Fatalf("event = %+v; want %s %s of %d for u1, order status %q", ev, tt.wantType, tt.wantID, tt.wantAmount, tt.wantStatus)
+			}
+			checkAgainstSchema(t, ev)
+		})
+	}
+}

@@ -167,7 +167,8 @@ func TestPublisherEnvelope(t *testing.T) {
 	if err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("Handle: %v %v", resp, err)
 	}
-	want := "CreditPosted:e1 DebitPosted:e2 PaymentCreated:p1 OrderPaid:o1 DebitPosted:e3 PaymentProcessed:p1"
+	want := "CreditPosted:e1 DebitPosted:e2 PaymentCreated:p1 OrderPaid:o1 DebitPosted:e3 PaymentProcessed:p1" +
+		" CreditPosted:rfe1 RefundIssued:rf1 CreditPosted:rfe2 RefundIssued:rf2 OrderRefunded:o1 HoldAuthorized:h1 HoldCaptured:h1"
 	if got := strings.Join(fake.published, " "); got != want {
 		t.Errorf("published %s, want %s", got, want)
 	}
@@ -190,8 +191,9 @@ func TestRedeliveryIsDeduplicatedByID(t *testing.T) {
 			t.Fatalf("Handle: %v %v", resp, err)
 		}
 	}
-	if len(fake.published) != 12 {
-		t.Fatalf("published %d entries, want 12 (6 events twice)", len(fake.published))
+	const events = 13
+	if len(fake.published) != 2*events {
+		t.Fatalf("published %d entries, want %d (%d events twice)", len(fake.published), 2*events, events)
 	}
 	seen := map[string]bool{}
 	var kept []string
@@ -201,7 +203,7 @@ func TestRedeliveryIsDeduplicatedByID(t *testing.T) {
 			kept = append(kept, id)
 		}
 	}
-	if strings.Join(kept, " ") != strings.Join(fake.published[:6], " ") {
-		t.Errorf("deduplicated %v, want the first delivery %v", kept, fake.published[:6])
+	if strings.Join(kept, " ") != strings.Join(fake.published[:events], " ") {
+		t.Errorf("deduplicated %v, want the first delivery %v", kept, fake.published[:events])
 	}
 }
