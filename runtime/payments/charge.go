@@ -149,7 +149,7 @@ func orderFailure(orderID string, old map[string]types.AttributeValue, amt *mone
 		return fmt.Errorf("order %q: %w", orderID, ErrNotFound)
 	}
 	if o.Status != store.OrderCreated {
-		return fmt.Errorf("order %q is %s: %w", orderID, o.Status, ErrAlreadyPaid)
+		return notPayable(orderID, o.Status)
 	}
 	if o.PaymentID != "" && amt != nil {
 		return fmt.Errorf("order %q already has payment %q: %w", orderID, o.PaymentID, ErrAlreadyPaid)

@@ -11,7 +11,8 @@ import (
 // after insufficient funds). Validation failures and missing entities are
 // not declines: nothing started, and a corrected retry must run.
 var declines = []error{ErrInsufficientFunds, ErrAlreadyPaid, ErrAmountMismatch, ErrCurrencyMismatch, ErrBalanceLimit, ErrPriceMismatch, ErrNotCharged,
-	ErrHoldNotOpen, ErrHoldExpired, ErrExceedsHold, ErrTooManyHolds, ErrNotPaid, ErrExceedsRefundable}
+	ErrHoldNotOpen, ErrHoldExpired, ErrExceedsHold, ErrTooManyHolds, ErrNotPaid, ErrExceedsRefundable,
+	ErrOrderCancelled, ErrRefundRequired}
 
 // Declined reports whether err is a decline, whose answer is stored under
 // the request's key.

@@ -32,6 +32,8 @@ var (
 	ErrInvalidHold          = errors.New("invalid hold")
 	ErrNotPaid              = errors.New("order not paid")
 	ErrExceedsRefundable    = errors.New("amount exceeds what is left to refund")
+	ErrOrderCancelled       = errors.New("order cancelled")
+	ErrRefundRequired       = errors.New("order is paid: refund it instead of cancelling it")
 )
 
 // RefundableError is a refund of more than an order has left to refund

@@ -25,6 +25,7 @@ const (
 	FlowCapture     = "capture_hold"
 	FlowVoid        = "void_hold"
 	FlowRefund      = "refund"
+	FlowCancel      = "cancel_order"
 )
 
 // Backend is what the flows need from the table they run on: a client, a

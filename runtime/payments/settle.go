@@ -207,5 +207,5 @@ func (s *Service) paidElsewhere(ctx context.Context, req idempotency.Request, or
 	if err != nil || live {
 		return resp, err
 	}
-	return Response{}, fmt.Errorf("order %q is %s: %w", orderID, status, ErrAlreadyPaid)
+	return Response{}, notPayable(orderID, status)
 }

@@ -31,6 +31,9 @@ const (
 	OrderPaid              = "paid"
 	OrderPartiallyRefunded = "partially_refunded"
 	OrderRefunded          = "refunded"
+	// OrderCancelled is an order cancelled before it was paid; its payment,
+	// if it had one, is voided.
+	OrderCancelled = "cancelled"
 )
 
 // WasPaid reports whether an order in status was settled: paid, or
@@ -40,13 +43,15 @@ func WasPaid(status string) bool {
 }
 
 // OrderStatuses lists every order status.
-var OrderStatuses = []string{OrderCreated, OrderPaid, OrderPartiallyRefunded, OrderRefunded}
+var OrderStatuses = []string{OrderCreated, OrderPaid, OrderPartiallyRefunded, OrderRefunded, OrderCancelled}
 
 // Payment statuses. A created payment sits in the sparse Unprocessed index
 // until processing REMOVEs its index keys.
 const (
 	PaymentCreated   = "created"
 	PaymentProcessed = "processed"
+	// PaymentVoided is the payment of a cancelled order.
+	PaymentVoided = "voided"
 )
 
 // Ledger entry kinds (docs/ledger.md). Signed says which add to the
@@ -198,6 +203,7 @@ type Order struct {
 	CreatedAt   string `dynamodbav:"createdAt" json:"createdAt"`
 	UpdatedAt   string `dynamodbav:"updatedAt" json:"updatedAt"`
 	PaidAt      string `dynamodbav:"paidAt,omitempty" json:"paidAt,omitempty"`
+	CancelledAt string `dynamodbav:"cancelledAt,omitempty" json:"cancelledAt,omitempty"`
 	// Refunded is the sum of the order's refunds; never more than Total.
 	Refunded int64 `dynamodbav:"refunded,omitempty" json:"refunded,omitempty"`
 }
@@ -264,6 +270,7 @@ type Payment struct {
 	Status        string `dynamodbav:"status" json:"status"`
 	CreatedAt     string `dynamodbav:"createdAt" json:"createdAt"`
 	ProcessedAt   string `dynamodbav:"processedAt,omitempty" json:"processedAt,omitempty"`
+	VoidedAt      string `dynamodbav:"voidedAt,omitempty" json:"voidedAt,omitempty"`
 }
 
 // Product is a catalogue entry. FeaturedPK/SK are present only on featured

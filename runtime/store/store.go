@@ -36,6 +36,7 @@ var (
 	ErrNotFound      = errors.New("not found")
 	ErrAlreadyExists = errors.New("already exists")
 	ErrLimitReached  = errors.New("limit reached")
+	ErrPaymentVoided = errors.New("payment voided")
 	ErrInvalidCursor = cursor.ErrInvalid
 )
 

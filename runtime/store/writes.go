@@ -177,7 +177,8 @@ func (s *Store) CreateProduct(ctx context.Context, in NewProduct) (Product, erro
 // so the payment is written without the user (runtime/payments). That costs
 // a strongly consistent GetItem of the order, projected to userId (1 read
 // unit), before the UpdateItem: two requests. Processing twice is harmless:
-// the first processedAt and userId are kept.
+// the first processedAt and userId are kept. The voided payment of a
+// cancelled order is not processed: ErrPaymentVoided.
 func (s *Store) ProcessPayment(ctx context.Context, orderID, paymentID string) (Payment, error) {
 	k, err := s.keys.Payment(orderID, paymentID)
 	if err != nil {
@@ -194,7 +195,8 @@ func (s *Store) ProcessPayment(ctx context.Context, orderID, paymentID string) (
 		Remove(expression.Name(s.sch.Unprocessed.PartitionKey)).
 		Remove(expression.Name(s.sch.Unprocessed.SortKey))
 	expr, err := expression.NewBuilder().WithUpdate(upd).
-		WithCondition(s.items.Exists().And(expression.Name(s.sch.EntityType).Equal(expression.Value(TypePayment)))).Build()
+		WithCondition(s.items.Exists().And(expression.Name(s.sch.EntityType).Equal(expression.Value(TypePayment))).
+			And(expression.Name("status").NotEqual(expression.Value(PaymentVoided)))).Build()
 	if err != nil {
 		return Payment{}, err
 	}
@@ -202,17 +204,22 @@ func (s *Store) ProcessPayment(ctx context.Context, orderID, paymentID string) (
 	err = retry.Do(ctx, s.retry, func(int) error {
 		var err error
 		out, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName:                 aws.String(s.table),
-			Key:                       s.items.Key(k),
-			UpdateExpression:          expr.Update(),
-			ConditionExpression:       expr.Condition(),
-			ExpressionAttributeNames:  expr.Names(),
-			ExpressionAttributeValues: expr.Values(),
-			ReturnValues:              types.ReturnValueAllNew,
+			TableName:                           aws.String(s.table),
+			Key:                                 s.items.Key(k),
+			UpdateExpression:                    expr.Update(),
+			ConditionExpression:                 expr.Condition(),
+			ExpressionAttributeNames:            expr.Names(),
+			ExpressionAttributeValues:           expr.Values(),
+			ReturnValues:                        types.ReturnValueAllNew,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		})
 		return err
 	})
-	if _, ok := conditionFailed(err); ok {
+	if old, ok := conditionFailed(err); ok {
+		var p Payment
+		if len(old) > 0 && s.items.Unmarshal(old, &p) == nil && p.Status == PaymentVoided {
+			return Payment{}, fmt.Errorf("payment %q of order %q: its order was cancelled: %w", paymentID, orderID, ErrPaymentVoided)
+		}
 		return Payment{}, notFound("payment", paymentID)
 	}
 	if err != nil {
