@@ -27,11 +27,12 @@ const (
 	HoldVoided       Type = "HoldVoided"
 	RefundIssued     Type = "RefundIssued"
 	OrderRefunded    Type = "OrderRefunded"
+	OrderCancelled   Type = "OrderCancelled"
 )
 
 // Types lists every event type.
 var Types = []Type{CreditPosted, DebitPosted, PaymentCreated, OrderPaid, PaymentProcessed, HoldAuthorized, HoldCaptured, HoldVoided,
-	RefundIssued, OrderRefunded}
+	RefundIssued, OrderRefunded, OrderCancelled}
 
 // Event is one payment domain event, the Detail of its EventBridge entry.
 type Event struct {
@@ -136,6 +137,8 @@ func FromRecordOf(r events.DynamoDBEventRecord, entityTypeAttr string) (ev Event
 		ev, err = refundEvent(next)
 	case r.EventName == "MODIFY" && entity == store.TypeOrder && becomes(old, next, store.OrderRefunded):
 		ev, err = orderEvent(next, OrderRefunded, "refunded", schema.UpdatedAt)
+	case r.EventName == "MODIFY" && entity == store.TypeOrder && becomes(old, next, store.OrderCancelled):
+		ev, err = orderEvent(next, OrderCancelled, "total", "cancelledAt")
 	default:
 		return Event{}, false, nil
 	}

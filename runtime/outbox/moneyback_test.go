@@ -84,7 +84,7 @@ func TestUnknownLedgerKindIsUnreadable(t *testing.T) {
 // A refund's INSERT is RefundIssued, with the status it moved its order
 // to; the order's change to refunded is OrderRefunded (of all that was
 // refunded), and its change to partially_refunded is none: RefundIssued
-// says it.
+// says it. An order's change to cancelled is OrderCancelled, of its total.
 func TestRefundEvents(t *testing.T) {
 	const at = "2026-12-05T10:00:00Z"
 	refund := func(status string) map[string]events.DynamoDBAttributeValue {
@@ -115,6 +115,7 @@ func TestRefundEvents(t *testing.T) {
 		{name: "order refunded", event: "MODIFY", old: order("partially_refunded", "1900"), next: order("refunded", "2500"), wantType: outbox.OrderRefunded, wantID: "OrderRefunded:o1", wantAmount: 2500},
 		{name: "order partially refunded", event: "MODIFY", old: order("paid", "0"), next: order("partially_refunded", "600")},
 		{name: "order refunded again", event: "MODIFY", old: order("partially_refunded", "1900"), next: order("partially_refunded", "2400")},
+		{name: "order cancelled", event: "MODIFY", old: order("created", "0"), next: order("cancelled", "0"), wantType: outbox.OrderCancelled, wantID: "OrderCancelled:o1", wantAmount: 2500},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
