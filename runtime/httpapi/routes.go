@@ -50,6 +50,7 @@ const (
 	RouteRefund         = "refund"
 	RouteGetRefund      = "getRefund"
 	RouteListRefunds    = "listRefunds"
+	RouteCancelOrder    = "cancelOrder"
 )
 
 // Who may call a route: the roles it admits and, for a customer, whose
@@ -114,6 +115,7 @@ func (a *API) table() []route {
 		r(RouteRefund, http.MethodPost, "/orders/{orderId}/refunds", payments.FlowRefund, merchantOrder, a.refund),
 		r(RouteListRefunds, http.MethodGet, "/orders/{orderId}/refunds", "", ownOrder, a.listRefunds),
 		r(RouteGetRefund, http.MethodGet, "/orders/{orderId}/refunds/{refundId}", "", ownOrder, a.getRefund),
+		r(RouteCancelOrder, http.MethodPost, "/orders/{orderId}/cancel", payments.FlowCancel, ownOrder, a.cancelOrder),
 	}
 }
 
@@ -571,6 +573,18 @@ func (a *API) voidHold(ctx context.Context, c *call) (reply, error) {
 	}
 	return a.runFlow(ctx, c, raw, func(idem payments.Idem) (payments.Response, error) {
 		return a.svc.Void(ctx, idem, c.params["userId"], c.params["holdId"])
+	})
+}
+
+// cancelOrder takes no body (an empty JSON object is accepted).
+func (a *API) cancelOrder(ctx context.Context, c *call) (reply, error) {
+	var in struct{}
+	raw, _, err := c.decodeOptional(&in)
+	if err != nil {
+		return reply{}, err
+	}
+	return a.runFlow(ctx, c, raw, func(idem payments.Idem) (payments.Response, error) {
+		return a.svc.Cancel(ctx, idem, c.params["orderId"])
 	})
 }
 

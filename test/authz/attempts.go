@@ -59,7 +59,8 @@ func Example(f Fixture, r httpapi.RouteSpec) (req Request, ok bool) {
 	known := map[string]bool{httpapi.RouteGetUser: true, httpapi.RouteBalance: true, httpapi.RouteLedger: true,
 		httpapi.RouteUserOrders: true, httpapi.RouteGetOrder: true, httpapi.RouteSettle: true, httpapi.RouteUnprocessed: true,
 		httpapi.RouteProcessPayment: true, httpapi.RouteGetProduct: true, httpapi.RouteGetPayment: true, httpapi.RouteGetHold: true, httpapi.RouteVoidHold: true,
-		httpapi.RouteLedgerEntry: true, httpapi.RouteListRefunds: true, httpapi.RouteGetRefund: true}
+		httpapi.RouteLedgerEntry: true, httpapi.RouteListRefunds: true, httpapi.RouteGetRefund: true,
+		httpapi.RouteCancelOrder: true}
 	_, hasBody := body[r.Name]
 	_, hasQuery := query[r.Name]
 	if !hasBody && !hasQuery && !known[r.Name] {

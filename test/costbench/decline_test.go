@@ -20,8 +20,8 @@ type declineCase struct {
 }
 
 // measureDeclines runs a declined debit, two declined settles (already
-// paid, not charged) and a declined refund and their replays, with a
-// successful debit and refund beside them, and renders the section of docs/cost.md
+// paid, not charged), a declined refund and a declined cancel and their
+// replays, with a successful debit, refund and cancel beside them, and renders the section of docs/cost.md
 // that shows what storing a decline costs. The figures are deterministic
 // (requests and the engine's capacity units), so the section is a golden.
 func measureDeclines(t testing.TB) string {
@@ -30,6 +30,7 @@ func measureDeclines(t testing.TB) string {
 	paid := w.charged(t, u, 100)
 	w.must(t, 200, "POST", "/orders/"+paid+"/settle", "settle-paid", "")
 	unpaid := w.order(t, u, 100)
+	toCancel := w.charged(t, u, 100)
 	cases := []declineCase{
 		{"debit, success (for comparison)", "POST", "/users/" + u + "/debits", `{"amount":10,"currency":"EUR"}`, "d-ok", 201},
 		{"debit declined (402 insufficient funds), first call", "POST", "/users/" + u + "/debits", `{"amount":999999,"currency":"EUR"}`, "d-402", 402},
@@ -42,6 +43,10 @@ func measureDeclines(t testing.TB) string {
 		{"refund, replay", "POST", "/orders/" + paid + "/refunds", `{"amount":10,"currency":"EUR"}`, "r-ok", 201},
 		{"refund of more than is left (422 amount exceeds refundable), first call", "POST", "/orders/" + paid + "/refunds", `{"amount":1000,"currency":"EUR"}`, "r-422", 422},
 		{"refund of more than is left, retried with the key", "POST", "/orders/" + paid + "/refunds", `{"amount":1000,"currency":"EUR"}`, "r-422", 422},
+		{"cancel of a charged order, success (for comparison), first call", "POST", "/orders/" + toCancel + "/cancel", "", "x-ok", 200},
+		{"cancel, replay", "POST", "/orders/" + toCancel + "/cancel", "", "x-ok", 200},
+		{"cancel of a paid order (409 refund required), first call", "POST", "/orders/" + paid + "/cancel", "", "x-409", 409},
+		{"cancel of a paid order, retried with the key", "POST", "/orders/" + paid + "/cancel", "", "x-409", 409},
 		{"debit refused by validation (400), first call", "POST", "/users/" + u + "/debits", `{"amount":1.5,"currency":"EUR"}`, "d-400", 400},
 	}
 	var b strings.Builder
