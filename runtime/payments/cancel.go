@@ -36,17 +36,9 @@ import (
 // charge that raced the read is read back from the cancellation, and the
 // cancel is built again with its payment. Status 200 with the order.
 func (s *Service) Cancel(ctx context.Context, idem Idem, orderID string) (Response, error) {
-	ok, err := s.keys.Order(orderID)
-	if err != nil {
-		return Response{}, err
-	}
-	req := s.idemRequest(idem, ok.PK)
-	order, replay, err := s.readForSettle(ctx, req, ok)
+	req, order, replay, err := s.readOrder(ctx, idem, orderID)
 	if err != nil || replay != nil {
 		return deref(replay), err
-	}
-	if order == nil {
-		return Response{}, fmt.Errorf("order %q: %w", orderID, ErrNotFound)
 	}
 	for attempt := 1; ; attempt++ {
 		if err := cancellable(*order); err != nil {

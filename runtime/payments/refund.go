@@ -49,17 +49,9 @@ var refundedName = expression.Name("refunded")
 // is not paid is ErrNotPaid; more than is left, a *RefundableError; both
 // are declines. Status 201 with the refund.
 func (s *Service) Refund(ctx context.Context, idem Idem, orderID string, amt *money.Amount) (Response, error) {
-	ok, err := s.keys.Order(orderID)
-	if err != nil {
-		return Response{}, err
-	}
-	req := s.idemRequest(idem, ok.PK)
-	order, replay, err := s.readForSettle(ctx, req, ok)
+	req, order, replay, err := s.readOrder(ctx, idem, orderID)
 	if err != nil || replay != nil {
 		return deref(replay), err
-	}
-	if order == nil {
-		return Response{}, fmt.Errorf("order %q: %w", orderID, ErrNotFound)
 	}
 	refundID, entryID := s.entryID("rf", idem), s.entryID("rfe", idem)
 	for attempt := 1; ; attempt++ {

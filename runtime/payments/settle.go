@@ -37,17 +37,9 @@ import (
 // payment of the order's total that settle completes, and the paid order
 // names it. Status 200 with the paid order.
 func (s *Service) Settle(ctx context.Context, idem Idem, orderID string, expected *money.Amount) (Response, error) {
-	ok, err := s.keys.Order(orderID)
-	if err != nil {
-		return Response{}, err
-	}
-	req := s.idemRequest(idem, ok.PK)
-	order, replay, err := s.readForSettle(ctx, req, ok)
+	req, order, replay, err := s.readOrder(ctx, idem, orderID)
 	if err != nil || replay != nil {
 		return deref(replay), err
-	}
-	if order == nil {
-		return Response{}, fmt.Errorf("order %q: %w", orderID, ErrNotFound)
 	}
 	if order.Status != store.OrderCreated {
 		return s.paidElsewhere(ctx, req, orderID, order.Status)
@@ -74,20 +66,27 @@ func deref(r *Response) Response {
 	return *r
 }
 
-// readForSettle reads the order and the idempotency record in one strongly
-// consistent BatchGetItem. It returns the stored response when the record
-// is live, else the order (nil when there is none).
-func (s *Service) readForSettle(ctx context.Context, req idempotency.Request, ok keys.Key) (*store.Order, *Response, error) {
+// readOrder reads orderID's order and idem's record in one strongly
+// consistent BatchGetItem, for a flow whose request names only the order
+// (settle, refund, cancel): the record's request, and either the stored
+// response when the record is live or the order (ErrNotFound when there is
+// none).
+func (s *Service) readOrder(ctx context.Context, idem Idem, orderID string) (idempotency.Request, *store.Order, *Response, error) {
+	ok, err := s.keys.Order(orderID)
+	if err != nil {
+		return idempotency.Request{}, nil, nil, err
+	}
+	req := s.idemRequest(idem, ok.PK)
 	got, replay, err := s.readWithRecord(ctx, req, ok)
 	if err != nil || replay != nil {
-		return nil, replay, err
+		return req, nil, replay, err
 	}
 	item, found := got[ok.SK]
 	if !found {
-		return nil, nil, nil
+		return req, nil, nil, fmt.Errorf("order %q: %w", orderID, ErrNotFound)
 	}
 	order := new(store.Order)
-	return order, nil, s.items.Unmarshal(item, order)
+	return req, order, nil, s.items.Unmarshal(item, order)
 }
 
 // readWithRecord reads the items at ks together with req's idempotency
