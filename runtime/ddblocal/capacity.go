@@ -103,7 +103,26 @@ func checkReturnConsumedCapacity(mode string) error {
 // maxItemSize is DynamoDB's 400 KB item limit.
 const maxItemSize = 400 * 1024
 
+// maxItemDepth is how deeply an item may nest: 32 levels, the attribute
+// itself being level 1 (Developer Guide, "Service, account, and table
+// quotas": nested attributes up to 32 levels deep).
+const maxItemDepth = 32
+
+// checkItemDepth refuses an item nested deeper than maxItemDepth with
+// DynamoDB's message.
+func checkItemDepth(it attr.Item) error {
+	if attr.Depth(it) > maxItemDepth {
+		return validationf("Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit")
+	}
+	return nil
+}
+
+// checkItemSize refuses an item over maxItemSize, or nested deeper than
+// maxItemDepth.
 func checkItemSize(it attr.Item, update bool) error {
+	if err := checkItemDepth(it); err != nil {
+		return err
+	}
 	if attr.ItemSize(it) > maxItemSize {
 		if update {
 			return validationf("Item size to update has exceeded the maximum allowed size")

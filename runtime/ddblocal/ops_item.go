@@ -102,6 +102,9 @@ func (e *Engine) putItem(_ context.Context, in *putItemInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkItemDepth(in.Item); err != nil {
+		return nil, err
+	}
 	row := newEntry(key, in.Item) // encoded outside the lock
 	if row.size > maxItemSize {
 		return nil, validationf("Item size has exceeded the maximum allowed size")
@@ -456,6 +459,9 @@ func (e *Engine) applyUpdate(t *table, key []byte, keyItem attr.Item, x *compile
 		}
 	}
 	if err := t.checkIndexKeys(next); err != nil {
+		return u, err
+	}
+	if err := checkItemDepth(next); err != nil {
 		return u, err
 	}
 	u.row = newEntry(key, next)

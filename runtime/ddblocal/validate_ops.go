@@ -111,6 +111,7 @@ func ttlAttributeNamePresent(raw json.RawMessage) bool {
 func (in *createTableInput) validate(c *checker) {
 	c.tableName("tableName", "TableName", &in.TableName, 3, requiredName)
 	for i, d := range in.AttributeDefinitions {
+		keyAttributeName(c, member("attributeDefinitions", i)+".attributeName", d.AttributeName)
 		c.enum(member("attributeDefinitions", i)+".attributeType", d.AttributeType, enumAttributeType...)
 	}
 	if n := len(in.KeySchema); n > 2 {
@@ -137,12 +138,23 @@ func (in *createTableInput) validate(c *checker) {
 	}
 }
 
-// keyTypes checks the KeyType of every element of a key schema, the table's
-// or an index's, reporting a bad one at its member path (for example
-// globalSecondaryIndexes.1.member.keySchema.1.member.keyType).
+// keyTypes checks the AttributeName and KeyType of every element of a key
+// schema, the table's or an index's, reporting a bad one at its member path
+// (for example globalSecondaryIndexes.1.member.keySchema.1.member.keyType).
 func keyTypes(c *checker, path string, ks []keySchemaElement) {
 	for i, k := range ks {
+		keyAttributeName(c, member(path, i)+".attributeName", k.AttributeName)
 		c.enum(member(path, i)+".keyType", k.KeyType, enumKeyType...)
+	}
+}
+
+// keyAttributeName checks a key attribute's name against the model's
+// KeySchemaAttributeName (1 to 255 characters). An absent name is left to
+// the key schema's own checks.
+func keyAttributeName(c *checker, path, name string) {
+	if name != "" {
+		mc := modelChecker{c: c, shapes: ddb.Shapes}
+		mc.str(path, &ddb.Shapes[ddb.ShapeKeySchemaAttributeName], name)
 	}
 }
 

@@ -300,3 +300,33 @@ func BenchmarkUnmarshalItem(b *testing.B) {
 		}
 	}
 }
+
+func TestDepth(t *testing.T) {
+	wrap := func(v attr.Value, n int, list bool) attr.Value {
+		for range n {
+			if list {
+				v = attr.List(v)
+			} else {
+				v = attr.Map(map[string]attr.Value{"n": v})
+			}
+		}
+		return v
+	}
+	for _, tc := range []struct {
+		name string
+		item attr.Item
+		want int
+	}{
+		{"empty item", attr.Item{}, 0},
+		{"scalars", attr.Item{"a": attr.Str("x"), "b": attr.Int(1)}, 1},
+		{"empty map", attr.Item{"a": attr.Map(map[string]attr.Value{})}, 1},
+		{"one map", attr.Item{"a": wrap(attr.Str("x"), 1, false)}, 2},
+		{"31 maps", attr.Item{"a": wrap(attr.Str("x"), 31, false)}, 32},
+		{"lists count", attr.Item{"a": wrap(attr.Str("x"), 32, true)}, 33},
+		{"deepest attribute wins", attr.Item{"a": attr.Str("x"), "b": wrap(attr.Null(), 3, false)}, 4},
+	} {
+		if got := attr.Depth(tc.item); got != tc.want {
+			t.Errorf("%s: Depth = %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}

@@ -110,3 +110,29 @@ func (v Value) ValidUTF8() bool {
 	}
 	return true
 }
+
+// Depth returns how deeply the item nests: an attribute is level 1, and
+// each list or map adds a level to what it holds ({"a":{"M":{"b":{"S":"x"}}}}
+// is 2).
+func Depth(it Item) int {
+	d := 0
+	for _, v := range it {
+		d = max(d, v.depth())
+	}
+	return d
+}
+
+func (v Value) depth() int {
+	inner := 0
+	switch v.T {
+	case L:
+		for _, e := range v.L {
+			inner = max(inner, e.depth())
+		}
+	case M:
+		for _, e := range v.M {
+			inner = max(inner, e.depth())
+		}
+	}
+	return 1 + inner
+}
