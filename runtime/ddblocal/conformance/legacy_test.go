@@ -1,8 +1,10 @@
 package conformance_test
 
 import (
+	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -363,5 +365,51 @@ func TestLegacyFilterEqualityOnAnyType(t *testing.T) {
 		}
 		_, err := c.Scan(ctx(t), &dynamodb.ScanInput{TableName: &tbl, ScanFilter: map[string]types.Condition{"flag": cond(types.ComparisonOperatorLt, bo(true))}})
 		wantValidation(t, err, "ComparisonOperator LT is not valid for BOOL AttributeValue type")
+	})
+}
+
+const pageLegacyConditionalOperator = "ConditionalOperator (legacy) (Developer Guide)"
+
+// TestConditionalOperatorNeedsTwoConditions: ConditionalOperator joins the
+// conditions of Expected, QueryFilter or ScanFilter, so it needs two of
+// them; with none (the parameter absent or {}) or one the request is
+// refused, before the table is read, and nothing is written.
+func TestConditionalOperatorNeedsTwoConditions(t *testing.T) {
+	doc(t, pageLegacyConditionalOperator, "A logical operator to apply to the conditions in the Expected, QueryFilter or ScanFilter map: AND (all conditions) or OR (at least one)")
+	const (
+		without = "ConditionalOperator cannot be used without Filter or Expected"
+		one     = "ConditionalOperator can only be used when Filter or Expected has two or more elements"
+	)
+	each(t, func(t *testing.T, tg *target) {
+		name := hashTable(t, tg)
+		cond := `{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"x"}]}`
+		for _, tc := range []struct {
+			what, op, body, msg string
+		}{
+			{"PutItem, no Expected", "PutItem", `{"TableName":%q,"Item":{"pk":{"S":"k"}},"ConditionalOperator":"AND"}`, without},
+			{"PutItem, Expected {}", "PutItem", `{"TableName":%q,"Item":{"pk":{"S":"k"}},"Expected":{},"ConditionalOperator":"OR"}`, without},
+			{"PutItem, one condition", "PutItem", `{"TableName":%q,"Item":{"pk":{"S":"k"}},"Expected":{"a":` + cond + `},"ConditionalOperator":"AND"}`, one},
+			{"UpdateItem, AttributeUpdates only", "UpdateItem", `{"TableName":%q,"Key":{"pk":{"S":"k"}},"AttributeUpdates":{"a":{"Action":"PUT","Value":{"S":"v"}}},"ConditionalOperator":"AND"}`, without},
+			{"DeleteItem, one condition", "DeleteItem", `{"TableName":%q,"Key":{"pk":{"S":"k"}},"Expected":{"a":` + cond + `},"ConditionalOperator":"OR"}`, one},
+			{"Scan, ScanFilter {}", "Scan", `{"TableName":%q,"ScanFilter":{},"ConditionalOperator":"AND"}`, without},
+			{"Scan, one condition", "Scan", `{"TableName":%q,"ScanFilter":{"a":` + cond + `},"ConditionalOperator":"AND"}`, one},
+			{"Query, KeyConditions only", "Query", `{"TableName":%q,"KeyConditions":{"pk":` + cond + `},"ConditionalOperator":"AND"}`, without},
+		} {
+			r := rawCall(t, tg, targetPrefix+tc.op, jsonType, fmt.Sprintf(tc.body, name))
+			eb := decodeError(t, r)
+			if r.status != 400 || !strings.HasSuffix(eb.Type, "#ValidationException") || eb.Message != tc.msg {
+				t.Errorf("%s: %d %s %q, want ValidationException %q", tc.what, r.status, eb.Type, eb.Message, tc.msg)
+			}
+		}
+		// Two conditions are accepted.
+		r := rawCall(t, tg, targetPrefix+"PutItem", jsonType, fmt.Sprintf(`{"TableName":%q,"Item":{"pk":{"S":"k"}},"Expected":{"a":{"Exists":false},"b":{"Exists":false}},"ConditionalOperator":"AND"}`, name))
+		if r.status != 200 {
+			t.Fatalf("PutItem with two Expected conditions: %d %s", r.status, r.body)
+		}
+		out, err := tg.client.Scan(ctx(t), &dynamodb.ScanInput{TableName: aws.String(name), ConsistentRead: aws.Bool(true)})
+		noErr(t, err, "Scan")
+		if out.Count != 1 {
+			t.Errorf("the table holds %d items, want the one accepted PutItem", out.Count)
+		}
 	})
 }

@@ -105,6 +105,9 @@ func (c *Compiled) AddLegacy(l *Legacy) error {
 	if err := checkConditionalOperator(l.ConditionalOperator); err != nil {
 		return err
 	}
+	if err := conditionalOperatorNeedsTwo(l); err != nil {
+		return err
+	}
 	if l.AttributesToGet != nil {
 		p, err := b.projection(l.AttributesToGet)
 		if err != nil {
@@ -174,6 +177,22 @@ func checkConditionalOperator(op *string) error {
 		return nil
 	}
 	return invalid("1 validation error detected: Value '" + *op + "' at 'conditionalOperator' failed to satisfy constraint: Member must satisfy enum value set: [OR, AND]")
+}
+
+// conditionalOperatorNeedsTwo refuses a ConditionalOperator that has
+// fewer than two conditions to join: none (no Expected, QueryFilter or
+// ScanFilter, or an empty one) or one, with DynamoDB's messages.
+func conditionalOperatorNeedsTwo(l *Legacy) error {
+	if l.ConditionalOperator == nil {
+		return nil
+	}
+	switch len(l.Expected) + len(l.QueryFilter) + len(l.ScanFilter) {
+	case 0:
+		return invalid("ConditionalOperator cannot be used without Filter or Expected")
+	case 1:
+		return invalid("ConditionalOperator can only be used when Filter or Expected has two or more elements")
+	}
+	return nil
 }
 
 func (b *legacyBuilder) projection(names []string) (*Projection, error) {
