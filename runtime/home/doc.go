@@ -35,9 +35,10 @@
 // A cell is a group of users (CellOf hashes a user into one of a fixed
 // number of cells): one ownership item, one lease and one epoch bump move
 // many users, and a money transaction that touches two users of one cell
-// needs one fence. Every item of a cell shares the partition key
-// "CELL#<cell>", so that DrainProof compares a cell with one Query per
-// Region.
+// needs one fence. The cell's partition "CELL#<cell>" holds its ownership
+// item and, for each transaction a Fencer fenced, a trail item listing the
+// partitions it wrote (Trail), so that DrainProof compares every item of
+// the cell whatever the table's key layout.
 //
 // The package is not a router: it answers where a cell lives (Leases.Get)
 // and refuses writes outside it (ErrNotOwner, ErrLeaseExpired); the API

@@ -70,30 +70,66 @@ func Stop(ctx context.Context, db DB, table, cell string, epoch int64) error {
 
 // Proof is what DrainProof found.
 type Proof struct {
-	// Items is how many items of the cell the source Region holds.
+	// Items is how many items of the compared partitions the source
+	// Region holds.
 	Items int
-	// Differences names the sort keys that differ, at most 10.
+	// Partitions is how many partitions were compared: the cell's own and
+	// every partition its trail lists.
+	Partitions int
+	// Differences names the keys ("<PK> <SK>") that differ, at most 10.
 	Differences []string
+	// Differing names every partition with an item that differs.
+	Differing []string
 }
 
 // Drained reports whether the cell's items are identical in both Regions.
 func (p Proof) Drained() bool { return len(p.Differences) == 0 }
 
-// DrainProof compares every item of the cell (its partition "CELL#<cell>")
-// in two Regions with strongly consistent Queries. Identical items in
-// both, the stopped ownership item included, prove that every write the
-// old owner made before Stop has reached the new one: Stop is the old
-// owner's last write, and replication does not invent items.
+// DrainProof compares every item of the cell in two Regions with strongly
+// consistent Queries: its partition ("CELL#<cell>": the ownership item and
+// the trail items Fencer writes with every transaction), then each
+// partition a trail item read in from lists (a user's, an order's, an
+// idempotency record's). Identical items in both, the stopped ownership
+// item included, prove that every write the old owner made before Stop
+// has reached the new one: Stop is the old owner's last write of the
+// cell, every transaction of the cell wrote its trail in the same commit,
+// and replication does not invent items. Partitions a trail no longer
+// lists (older than the trail's TTL) are not compared.
 func DrainProof(ctx context.Context, from, to DB, table, cell string) (Proof, error) {
-	a, err := cellItems(ctx, from, table, cell)
-	if err != nil {
-		return Proof{}, err
+	var p Proof
+	parts := []string{PK(cell)}
+	listed := map[string]bool{}
+	for i := 0; i < len(parts); i++ {
+		a, err := partitionItems(ctx, from, table, parts[i])
+		if err != nil {
+			return Proof{}, err
+		}
+		b, err := partitionItems(ctx, to, table, parts[i])
+		if err != nil {
+			return Proof{}, err
+		}
+		p.Partitions++
+		p.Items += len(a)
+		compare(parts[i], a, b, &p)
+		if i > 0 {
+			continue
+		}
+		for _, it := range a {
+			for _, pk := range trailPartitions(it) {
+				if !listed[pk] {
+					listed[pk] = true
+					parts = append(parts, pk)
+				}
+			}
+		}
+		sort.Strings(parts[1:])
 	}
-	b, err := cellItems(ctx, to, table, cell)
-	if err != nil {
-		return Proof{}, err
-	}
-	p := Proof{Items: len(a)}
+	return p, nil
+}
+
+// compare adds to p the sort keys of partition pk whose items differ
+// between a and b.
+func compare(pk string, a, b map[string]map[string]types.AttributeValue, p *Proof) {
 	keys := make([]string, 0, len(a)+len(b))
 	for k := range a {
 		keys = append(keys, k)
@@ -104,16 +140,23 @@ func DrainProof(ctx context.Context, from, to DB, table, cell string) (Proof, er
 		}
 	}
 	sort.Strings(keys)
+	differs := false
 	for _, k := range keys {
-		if !reflect.DeepEqual(a[k], b[k]) && len(p.Differences) < 10 {
-			p.Differences = append(p.Differences, k)
+		if reflect.DeepEqual(a[k], b[k]) {
+			continue
+		}
+		differs = true
+		if len(p.Differences) < 10 {
+			p.Differences = append(p.Differences, pk+" "+k)
 		}
 	}
-	return p, nil
+	if differs {
+		p.Differing = append(p.Differing, pk)
+	}
 }
 
-func cellItems(ctx context.Context, db DB, table, cell string) (map[string]map[string]types.AttributeValue, error) {
-	kc, err := expression.NewBuilder().WithKeyCondition(expression.Key(schema.PartitionKey).Equal(expression.Value(PK(cell)))).Build()
+func partitionItems(ctx context.Context, db DB, table, pk string) (map[string]map[string]types.AttributeValue, error) {
+	kc, err := expression.NewBuilder().WithKeyCondition(expression.Key(schema.PartitionKey).Equal(expression.Value(pk))).Build()
 	if err != nil {
 		return nil, err
 	}
@@ -153,10 +196,11 @@ type Failover struct {
 
 // PlannedReport is what a planned failover did.
 type PlannedReport struct {
-	From, To string
-	Epoch    int64 // the new epoch
-	Items    int   // items proven replicated
-	Proofs   int   // drain proofs run
+	From, To   string
+	Epoch      int64 // the new epoch
+	Items      int   // items proven replicated
+	Partitions int   // partitions they are in
+	Proofs     int   // drain proofs run
 }
 
 // ErrNotDrained is a planned failover whose drain proof still found
@@ -216,7 +260,7 @@ func (f *Failover) drain(ctx context.Context, src, dst DB, cell string, rep *Pla
 			return err
 		}
 		if p.Drained() {
-			rep.Items = p.Items
+			rep.Items, rep.Partitions = p.Items, p.Partitions
 			return nil
 		}
 		if f.Wait != nil {

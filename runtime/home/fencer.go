@@ -31,6 +31,7 @@ type Fencer struct {
 	cells  int
 	leases *Leases
 	clock  func() time.Time
+	trail  time.Duration
 
 	mu   sync.Mutex
 	held map[string]Lease
@@ -41,16 +42,24 @@ type FencerOptions struct {
 	// Clock is this Region's clock, which decides when a held lease is
 	// renewed or stops being writable. Default: time.Now.
 	Clock func() time.Time
+	// TrailTTL is how long the trail item each transaction writes in its
+	// cell's partition (Trail) lists the partitions it wrote, so how far
+	// back a planned failover's drain proof compares them. Default:
+	// DefaultTrailTTL.
+	TrailTTL time.Duration
 }
 
 // NewFencer returns the fencer of region's writers of table, whose users
 // are hashed into cells cells (CellOf), with leases from leases.
 func NewFencer(region, table string, cells int, leases *Leases, opts ...func(*FencerOptions)) *Fencer {
-	o := FencerOptions{Clock: time.Now}
+	o := FencerOptions{Clock: time.Now, TrailTTL: DefaultTrailTTL}
 	for _, f := range opts {
 		f(&o)
 	}
-	return &Fencer{region: region, table: table, cells: max(cells, 1), leases: leases, clock: o.Clock, held: map[string]Lease{}}
+	if o.TrailTTL <= 0 {
+		o.TrailTTL = DefaultTrailTTL
+	}
+	return &Fencer{region: region, table: table, cells: max(cells, 1), leases: leases, clock: o.Clock, trail: o.TrailTTL, held: map[string]Lease{}}
 }
 
 // Region is the Region whose writers the fencer fences.
@@ -62,24 +71,35 @@ func (f *Fencer) Cell(user string) string { return CellOf(user, f.cells) }
 // fenceName is the name of a cell's ConditionCheck: FenceItem for the first
 // cell of a transaction, FenceItem-<cell> for any other (a transfer
 // between users of two cells).
-func fenceName(i int, cell string) string {
+func fenceName(i int, cell string) string { return itemName(FenceItem, i, cell) }
+
+func itemName(base string, i int, cell string) string {
 	if i == 0 {
-		return FenceItem
+		return base
 	}
-	return FenceItem + "-" + cell
+	return base + "-" + cell
 }
 
-// Fence adds to items the fence of every cell of users, in cell order. It
-// fails with *NotOwnerError when a cell's lease names another Region,
-// with ErrLeaseExpired when this Region's lease can no longer be used,
-// and with the lease store's error otherwise.
-func (f *Fencer) Fence(ctx context.Context, items *txn.Items, users ...string) error {
-	for i, cell := range f.cellsOf(users) {
+// Fence adds to items the fence of every cell of users, in cell order,
+// and each cell's trail (Trail: the partitions items write, for the drain
+// proof), which also lists record, the partition of the transaction's
+// idempotency record ("" for none). It fails with *NotOwnerError when a cell's lease names another
+// Region, with ErrLeaseExpired when this Region's lease can no longer be
+// used, and with the lease store's error otherwise.
+func (f *Fencer) Fence(ctx context.Context, items *txn.Items, record string, users ...string) error {
+	cells := f.cellsOf(users)
+	for i, cell := range cells {
 		l, err := f.Lease(ctx, cell)
 		if err != nil {
 			return err
 		}
 		if err := fenceAs(items, fenceName(i, cell), f.table, l); err != nil {
+			return err
+		}
+	}
+	expires := f.clock().Add(f.trail)
+	for i, cell := range cells {
+		if err := Trail(items, itemName(TrailItem, i, cell), f.table, cell, expires, record); err != nil {
 			return err
 		}
 	}

@@ -52,7 +52,7 @@ func TestFencer(t *testing.T) {
 	}
 	fence := func(f *home.Fencer, users ...string) (*txn.Items, error) {
 		items := &txn.Items{}
-		return items, f.Fence(ctx, items, users...)
+		return items, f.Fence(ctx, items, "", users...)
 	}
 
 	t.Run("the held lease is reused until half of it is left, then renewed", func(t *testing.T) {

@@ -130,7 +130,8 @@ type FailoverOptions struct {
 
 // Failover drives a failover of one cell of a local run: planned (the
 // lease moves, the old home is stopped, the drain proof compares the
-// cell's items in both Regions, the new home claims), freeze (nothing
+// cell's items in both Regions, its users', orders' and records'
+// partitions included, the new home claims), freeze (nothing
 // changes: the cell's requests get 503 home-unavailable while its home
 // does not answer) or takeover (the next epoch goes to To once the old
 // lease has run out by the margin). Without Apply it reads the lease and
@@ -185,16 +186,16 @@ func Failover(ctx context.Context, o FailoverOptions) error {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(o.Out, "dry run: would move the lease to %s at epoch %d, stop %s, prove the cell's items identical in both (now: %d items, %d differences), claim in %s\n",
-				o.To, l.Epoch+1, l.Region, p.Items, len(p.Differences), o.To)
+			fmt.Fprintf(o.Out, "dry run: would move the lease to %s at epoch %d, stop %s, prove the cell's items identical in both (now: %d items in %d partitions, %d partitions differing), claim in %s\n",
+				o.To, l.Epoch+1, l.Region, p.Items, p.Partitions, len(p.Differing), o.To)
 			return nil
 		}
 		rep, err := fo.Planned(ctx, o.Cell, o.To)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(o.Out, "planned failover of cell %s: %s -> %s at epoch %d; %d items proven replicated in %d drain proofs\n",
-			o.Cell, rep.From, rep.To, rep.Epoch, rep.Items, rep.Proofs)
+		fmt.Fprintf(o.Out, "planned failover of cell %s: %s -> %s at epoch %d; %d items in %d partitions proven replicated in %d drain proofs\n",
+			o.Cell, rep.From, rep.To, rep.Epoch, rep.Items, rep.Partitions, rep.Proofs)
 	case FailoverFreeze:
 		fmt.Fprintf(o.Out, "freeze: nothing to change; while %s does not answer, the cell's money requests get 503 home-unavailable with Retry-After %s, and resume when it answers\n",
 			l.Region, leases.TTL())

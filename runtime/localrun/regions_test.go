@@ -69,9 +69,12 @@ func TestTwoRegions(t *testing.T) {
 	if err := localrun.Failover(ctx, fo); err != nil {
 		t.Fatalf("%v\n%s", err, report.String())
 	}
-	if !strings.Contains(report.String(), "us-east-1 -> eu-west-1 at epoch 2") {
-		t.Fatalf("failover report %q", report.String())
+	// The drain proof compared the cell's partition, alice's and the
+	// credit's record's, not the cell's ownership item alone.
+	if !strings.Contains(report.String(), "us-east-1 -> eu-west-1 at epoch 2") || !strings.Contains(report.String(), "in 3 partitions proven replicated") {
+		t.Fatalf("failover report %q, want the move at epoch 2 and 3 partitions proven", report.String())
 	}
+	t.Logf("failover report:\n%s", report.String())
 	resp, m = post(t, east+"/v1/users/alice/debits", `{"amount":1200,"currency":"EUR"}`, "db-1")
 	if resp.StatusCode != 201 || resp.Header.Get(httpapi.HomeRegionHeader) != "eu-west-1" {
 		t.Fatalf("debit sent to us-east-1 after the failover: %d %v, home %q; want 201 served by eu-west-1", resp.StatusCode, m, resp.Header.Get(httpapi.HomeRegionHeader))

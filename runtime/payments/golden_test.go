@@ -142,12 +142,16 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-// leaseFence fences every transaction with one fixed lease, as a
-// home.Fencer holding it would, without a lease store.
+// leaseFence fences every transaction with one fixed lease, and adds its
+// trail with a fixed expiry, as a home.Fencer holding it would, without a
+// lease store.
 type leaseFence struct{ lease home.Lease }
 
-func (f leaseFence) Fence(_ context.Context, items *txn.Items, _ ...string) error {
-	return home.Fence(items, "oncetable", f.lease)
+func (f leaseFence) Fence(_ context.Context, items *txn.Items, record string, _ ...string) error {
+	if err := home.Fence(items, "oncetable", f.lease); err != nil {
+		return err
+	}
+	return home.Trail(items, home.TrailItem, "oncetable", f.lease.Cell, time.Date(2026, 12, 12, 0, 0, 0, 0, time.UTC), record)
 }
 
 func (f leaseFence) Refused(c *txn.CancelledError, _ ...string) error {
@@ -161,7 +165,8 @@ func (f leaseFence) Refused(c *txn.CancelledError, _ ...string) error {
 // environment has homes (payments.Options.Fence): the flow's items and the
 // record as in TestTransactionGolden, whose goldens show that without
 // homes nothing is added, plus the fence's ConditionCheck on the cell's
-// ownership item.
+// ownership item and the trail's Put in the cell's partition (the
+// partitions the drain proof compares).
 func TestFencedTransactionGolden(t *testing.T) {
 	now := time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC)
 	lease := home.Lease{Cell: home.CellOf("u1", 64), Region: "us-east-1", Epoch: 3}

@@ -65,9 +65,10 @@ type Options struct {
 // moves money for.
 type Fencer interface {
 	// Fence adds to items the checks that this Region owns the users'
-	// cells now. An error (*home.NotOwnerError when another Region is the
+	// cells now; record is the partition of the idempotency record the
+	// transaction also writes (added after items). An error (*home.NotOwnerError when another Region is the
 	// home) refuses the flow before anything is sent.
-	Fence(ctx context.Context, items *txn.Items, users ...string) error
+	Fence(ctx context.Context, items *txn.Items, record string, users ...string) error
 	// Refused reads a cancelled transaction that holds Fence's checks for
 	// users: the error of a failed check, or nil.
 	Refused(c *txn.CancelledError, users ...string) error
@@ -170,7 +171,7 @@ func (s *Service) run(ctx context.Context, f flow) (Response, error) {
 	do := func(shape store.OrderShape) (err error) {
 		build := f.build(shape)
 		if s.fence != nil {
-			build = fenced(ctx, s.fence, build, f.users)
+			build = fenced(ctx, s.fence, build, s.keys.IdemPrefix+f.idem.Scope.Hash(f.idem.Key), f.users)
 		}
 		if shape != nil {
 			build = guarded(build, shape)
@@ -194,7 +195,7 @@ func (s *Service) run(ctx context.Context, f flow) (Response, error) {
 
 // fenced adds the fence of users to each attempt of build, so that one
 // place puts it in every flow's transaction.
-func fenced(ctx context.Context, fence Fencer, build idempotency.EffectFunc, users []string) idempotency.EffectFunc {
+func fenced(ctx context.Context, fence Fencer, build idempotency.EffectFunc, record string, users []string) idempotency.EffectFunc {
 	return func(now time.Time) (*idempotency.Effect, error) {
 		eff, err := build(now)
 		if err != nil {
@@ -203,7 +204,7 @@ func fenced(ctx context.Context, fence Fencer, build idempotency.EffectFunc, use
 		if len(users) == 0 {
 			return nil, fmt.Errorf("payments: a fenced flow without users")
 		}
-		if err := fence.Fence(ctx, &eff.Items, users...); err != nil {
+		if err := fence.Fence(ctx, &eff.Items, record, users...); err != nil {
 			return nil, err
 		}
 		return eff, nil
