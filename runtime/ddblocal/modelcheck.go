@@ -163,7 +163,11 @@ func (mc *modelChecker) str(path string, s *wire.Shape, v string) {
 	if s.Pattern != "" && !patternMatches(s.Pattern, v) {
 		mc.c.add(showValue, v, path, "Member must satisfy regular expression pattern: "+s.Pattern)
 	}
-	mc.size(path, s, javaLength(v), v)
+	// Boxed for the message only when the length breaks a bound: this runs
+	// on transactions' ClientRequestToken.
+	if n := int64(javaLength(v)); s.HasMin && n < s.Min || s.HasMax && n > s.Max {
+		mc.size(path, s, int(n), v)
+	}
 	if len(s.Enum) > 0 {
 		mc.c.enum(path, v, enumMessageOrder(s)...)
 	}
