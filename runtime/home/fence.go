@@ -49,7 +49,7 @@ func FenceError(err error, items *txn.Items, l Lease) error {
 	if !ok || !c.Failed(FenceItem) {
 		return err
 	}
-	return &NotOwnerError{Cell: l.Cell, Region: l.Region, Epoch: l.Epoch, Owner: ownershipOf(l.Cell, c.Item(FenceItem))}
+	return &NotOwnerError{Cell: l.Cell, Region: l.Region, Epoch: l.Epoch, Owner: ownershipOf(l.Cell, c.Item(FenceItem)), Cancelled: true}
 }
 
 func ownershipOf(cell string, it map[string]types.AttributeValue) Ownership {

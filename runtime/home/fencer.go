@@ -118,7 +118,7 @@ func (f *Fencer) Refused(c *txn.CancelledError, users ...string) error {
 			continue
 		}
 		l := f.forget(cell)
-		return &NotOwnerError{Cell: cell, Region: f.region, Epoch: l.Epoch, Owner: ownershipOf(cell, c.Item(name))}
+		return &NotOwnerError{Cell: cell, Region: f.region, Epoch: l.Epoch, Owner: ownershipOf(cell, c.Item(name)), Cancelled: true}
 	}
 	return nil
 }

@@ -75,6 +75,10 @@ type NotOwnerError struct {
 	// Owner is what the replica's ownership item says, when it was
 	// returned; zero when the item is missing.
 	Owner Ownership
+	// Cancelled says the fence's ConditionCheck cancelled the transaction
+	// (the replica changed owner while the request ran), not the lease
+	// read before it.
+	Cancelled bool
 }
 
 func (e *NotOwnerError) Error() string {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/freeze"
+	"github.com/oncetable/oncetable/runtime/home"
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/idempotency/idemhttp"
 	"github.com/oncetable/oncetable/runtime/keys"
@@ -282,6 +283,20 @@ func (a *API) count(flow, outcome string) {
 	}
 }
 
+// countHome counts the home fence's refusals that mean trouble: a
+// transaction the fence cancelled, and a lease this Region could not renew.
+// A request refused by the lease read before any write (the cell is homed
+// elsewhere) is routine forwarding and counts nothing here.
+func (a *API) countHome(flow string, err error) {
+	var no *home.NotOwnerError
+	switch {
+	case errors.As(err, &no) && no.Cancelled:
+		a.metrics.Fault(flow, obs.FenceCancelled)
+	case errors.Is(err, home.ErrLeaseExpired):
+		a.metrics.Fault(flow, obs.LeaseLost)
+	}
+}
+
 func routeName(r *route) string {
 	if r == nil {
 		return ""
@@ -302,6 +317,7 @@ func (a *API) dispatch(ctx context.Context, c *call, method, path string, allow 
 	c.route, c.params = r, params
 	resp, err := a.serveCall(ctx, c)
 	if err != nil && a.homes != nil {
+		a.countHome(r.flow, err)
 		var handled bool
 		if resp, handled, err = a.homes.redirect(ctx, c, err); handled && err == nil {
 			return resp, "forwarded", r.flow

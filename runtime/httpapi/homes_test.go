@@ -1,12 +1,14 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/internal/dbtest"
 	"github.com/oncetable/oncetable/runtime/localrun"
+	"github.com/oncetable/oncetable/runtime/obs"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/schema/provision"
 )
@@ -37,6 +40,34 @@ type regionAPIs struct {
 	srv    map[string]*httptest.Server
 	leases *home.Leases
 	fence  map[string]*home.Fencer
+	// metrics holds each Region's EMF lines.
+	metrics map[string]*syncBuffer
+}
+
+// syncBuffer is a buffer the API writes while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// count is how many EMF lines of b count metric name.
+func (b *syncBuffer) count(name string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := 0
+	for _, line := range strings.Split(b.buf.String(), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil && m[name] == 1.0 {
+			n++
+		}
+	}
+	return n
 }
 
 func newRegionAPIs(t *testing.T) *regionAPIs {
@@ -47,7 +78,8 @@ func newRegionAPIs(t *testing.T) *regionAPIs {
 		o.Regions, o.ManualReplication, o.Clock = []string{east, west}, true, clock.Now
 	})
 	t.Cleanup(func() { eng.Close() })
-	w := &regionAPIs{eng: eng, clock: clock, db: map[string]*dynamodb.Client{}, srv: map[string]*httptest.Server{}, fence: map[string]*home.Fencer{}}
+	w := &regionAPIs{eng: eng, clock: clock, db: map[string]*dynamodb.Client{}, srv: map[string]*httptest.Server{}, fence: map[string]*home.Fencer{},
+		metrics: map[string]*syncBuffer{}}
 	for _, r := range []string{east, west} {
 		w.db[r] = eng.Region(r).Client()
 	}
@@ -71,8 +103,9 @@ func newRegionAPIs(t *testing.T) *regionAPIs {
 		r := r
 		w.fence[r] = home.NewFencer(r, table, 4, w.leases, func(o *home.FencerOptions) { o.Clock = clock.Now })
 		homes := &httpapi.Homes{Fencer: w.fence[r], Peers: peers, RetryAfter: 7 * time.Second}
+		w.metrics[r] = &syncBuffer{}
 		apis[r] = httpapi.New(w.db[r], httpapi.Config{Auth: localrun.OperatorAuth(httpapi.Auth{}), Table: table, Clock: clock.Now,
-			Log: io.Discard, CursorSecret: []byte("test secret of at least 32 bytes!!"), Homes: homes})
+			Log: io.Discard, Metrics: w.metrics[r], CursorSecret: []byte("test secret of at least 32 bytes!!"), Homes: homes})
 		w.srv[r] = httptest.NewServer(localrun.Handler(apis[r].Handle, clock.Now))
 		t.Cleanup(w.srv[r].Close)
 		peers[r] = w.srv[r].URL
@@ -145,6 +178,11 @@ func TestHomesForwardToTheHomeRegion(t *testing.T) {
 		if got := w.want(t, west, "GET", "/v1/users/alice/balance", "", "", 200)["balance"]; got != 1000.0 {
 			t.Fatalf("balance in %s: got %v, want 1000", west, got)
 		}
+		// Forwarding, refused by the lease read before any write, is
+		// routine: no fence fault.
+		if got := w.metrics[west].count(obs.FenceCancelled) + w.metrics[west].count(obs.LeaseLost); got != 0 {
+			t.Errorf("home faults counted for a forwarded credit: %d, want 0", got)
+		}
 	})
 
 	t.Run("a request forwarded already is answered 421 naming the home", func(t *testing.T) {
@@ -197,6 +235,10 @@ func TestHomesForwardToTheHomeRegion(t *testing.T) {
 		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
 			t.Fatalf("got %d %v, want 503 with Retry-After", resp.StatusCode, m)
 		}
+		// The fence's ConditionCheck cancelled it: a fault of its own.
+		if got := w.metrics[west].count(obs.FenceCancelled); got != 1 {
+			t.Errorf("%s counted in %s: %d, want 1", obs.FenceCancelled, west, got)
+		}
 		nl, err := w.leases.Get(ctx, cell)
 		if err != nil {
 			t.Fatal(err)
@@ -206,4 +248,35 @@ func TestHomesForwardToTheHomeRegion(t *testing.T) {
 		}
 		w.want(t, west, "POST", "/v1/users/alice/debits", `{"amount":100,"currency":"EUR"}`, "db-2", 201)
 	})
+}
+
+// TestHomesCountLeaseLost: when the lease store stops answering and this
+// Region's lease on a cell runs out, money requests are refused 503 and
+// counted LeaseLost, and nothing is written.
+func TestHomesCountLeaseLost(t *testing.T) {
+	w := newRegionAPIs(t)
+	ctx := context.Background()
+	if _, err := home.Assign(ctx, w.leases, w.db[east], "money", w.fence[east].Cell("alice"), east); err != nil {
+		t.Fatal(err)
+	}
+	w.want(t, east, "POST", "/v1/users", `{"userId":"alice","name":"Alice","email":"alice@example.com"}`, "", 201)
+	w.want(t, east, "POST", "/v1/users/alice/credits", `{"amount":1000,"currency":"EUR"}`, "cr-1", 201)
+	if got := w.metrics[east].count(obs.LeaseLost); got != 0 {
+		t.Fatalf("%s before the lease store went: %d, want 0", obs.LeaseLost, got)
+	}
+	// The lease store goes away; the held lease runs out.
+	if _, err := w.db[east].DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String("leases")}); err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Advance(time.Hour)
+	resp, m := w.do(t, east, "POST", "/v1/users/alice/debits", `{"amount":100,"currency":"EUR"}`, "db-1")
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("got %d %v, want 503 with Retry-After", resp.StatusCode, m)
+	}
+	if got := w.metrics[east].count(obs.LeaseLost); got != 1 {
+		t.Errorf("%s: %d, want 1", obs.LeaseLost, got)
+	}
+	if got := w.want(t, east, "GET", "/v1/users/alice/balance", "", "", 200)["balance"]; got != 1000.0 {
+		t.Errorf("balance after the refused debit: got %v, want 1000", got)
+	}
 }

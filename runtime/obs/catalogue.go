@@ -26,6 +26,8 @@ func Catalogue() []Metric {
 		{FaultNamespace, Throttled, "a DynamoDB throttle retried inside the request"},
 		{FaultNamespace, Unavailable, "a request answered 503: DynamoDB unavailable or its retries spent"},
 		{FaultNamespace, Error, "a request answered 500: an unexpected error"},
+		{FaultNamespace, FenceCancelled, "a money transaction the home fence cancelled: the cell moved to another Region or epoch while it ran"},
+		{FaultNamespace, LeaseLost, "a money request refused: this Region's lease on the cell ran out and the lease store did not renew it"},
 		{ReconcileNamespace, ReconcileViolations, "violations of a finished reconciliation pass, confirmed by a consistent re-read (runtime/reconcile)"},
 		{ReconcileNamespace, ReconcileUnconfirmed, "violations a pass saw that the re-read no longer shows: transactions in flight"},
 		{ReconcileNamespace, ReconcilePassCompleted, "a reconciliation pass over the whole table finished"},

@@ -39,6 +39,12 @@ const (
 	Throttled       = "Throttled"
 	Unavailable     = "Unavailable"
 	Error           = "Error"
+	// FenceCancelled is a money transaction the home fence cancelled
+	// (runtime/home): the cell's owner or epoch changed while it ran.
+	FenceCancelled = "FenceCancelled"
+	// LeaseLost is a money request refused because this Region's lease on
+	// the cell ran out and could not be renewed (home.ErrLeaseExpired).
+	LeaseLost = "LeaseLost"
 )
 
 // Reconciliation metric names: each is one value per step or per pass.
