@@ -13,6 +13,7 @@ import (
 	"github.com/oncetable/oncetable/constructs/checks"
 	"github.com/oncetable/oncetable/constructs/paymentevents"
 	"github.com/oncetable/oncetable/constructs/paymentsapi"
+	"github.com/oncetable/oncetable/constructs/reconciler"
 	"github.com/oncetable/oncetable/constructs/singletable"
 	"github.com/oncetable/oncetable/stacks/envconfig"
 )
@@ -33,6 +34,8 @@ type OnceTableStack struct {
 	Payments   *paymentsapi.PaymentsAPI
 	// Events is the outbox: the table's stream to the payment events bus.
 	Events *paymentevents.PaymentEvents
+	// Reconcile is the live reconciliation of the table's money.
+	Reconcile *reconciler.Reconciler
 	// DR is the disaster-recovery stack in backup.dr.region, nil without it.
 	DR *DRStack
 	// Config is the environment the stack was built from.
@@ -88,6 +91,7 @@ func NewOnceTableStack(scope constructs.Construct, id string, props *OnceTableSt
 
 	s.Payments = paymentsapi.New(stack, "Payments", paymentsProps(cfg, s))
 	s.Events = paymentevents.New(stack, "Events", eventsProps(cfg, s))
+	s.Reconcile = reconciler.New(stack, "Reconcile", reconcileProps(cfg, s))
 	awscdk.NewCfnOutput(stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{
 		Description: jsii.String("Invoke URL of the payments HTTP API"),
 		Value:       s.Payments.URL,

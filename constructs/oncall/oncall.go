@@ -67,6 +67,8 @@ var (
 	UnavailableAnswers   = Kind{"unavailable-answers", Page, GroupFunctions}
 	UnexpectedErrors     = Kind{"unexpected-errors", Ticket, GroupFunctions}
 	KeyReuseSurge        = Kind{"key-reuse-surge", Ticket, GroupAPI}
+	FenceCancellations   = Kind{"fence-cancellations", Ticket, GroupFunctions}
+	LeaseLost            = Kind{"lease-lost", Page, GroupFunctions}
 
 	StreamConsumerLag   = Kind{"stream-consumer-lag", Page, GroupEvents}
 	StreamConsumerStuck = Kind{"stream-consumer-stuck", Page, GroupEvents}
@@ -77,6 +79,8 @@ var (
 	TableOnDemandMaximum  = Kind{"table-on-demand-maximum", Ticket, GroupTable}
 	TableSystemErrors     = Kind{"table-system-errors", Ticket, GroupTable}
 	TransactionConflicts  = Kind{"transaction-conflicts", Ticket, GroupTable}
+	ReconcileViolations   = Kind{"reconcile-violations", Page, GroupTable}
+	ReconcileStalled      = Kind{"reconcile-stalled", Ticket, GroupTable}
 	TableCapacityBudget   = Kind{"table-capacity-budget", Ticket, GroupTable}
 	BackupJobFailed       = Kind{"backup-job-failed", Page, GroupBackup}
 	BackupMissing         = Kind{"backup-missing", Page, GroupBackup}
@@ -91,9 +95,10 @@ func Kinds() []Kind {
 		AlarmDeliveryFailed, MoneyFrozen,
 		APIServerErrorRate, MoneyRouteErrorRate, APIClientErrorSurge, APIThrottledRate, APILatency, NoSettledPayment,
 		MoneyFunctionErrors, FunctionErrors, FunctionThrottles, FunctionDuration, FunctionConcurrency, SecretRotationFailed,
-		UnavailableAnswers, UnexpectedErrors, KeyReuseSurge,
+		UnavailableAnswers, UnexpectedErrors, KeyReuseSurge, FenceCancellations, LeaseLost,
 		StreamConsumerLag, StreamConsumerStuck, EventsDeadLetters,
 		TableThrottles, TableHotPartition, TableOnDemandMaximum, TableSystemErrors, TransactionConflicts, TableCapacityBudget,
+		ReconcileViolations, ReconcileStalled,
 		BackupJobFailed, BackupMissing, BackupEventsUndeliver, RestoreValidation, RestoreValidationLost,
 	}
 	sort.Slice(k, func(i, j int) bool { return k[i].Name < k[j].Name })

@@ -20,13 +20,14 @@ const KeyReusedPercent = 1
 
 // outcomeAlarm is an alarm on one metric of obs.Catalogue, summed across
 // flows: a guarded rate of the stage's requests when percent is set, else
-// count or more in one period.
+// count or more in one period (in 2 of 3 when lasting).
 type outcomeAlarm struct {
 	metric  string
 	kind    oncall.Kind
 	id      string
 	percent int
 	count   int
+	lasting bool
 	what    string
 }
 
@@ -34,7 +35,9 @@ type outcomeAlarm struct {
 // obs.Catalogue that mean trouble. The others are graphed only: Created,
 // Replayed and the declines are business, and the retried conflicts and
 // throttles have the table's alarms. Frozen is a ticket, so that a freeze
-// is not forgotten.
+// is not forgotten. The home fence's faults count only where cells are
+// homed (multi-Region): a fence cancellation is a ticket (a planned
+// failover cancels what was in flight), a lost lease that lasts pages.
 func outcomeAlarms(p Props) []outcomeAlarm {
 	return []outcomeAlarm{
 		{metric: obs.Unavailable, kind: oncall.UnavailableAnswers, id: "UnavailableAnswersAlarm", percent: p.ServerErrorPercent,
@@ -45,6 +48,10 @@ func outcomeAlarms(p Props) []outcomeAlarm {
 			what: "the kill switch refused money requests (503 frozen): a freeze is on; make frozen ENV=... shows who froze what, when and why."},
 		{metric: obs.Error, kind: oncall.UnexpectedErrors, id: "UnexpectedErrorsAlarm", count: 1,
 			what: "a function answered 500 for an unexpected error (not DynamoDB's unavailability): a bug or a broken dependency; the log line has the error."},
+		{metric: obs.FenceCancelled, kind: oncall.FenceCancellations, id: "FenceCancellationsAlarm", count: 1,
+			what: "the home fence cancelled money transactions: the cell's owner or epoch changed while they ran (a failover's stop, or two Regions claiming one cell)."},
+		{metric: obs.LeaseLost, kind: oncall.LeaseLost, id: "LeaseLostAlarm", count: 1, lasting: true,
+			what: "money requests were refused in 2 of 3 periods of 5 minutes because this Region's lease on their cell ran out and the lease store did not renew it: those users' money is stopped here."},
 	}
 }
 
@@ -74,10 +81,14 @@ func (a *PaymentsAPI) outcomes(p Props, requests awscloudwatch.IMetric, add func
 			add(o.kind, al)
 			continue
 		}
+		evaluations, datapoints := 1, 1
+		if o.lasting {
+			evaluations, datapoints = 3, 2
+		}
 		add(o.kind, awscloudwatch.NewAlarm(a.Construct, jsii.String(o.id), &awscloudwatch.AlarmProps{
 			AlarmDescription: jsii.String("payments functions: " + o.what),
 			Metric:           catalogueMetric(m), Threshold: jsii.Number(float64(o.count)),
-			EvaluationPeriods: jsii.Number(1), DatapointsToAlarm: jsii.Number(1),
+			EvaluationPeriods: jsii.Number(float64(evaluations)), DatapointsToAlarm: jsii.Number(float64(datapoints)),
 			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
 			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 		}))

@@ -25,10 +25,12 @@ func TestOutcomeAlarmsWatchTheCatalogue(t *testing.T) {
 		alarmed[o.metric] = o.kind
 	}
 	for metric, want := range map[string]oncall.Kind{
-		obs.Unavailable: oncall.UnavailableAnswers,
-		obs.KeyReused:   oncall.KeyReuseSurge,
-		obs.Error:       oncall.UnexpectedErrors,
-		obs.Frozen:      oncall.MoneyFrozen,
+		obs.Unavailable:    oncall.UnavailableAnswers,
+		obs.KeyReused:      oncall.KeyReuseSurge,
+		obs.Error:          oncall.UnexpectedErrors,
+		obs.Frozen:         oncall.MoneyFrozen,
+		obs.FenceCancelled: oncall.FenceCancellations,
+		obs.LeaseLost:      oncall.LeaseLost,
 	} {
 		if got := alarmed[metric]; got != want {
 			t.Errorf("%s alarms as %q, want %q", metric, got.Name, want.Name)

@@ -96,8 +96,11 @@ func TestComputeFunctions(t *testing.T) {
 			if id, fn := validationFunction(s); fn != nil {
 				others[id] = true // TestRestoreValidation
 			}
+			if id, fn := reconcileFunction(s); fn != nil {
+				others[id] = true // TestReconcile
+			}
 			if len(fns) != len(paymentsapi.Functions())+len(others) {
-				t.Fatalf("got %d functions, want %d, the cursor secret's rotation function and the events function", len(fns), len(paymentsapi.Functions()))
+				t.Fatalf("got %d functions, want %d, the cursor secret's rotation function, the events and reconcile functions", len(fns), len(paymentsapi.Functions()))
 			}
 			for id, r := range fns {
 				f, name := props(r), names[id]
@@ -376,6 +379,7 @@ func TestComputeAlarms(t *testing.T) {
 				// what the functions say (obs.Catalogue)
 				api + "UnavailableAnswersAlarm": rate(pct), api + "KeyReuseSurgeAlarm": rate(paymentsapi.KeyReusedPercent),
 				api + "UnexpectedErrorsAlarm": {1, 1, 1}, api + "MoneyFrozenAlarm": {1, 1, 1},
+				api + "FenceCancellationsAlarm": {1, 1, 1}, api + "LeaseLostAlarm": {1, 3, 2},
 			}
 			for _, r := range paymentsapi.MoneyRoutes() {
 				want[api+strings.ToUpper(r.Name[:1])+r.Name[1:]+"ServerErrorsAlarm"] = rate(pct)
@@ -589,6 +593,10 @@ func TestFunctionEnvironmentRoundTrip(t *testing.T) {
 			var back map[string]string
 			var err error
 			switch {
+			case env[config.ReconcileSegmentsEnv] != "":
+				var c config.Reconcile
+				c, err = config.LoadReconcile(get)
+				back = c.Environment()
 			case env[config.TableNameEnv] != "":
 				var c config.Payments
 				c, err = config.LoadPayments(get)
