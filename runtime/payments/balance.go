@@ -12,6 +12,7 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/metadata"
 	"github.com/oncetable/oncetable/runtime/money"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/store"
@@ -20,17 +21,19 @@ import (
 
 // CreditResult is the body of a credit.
 type CreditResult struct {
-	EntryID  string `json:"entryId"`
-	Amount   int64  `json:"amount"`
-	Currency string `json:"currency"`
+	EntryID  string            `json:"entryId"`
+	Amount   int64             `json:"amount"`
+	Currency string            `json:"currency"`
+	Metadata metadata.Metadata `json:"metadata,omitempty"`
 }
 
 // DebitResult is the body of a debit. Its entryId names the ledger entry,
 // as a credit's does.
 type DebitResult struct {
-	EntryID  string `json:"entryId"`
-	Amount   int64  `json:"amount"`
-	Currency string `json:"currency"`
+	EntryID  string            `json:"entryId"`
+	Amount   int64             `json:"amount"`
+	Currency string            `json:"currency"`
+	Metadata metadata.Metadata `json:"metadata,omitempty"`
 }
 
 // Names of the transaction items of the flows.
@@ -54,8 +57,8 @@ var (
 // Credit tops up a user's balance in one TransactWriteItems: the profile
 // Update (SET balance = balance + :amt, fixing the currency on the first
 // credit), a ledger entry and the idempotency record. Status 201.
-func (s *Service) Credit(ctx context.Context, idem Idem, userID string, amt money.Amount) (Response, error) {
-	return s.moveBalance(ctx, creditMove, idem, userID, amt)
+func (s *Service) Credit(ctx context.Context, idem Idem, userID string, amt money.Amount, opts ...func(*FlowOptions)) (Response, error) {
+	return s.moveBalance(ctx, creditMove, idem, userID, amt, opts)
 }
 
 // balanceMove is all that tells a credit from a debit: both are one
@@ -68,7 +71,7 @@ type balanceMove struct {
 	kind    string // of the ledger entry
 	update  func(s *Service, uk keys.Key, amt money.Amount, now time.Time, rel release) (types.TransactWriteItem, error)
 	failure func(s *Service, userID string, old map[string]types.AttributeValue, amt money.Amount, rel release) error
-	body    func(entryID string, amt money.Amount) any
+	body    func(entryID string, amt money.Amount, md metadata.Metadata) any
 }
 
 var (
@@ -79,21 +82,25 @@ var (
 		failure: func(_ *Service, userID string, old map[string]types.AttributeValue, amt money.Amount, _ release) error {
 			return creditFailure(userID, old, amt)
 		},
-		body: func(id string, amt money.Amount) any {
-			return CreditResult{EntryID: id, Amount: amt.Minor, Currency: string(amt.Currency)}
+		body: func(id string, amt money.Amount, md metadata.Metadata) any {
+			return CreditResult{EntryID: id, Amount: amt.Minor, Currency: string(amt.Currency), Metadata: md}
 		}}
 	debitMove = balanceMove{name: FlowDebit, prefix: "db", kind: store.LedgerDebit,
 		update: (*Service).guardedDebit, failure: (*Service).takeFailure,
-		body: func(id string, amt money.Amount) any {
-			return DebitResult{EntryID: id, Amount: amt.Minor, Currency: string(amt.Currency)}
+		body: func(id string, amt money.Amount, md metadata.Metadata) any {
+			return DebitResult{EntryID: id, Amount: amt.Minor, Currency: string(amt.Currency), Metadata: md}
 		}}
 )
 
-func (s *Service) moveBalance(ctx context.Context, m balanceMove, idem Idem, userID string, amt money.Amount) (Response, error) {
-	return s.runTaking(ctx, func(rel release) (flow, error) { return s.balanceFlow(m, idem, userID, amt, rel) })
+func (s *Service) moveBalance(ctx context.Context, m balanceMove, idem Idem, userID string, amt money.Amount, opts []func(*FlowOptions)) (Response, error) {
+	o, err := flowOptions(opts)
+	if err != nil {
+		return Response{}, err
+	}
+	return s.runTaking(ctx, func(rel release) (flow, error) { return s.balanceFlow(m, idem, userID, amt, o.Metadata, rel) })
 }
 
-func (s *Service) balanceFlow(m balanceMove, idem Idem, userID string, amt money.Amount, rel release) (flow, error) {
+func (s *Service) balanceFlow(m balanceMove, idem Idem, userID string, amt money.Amount, md metadata.Metadata, rel release) (flow, error) {
 	uk, err := s.keys.User(userID)
 	if err != nil {
 		return flow{}, err
@@ -104,11 +111,11 @@ func (s *Service) balanceFlow(m balanceMove, idem Idem, userID string, amt money
 		if err != nil {
 			return nil, err
 		}
-		entry, err := s.ledgerPut(userID, now, entryID, m.kind, amt, "")
+		entry, err := s.ledgerPut(userID, now, entryID, m.kind, amt, "", md)
 		if err != nil {
 			return nil, err
 		}
-		eff := &idempotency.Effect{Status: http.StatusCreated, Body: m.body(entryID, amt)}
+		eff := &idempotency.Effect{Status: http.StatusCreated, Body: m.body(entryID, amt, md)}
 		eff.Items.Add(itemBalance, upd)
 		eff.Items.Add(itemLedger, entry)
 		return eff, nil
@@ -149,8 +156,8 @@ func creditFailure(userID string, old map[string]types.AttributeValue, amt money
 // TransactWriteItems with the guarded Update (SET balance = balance - :amt,
 // condition balance >= :amt), a ledger entry and the idempotency record.
 // Concurrent debits therefore never drive the balance negative. Status 201.
-func (s *Service) Debit(ctx context.Context, idem Idem, userID string, amt money.Amount) (Response, error) {
-	return s.moveBalance(ctx, debitMove, idem, userID, amt)
+func (s *Service) Debit(ctx context.Context, idem Idem, userID string, amt money.Amount, opts ...func(*FlowOptions)) (Response, error) {
+	return s.moveBalance(ctx, debitMove, idem, userID, amt, opts)
 }
 
 // guardedDebit is the profile Update shared by debit and settle: the
@@ -173,13 +180,13 @@ func (s *Service) entryID(prefix string, idem Idem) string {
 	return keys.DerivedIDAt(prefix, s.b.Now(), idem.Scope.Hash(idem.Key))
 }
 
-func (s *Service) ledgerPut(userID string, now time.Time, entryID, kind string, amt money.Amount, orderID string) (types.TransactWriteItem, error) {
+func (s *Service) ledgerPut(userID string, now time.Time, entryID, kind string, amt money.Amount, orderID string, md metadata.Metadata) (types.TransactWriteItem, error) {
 	k, err := s.keys.Ledger(userID, entryID)
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}
 	return s.items.PutNew(store.LedgerEntry{
 		PK: k.PK, SK: k.SK, EntityType: store.TypeLedgerEntry, EntryID: entryID, UserID: userID, Kind: kind,
-		Amount: amt.Minor, Currency: string(amt.Currency), OrderID: orderID, CreatedAt: keys.Timestamp(now),
+		Amount: amt.Minor, Currency: string(amt.Currency), OrderID: orderID, Metadata: md, CreatedAt: keys.Timestamp(now),
 	}.WithLegs())
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/metadata"
 	"github.com/oncetable/oncetable/runtime/money"
 	"github.com/oncetable/oncetable/runtime/store"
 	"github.com/oncetable/oncetable/runtime/txn"
@@ -21,11 +22,12 @@ import (
 
 // ChargeResult is the body of a charge.
 type ChargeResult struct {
-	PaymentID string `json:"paymentId"`
-	OrderID   string `json:"orderId"`
-	Status    string `json:"status"`
-	Amount    int64  `json:"amount"`
-	Currency  string `json:"currency"`
+	PaymentID string            `json:"paymentId"`
+	OrderID   string            `json:"orderId"`
+	Status    string            `json:"status"`
+	Amount    int64             `json:"amount"`
+	Currency  string            `json:"currency"`
+	Metadata  metadata.Metadata `json:"metadata,omitempty"`
 }
 
 var (
@@ -61,8 +63,12 @@ func (s *Service) chargeable(amt money.Amount) expression.ConditionBuilder {
 // (runtime/outbox), with the user, the total (the payment's amount, which
 // the condition checks) and updatedAt, stamped with the payment's
 // createdAt. Processing puts the user on the payment (store.ProcessPayment).
-func (s *Service) Charge(ctx context.Context, idem Idem, orderID string, amt money.Amount) (Response, error) {
-	f, err := s.chargeFlow(idem, orderID, amt)
+func (s *Service) Charge(ctx context.Context, idem Idem, orderID string, amt money.Amount, opts ...func(*FlowOptions)) (Response, error) {
+	o, err := flowOptions(opts)
+	if err != nil {
+		return Response{}, err
+	}
+	f, err := s.chargeFlow(idem, orderID, amt, o.Metadata)
 	if err != nil {
 		return Response{}, err
 	}
@@ -101,7 +107,7 @@ func (s *Service) orderUser(ctx context.Context, orderID string) (string, error)
 	return o.UserID, nil
 }
 
-func (s *Service) chargeFlow(idem Idem, orderID string, amt money.Amount) (flow, error) {
+func (s *Service) chargeFlow(idem Idem, orderID string, amt money.Amount, md metadata.Metadata) (flow, error) {
 	ok, err := s.keys.Order(orderID)
 	if err != nil {
 		return flow{}, err
@@ -122,12 +128,12 @@ func (s *Service) chargeFlow(idem Idem, orderID string, amt money.Amount) (flow,
 		put, err := s.items.PutNew(store.Payment{PK: pk.PK, SK: pk.SK, EntityType: store.TypePayment,
 			UnprocessedPK: s.keys.UnprocessedPartition, UnprocessedSK: keys.UnprocessedSK(now, paymentID),
 			PaymentID: paymentID, OrderID: orderID, Amount: amt.Minor, Currency: string(amt.Currency),
-			Status: store.PaymentCreated, CreatedAt: ts})
+			Status: store.PaymentCreated, CreatedAt: ts, Metadata: md})
 		if err != nil {
 			return nil, err
 		}
 		eff := &idempotency.Effect{Status: http.StatusCreated, Body: ChargeResult{PaymentID: paymentID,
-			OrderID: orderID, Status: store.PaymentCreated, Amount: amt.Minor, Currency: string(amt.Currency)}}
+			OrderID: orderID, Status: store.PaymentCreated, Amount: amt.Minor, Currency: string(amt.Currency), Metadata: md}}
 		eff.Items.Add(itemOrder, upd)
 		eff.Items.Add(itemPayment, put)
 		return eff, nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/metadata"
 	"github.com/oncetable/oncetable/runtime/money"
 	"github.com/oncetable/oncetable/runtime/store"
 	"github.com/oncetable/oncetable/runtime/txn"
@@ -34,7 +35,11 @@ const itemHold = "hold"
 // idempotency record. The reserved money leaves the available balance at
 // once and comes back when the hold is voided or expires. Status 201 with
 // the hold.
-func (s *Service) Authorize(ctx context.Context, idem Idem, userID string, amt money.Amount, expiry time.Duration) (Response, error) {
+func (s *Service) Authorize(ctx context.Context, idem Idem, userID string, amt money.Amount, expiry time.Duration, opts ...func(*FlowOptions)) (Response, error) {
+	o, err := flowOptions(opts)
+	if err != nil {
+		return Response{}, err
+	}
 	if expiry == 0 {
 		expiry = DefaultHoldExpiry
 	}
@@ -53,7 +58,7 @@ func (s *Service) Authorize(ctx context.Context, idem Idem, userID string, amt m
 	firstHold := false
 	for attempt := 1; ; attempt++ {
 		resp, err := s.runTaking(ctx, func(rel release) (flow, error) {
-			return s.authorizeFlow(idem, userID, uk, hk, holdID, amt, expiry, rel, firstHold), nil
+			return s.authorizeFlow(idem, newHold{userID: userID, user: uk, hold: hk, id: holdID, md: o.Metadata}, amt, expiry, rel, firstHold), nil
 		})
 		if err == errNoHoldsMap && attempt == 1 {
 			firstHold = true
@@ -63,7 +68,17 @@ func (s *Service) Authorize(ctx context.Context, idem Idem, userID string, amt m
 	}
 }
 
-func (s *Service) authorizeFlow(idem Idem, userID string, uk, hk keys.Key, holdID string, amt money.Amount, expiry time.Duration, rel release, firstHold bool) flow {
+// newHold names the hold an authorization creates: its user, keys, id
+// and metadata.
+type newHold struct {
+	userID     string
+	user, hold keys.Key
+	id         string
+	md         metadata.Metadata
+}
+
+func (s *Service) authorizeFlow(idem Idem, nh newHold, amt money.Amount, expiry time.Duration, rel release, firstHold bool) flow {
+	userID, uk, hk, holdID := nh.userID, nh.user, nh.hold, nh.id
 	build := func(now time.Time) (*idempotency.Effect, error) {
 		ts, exp := keys.Timestamp(now), keys.Timestamp(now.Add(expiry))
 		slot := store.OpenHold{Amount: amt.Minor, Currency: string(amt.Currency), ExpiresAt: exp}
@@ -85,7 +100,7 @@ func (s *Service) authorizeFlow(idem Idem, userID string, uk, hk keys.Key, holdI
 			return nil, err
 		}
 		h := store.Hold{PK: hk.PK, SK: hk.SK, EntityType: store.TypeHold, HoldID: holdID, UserID: userID,
-			Status: store.HoldAuthorized, Amount: amt.Minor, Currency: string(amt.Currency), CreatedAt: ts, ExpiresAt: exp, UpdatedAt: ts}
+			Status: store.HoldAuthorized, Amount: amt.Minor, Currency: string(amt.Currency), CreatedAt: ts, ExpiresAt: exp, UpdatedAt: ts, Metadata: nh.md}
 		put, err := s.items.PutNew(h)
 		if err != nil {
 			return nil, err
@@ -189,7 +204,11 @@ func (s *Service) notOpen(ctx context.Context, req idempotency.Request, h store.
 // hold gone (ErrHoldNotOpen). The held amount is read first, with the
 // record (one BatchGetItem), since an update cannot subtract two
 // attributes' values in one SET. Status 200 with the hold.
-func (s *Service) Capture(ctx context.Context, idem Idem, userID, holdID string, amt money.Amount) (Response, error) {
+func (s *Service) Capture(ctx context.Context, idem Idem, userID, holdID string, amt money.Amount, opts ...func(*FlowOptions)) (Response, error) {
+	o, err := flowOptions(opts)
+	if err != nil {
+		return Response{}, err
+	}
 	uk, hk, req, err := s.holdTarget(idem, userID, holdID)
 	if err != nil {
 		return Response{}, err
@@ -209,7 +228,10 @@ func (s *Service) Capture(ctx context.Context, idem Idem, userID, holdID string,
 	if amt.Minor > held.Minor {
 		return Response{}, &ExceedsHoldError{Held: held, Requested: amt}
 	}
-	f := s.closeHoldFlow(idem, st.hold, uk, hk, held, &amt)
+	if _, err := metadata.Merge(st.hold.Metadata, o.Metadata); err != nil {
+		return Response{}, err
+	}
+	f := s.closeHoldFlow(idem, st.hold, uk, hk, held, &amt, o.Metadata)
 	return s.run(ctx, f)
 }
 
@@ -219,7 +241,11 @@ func (s *Service) Capture(ctx context.Context, idem Idem, userID, holdID string,
 // voided, and the idempotency record. An expired hold can be voided too;
 // if a flow has released it already, only the hold item changes. Status
 // 200 with the hold.
-func (s *Service) Void(ctx context.Context, idem Idem, userID, holdID string) (Response, error) {
+func (s *Service) Void(ctx context.Context, idem Idem, userID, holdID string, opts ...func(*FlowOptions)) (Response, error) {
+	o, err := flowOptions(opts)
+	if err != nil {
+		return Response{}, err
+	}
 	uk, hk, req, err := s.holdTarget(idem, userID, holdID)
 	if err != nil {
 		return Response{}, err
@@ -235,12 +261,17 @@ func (s *Service) Void(ctx context.Context, idem Idem, userID, holdID string) (R
 	if st.open != nil {
 		held.Minor = st.open.Amount
 	}
-	return s.run(ctx, s.closeHoldFlow(idem, st.hold, uk, hk, held, nil))
+	if _, err := metadata.Merge(st.hold.Metadata, o.Metadata); err != nil {
+		return Response{}, err
+	}
+	return s.run(ctx, s.closeHoldFlow(idem, st.hold, uk, hk, held, nil, o.Metadata))
 }
 
 // closeHoldFlow captures captured of a hold holding held, or voids it when
 // captured is nil. held.Minor is zero when a flow released the hold already.
-func (s *Service) closeHoldFlow(idem Idem, h store.Hold, uk, hk keys.Key, held money.Amount, captured *money.Amount) flow {
+// md is the request's metadata: its keys are set on the hold's, and a
+// capture's ledger entry carries it.
+func (s *Service) closeHoldFlow(idem Idem, h store.Hold, uk, hk keys.Key, held money.Amount, captured *money.Amount, md metadata.Metadata) flow {
 	name, status, entryID := FlowVoid, store.HoldVoided, ""
 	var posted int64
 	if captured != nil {
@@ -266,7 +297,13 @@ func (s *Service) closeHoldFlow(idem Idem, h store.Hold, uk, hk keys.Key, held m
 		}
 		closed := h
 		closed.Status, closed.Captured, closed.EntryID, closed.UpdatedAt = status, posted, entryID, ts
+		if closed.Metadata, err = metadata.Merge(h.Metadata, md); err != nil {
+			return nil, err
+		}
 		upd := expression.Set(statusName, expression.Value(status)).Set(updatedName, expression.Value(ts))
+		if len(md) > 0 {
+			upd = upd.Set(metadataName, expression.Value(closed.Metadata))
+		}
 		if captured != nil {
 			upd = upd.Set(expression.Name("captured"), expression.Value(posted)).Set(expression.Name("entryId"), expression.Value(entryID))
 		}
@@ -283,7 +320,7 @@ func (s *Service) closeHoldFlow(idem Idem, h store.Hold, uk, hk keys.Key, held m
 				return nil, err
 			}
 			entry, err := s.items.PutNew(store.LedgerEntry{PK: k.PK, SK: k.SK, EntityType: store.TypeLedgerEntry, EntryID: entryID,
-				UserID: h.UserID, Kind: store.LedgerCapture, Amount: posted, Currency: h.Currency, HoldID: h.HoldID, CreatedAt: ts}.WithLegs())
+				UserID: h.UserID, Kind: store.LedgerCapture, Amount: posted, Currency: h.Currency, HoldID: h.HoldID, Metadata: md, CreatedAt: ts}.WithLegs())
 			if err != nil {
 				return nil, err
 			}

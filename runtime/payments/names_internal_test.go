@@ -62,7 +62,7 @@ func TestReasonsByName(t *testing.T) {
 			if _, err := svc.Credit(ctx, seed, "u1", eur(500)); err != nil {
 				t.Fatal(err)
 			}
-			f, err := svc.balanceFlow(debitMove, Idem{Scope: idempotency.Scope{Caller: "t", Operation: FlowDebit}, Key: "k", Fingerprint: "fp"}, "u1", eur(tt.debit), release{})
+			f, err := svc.balanceFlow(debitMove, Idem{Scope: idempotency.Scope{Caller: "t", Operation: FlowDebit}, Key: "k", Fingerprint: "fp"}, "u1", eur(tt.debit), nil, release{})
 			if err != nil {
 				t.Fatal(err)
 			}

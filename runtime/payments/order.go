@@ -12,6 +12,7 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/metadata"
 	"github.com/oncetable/oncetable/runtime/money"
 	"github.com/oncetable/oncetable/runtime/store"
 	"github.com/oncetable/oncetable/runtime/txn"
@@ -49,8 +50,12 @@ type NewItem struct {
 // the user's orderCount (SET orderCount = if_not_exists(orderCount, 0) + 1,
 // which also proves the user exists) and the idempotency record. Status 201
 // with the order and its items.
-func (s *Service) CreateOrder(ctx context.Context, idem Idem, userID string, in NewOrder) (Response, error) {
-	f, err := s.createOrderFlow(idem, userID, in)
+func (s *Service) CreateOrder(ctx context.Context, idem Idem, userID string, in NewOrder, opts ...func(*FlowOptions)) (Response, error) {
+	o, err := flowOptions(opts)
+	if err != nil {
+		return Response{}, err
+	}
+	f, err := s.createOrderFlow(idem, userID, in, o.Metadata)
 	if err != nil {
 		return Response{}, err
 	}
@@ -65,9 +70,10 @@ type draft struct {
 	in     NewOrder
 	lines  []money.Amount
 	total  money.Amount
+	md     metadata.Metadata
 }
 
-func (s *Service) createOrderFlow(idem Idem, userID string, in NewOrder) (flow, error) {
+func (s *Service) createOrderFlow(idem Idem, userID string, in NewOrder, md metadata.Metadata) (flow, error) {
 	uk, err := s.keys.User(userID)
 	if err != nil {
 		return flow{}, err
@@ -83,7 +89,7 @@ func (s *Service) createOrderFlow(idem Idem, userID string, in NewOrder) (flow, 
 	if err != nil {
 		return flow{}, err
 	}
-	d := draft{userID: userID, user: uk, order: ok, in: in, lines: lines, total: total}
+	d := draft{userID: userID, user: uk, order: ok, in: in, lines: lines, total: total, md: md}
 	build := func(shape store.OrderShape) idempotency.EffectFunc {
 		return func(now time.Time) (*idempotency.Effect, error) { return s.orderEffect(d, shape, now) }
 	}
@@ -276,7 +282,8 @@ func (d draft) view(l keys.Layout, now time.Time, userOrderSK string) store.Orde
 	v := store.OrderView{
 		Order: store.Order{PK: d.order.PK, SK: d.order.SK, EntityType: store.TypeOrder, GSI1PK: gpk, GSI1SK: gsk,
 			OrderID: d.in.OrderID, UserID: d.userID, Status: store.OrderCreated, Total: d.total.Minor,
-			Currency: string(d.in.Currency), ItemCount: len(d.in.Items), UserOrderSK: userOrderSK, CreatedAt: ts, UpdatedAt: ts},
+			Currency: string(d.in.Currency), ItemCount: len(d.in.Items), UserOrderSK: userOrderSK, CreatedAt: ts, UpdatedAt: ts,
+			Metadata: d.md},
 		Items:    make([]store.OrderItem, len(d.in.Items)),
 		Payments: []store.Payment{},
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/metadata"
 	"github.com/oncetable/oncetable/runtime/money"
 	"github.com/oncetable/oncetable/runtime/store"
 	"github.com/oncetable/oncetable/runtime/txn"
@@ -48,7 +49,11 @@ var refundedName = expression.Name("refunded")
 // record are read first (one BatchGetItem), as settle does. An order that
 // is not paid is ErrNotPaid; more than is left, a *RefundableError; both
 // are declines. Status 201 with the refund.
-func (s *Service) Refund(ctx context.Context, idem Idem, orderID string, amt *money.Amount) (Response, error) {
+func (s *Service) Refund(ctx context.Context, idem Idem, orderID string, amt *money.Amount, opts ...func(*FlowOptions)) (Response, error) {
+	o, err := flowOptions(opts)
+	if err != nil {
+		return Response{}, err
+	}
 	req, order, replay, err := s.readOrder(ctx, idem, orderID)
 	if err != nil || replay != nil {
 		return deref(replay), err
@@ -61,7 +66,7 @@ func (s *Service) Refund(ctx context.Context, idem Idem, orderID string, amt *mo
 			// record was read as absent: a replay, not a decline.
 			return s.declineUnlessRecorded(ctx, req, err)
 		}
-		resp, err := s.run(ctx, s.refundFlow(idem, *order, amt, want, refundID, entryID))
+		resp, err := s.run(ctx, s.refundFlow(idem, *order, amt, want, newRefund{id: refundID, entryID: entryID, md: o.Metadata}))
 		var raced *refundRaceError
 		if errors.As(err, &raced) && attempt < maxRefundAttempts {
 			*order = raced.order
@@ -124,11 +129,19 @@ func (e *refundRaceError) Error() string {
 
 // refundFlow refunds amt of order, as read; requested is the request's
 // amount (nil: the rest).
-func (s *Service) refundFlow(idem Idem, order store.Order, requested *money.Amount, amt money.Amount, refundID, entryID string) flow {
+// newRefund names the refund a refund flow writes: its id, its ledger
+// entry's and the request's metadata, which both carry.
+type newRefund struct {
+	id, entryID string
+	md          metadata.Metadata
+}
+
+func (s *Service) refundFlow(idem Idem, order store.Order, requested *money.Amount, amt money.Amount, nr newRefund) flow {
+	refundID, entryID := nr.id, nr.entryID
 	ok := keys.Key{PK: order.PK, SK: order.SK}
 	build := func(shape store.OrderShape) idempotency.EffectFunc {
 		return func(now time.Time) (*idempotency.Effect, error) {
-			return s.refundEffect(order, amt, refundID, entryID, shape, now)
+			return s.refundEffect(order, amt, nr, shape, now)
 		}
 	}
 	fail := func(c *txn.CancelledError) error {
@@ -146,7 +159,8 @@ func (s *Service) refundFlow(idem Idem, order store.Order, requested *money.Amou
 }
 
 // refundEffect refunds amt of order at now, in the writer's shape.
-func (s *Service) refundEffect(order store.Order, amt money.Amount, refundID, entryID string, shape store.OrderShape, now time.Time) (*idempotency.Effect, error) {
+func (s *Service) refundEffect(order store.Order, amt money.Amount, nr newRefund, shape store.OrderShape, now time.Time) (*idempotency.Effect, error) {
+	refundID, entryID := nr.id, nr.entryID
 	uk, err := s.keys.User(order.UserID)
 	if err != nil {
 		return nil, err
@@ -187,12 +201,12 @@ func (s *Service) refundEffect(order store.Order, amt money.Amount, refundID, en
 	}
 	entry, err := s.items.PutNew(store.LedgerEntry{PK: lk.PK, SK: lk.SK, EntityType: store.TypeLedgerEntry, EntryID: entryID,
 		UserID: order.UserID, Kind: store.LedgerRefund, Amount: amt.Minor, Currency: string(amt.Currency),
-		OrderID: order.OrderID, RefundID: refundID, CreatedAt: ts}.WithLegs())
+		OrderID: order.OrderID, RefundID: refundID, Metadata: nr.md, CreatedAt: ts}.WithLegs())
 	if err != nil {
 		return nil, err
 	}
 	r := store.Refund{PK: rk.PK, SK: rk.SK, EntityType: store.TypeRefund, RefundID: refundID, OrderID: order.OrderID,
-		UserID: order.UserID, Amount: amt.Minor, Currency: string(amt.Currency), EntryID: entryID, OrderStatus: after.Status, CreatedAt: ts}
+		UserID: order.UserID, Amount: amt.Minor, Currency: string(amt.Currency), EntryID: entryID, OrderStatus: after.Status, CreatedAt: ts, Metadata: nr.md}
 	put, err := s.items.PutNew(r)
 	if err != nil {
 		return nil, err

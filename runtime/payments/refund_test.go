@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"sync"
 	"testing"
 
@@ -95,7 +96,7 @@ func TestRefund(t *testing.T) {
 			}
 			read, err := f.st.Refund(ctx, "o1", got.RefundID)
 			read.PK, read.SK, read.EntityType = "", "", ""
-			if err != nil || read != got {
+			if err != nil || !reflect.DeepEqual(read, got) {
 				t.Errorf("Refund by id = %+v, %v; want %+v", read, err, got)
 			}
 			page, err := f.st.Refunds(ctx, "o1", 10, "")

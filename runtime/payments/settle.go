@@ -12,6 +12,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/batch"
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/metadata"
 	"github.com/oncetable/oncetable/runtime/money"
 	"github.com/oncetable/oncetable/runtime/store"
 	"github.com/oncetable/oncetable/runtime/txn"
@@ -35,8 +36,13 @@ import (
 // expected is not nil it must equal the order total. An order is settled
 // only after its charge (ErrNotCharged otherwise): the charge is the
 // payment of the order's total that settle completes, and the paid order
-// names it. Status 200 with the paid order.
-func (s *Service) Settle(ctx context.Context, idem Idem, orderID string, expected *money.Amount) (Response, error) {
+// names it. Status 200 with the paid order. The settle's metadata is on
+// its ledger entry, and its keys are set on the order's.
+func (s *Service) Settle(ctx context.Context, idem Idem, orderID string, expected *money.Amount, opts ...func(*FlowOptions)) (Response, error) {
+	o, err := flowOptions(opts)
+	if err != nil {
+		return Response{}, err
+	}
 	req, order, replay, err := s.readOrder(ctx, idem, orderID)
 	if err != nil || replay != nil {
 		return deref(replay), err
@@ -51,7 +57,10 @@ func (s *Service) Settle(ctx context.Context, idem Idem, orderID string, expecte
 	if order.PaymentID == "" {
 		return Response{}, notCharged(orderID)
 	}
-	return s.runTaking(ctx, func(rel release) (flow, error) { return s.settleFlow(idem, *order, total, rel) })
+	if _, err := metadata.Merge(order.Metadata, o.Metadata); err != nil {
+		return Response{}, err
+	}
+	return s.runTaking(ctx, func(rel release) (flow, error) { return s.settleFlow(idem, *order, total, o.Metadata, rel) })
 }
 
 // notCharged is the decline of a settle of an order without its charge.
@@ -128,7 +137,7 @@ func (s *Service) readWithRecord(ctx context.Context, req idempotency.Request, k
 	return bySK, nil, nil
 }
 
-func (s *Service) settleFlow(idem Idem, order store.Order, total money.Amount, rel release) (flow, error) {
+func (s *Service) settleFlow(idem Idem, order store.Order, total money.Amount, md metadata.Metadata, rel release) (flow, error) {
 	uk, err := s.keys.User(order.UserID)
 	if err != nil {
 		return flow{}, err
@@ -137,7 +146,7 @@ func (s *Service) settleFlow(idem Idem, order store.Order, total money.Amount, r
 	entryID := s.entryID("st", idem)
 	build := func(shape store.OrderShape) idempotency.EffectFunc {
 		return func(now time.Time) (*idempotency.Effect, error) {
-			return s.settleEffect(order, uk, total, entryID, shape, now, rel)
+			return s.settleEffect(order, uk, total, settleEntry{id: entryID, md: md}, shape, now, rel)
 		}
 	}
 	fail := func(c *txn.CancelledError) error {
@@ -154,17 +163,32 @@ func (s *Service) settleFlow(idem Idem, order store.Order, total money.Amount, r
 	return flow{name: FlowSettle, idem: idem, users: []string{order.UserID}, partition: ok.PK, invocation: []string{entryID}, build: build, writesOrders: true, fail: fail}, nil
 }
 
+// settleEntry is a settle's ledger entry: its id and the request's
+// metadata.
+type settleEntry struct {
+	id string
+	md metadata.Metadata
+}
+
 // settleEffect pays order at now, in the writer's shape: the order, the
 // guarded debit, the summary and a ledger entry.
-func (s *Service) settleEffect(order store.Order, uk keys.Key, total money.Amount, entryID string, shape store.OrderShape, now time.Time, rel release) (*idempotency.Effect, error) {
+func (s *Service) settleEffect(order store.Order, uk keys.Key, total money.Amount, e settleEntry, shape store.OrderShape, now time.Time, rel release) (*idempotency.Effect, error) {
 	ts := keys.Timestamp(now)
 	gpk, _ := s.keys.OrderStatusGSI(store.OrderPaid, now, order.OrderID)
 	paid := order
 	paid.Status, paid.GSI1PK, paid.PaidAt, paid.UpdatedAt = store.OrderPaid, gpk, ts, ts
+	merged, err := metadata.Merge(order.Metadata, e.md)
+	if err != nil {
+		return nil, err
+	}
+	paid.Metadata = merged
 	eff := &idempotency.Effect{Status: http.StatusOK, Body: paid}
 	pay, err := s.paidUpdate(paid, shape)
 	if err != nil {
 		return nil, err
+	}
+	if len(e.md) > 0 {
+		pay = pay.Set(metadataName, expression.Value(merged))
 	}
 	upd, err := s.items.Update(keys.Key{PK: order.PK, SK: order.SK}, pay, s.payable(total).And(paymentIDName.Equal(expression.Value(order.PaymentID))))
 	if err != nil {
@@ -183,7 +207,7 @@ func (s *Service) settleEffect(order store.Order, uk keys.Key, total money.Amoun
 		return nil, err
 	}
 	eff.Items.Add(itemSummary, summary)
-	entry, err := s.ledgerPut(order.UserID, now, entryID, store.LedgerSettle, total, order.OrderID)
+	entry, err := s.ledgerPut(order.UserID, now, e.id, store.LedgerSettle, total, order.OrderID, e.md)
 	if err != nil {
 		return nil, err
 	}

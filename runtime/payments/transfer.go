@@ -10,6 +10,7 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/metadata"
 	"github.com/oncetable/oncetable/runtime/money"
 	"github.com/oncetable/oncetable/runtime/store"
 	"github.com/oncetable/oncetable/runtime/txn"
@@ -25,6 +26,9 @@ type TransferResult struct {
 	ToUserID   string `json:"toUserId"`
 	Amount     int64  `json:"amount"`
 	Currency   string `json:"currency"`
+	// Metadata is on the sender's entry only: it is the sender's
+	// client's, not shown in the recipient's ledger.
+	Metadata metadata.Metadata `json:"metadata,omitempty"`
 }
 
 // Names of a transfer's own items (the sender's are itemBalance and
@@ -41,7 +45,11 @@ const (
 // record. Both entries carry the transfer's id: together they are the two
 // legs on the platform's transfers clearing account, which nets to zero
 // (docs/ledger.md). Status 201.
-func (s *Service) Transfer(ctx context.Context, idem Idem, fromUserID, toUserID string, amt money.Amount) (Response, error) {
+func (s *Service) Transfer(ctx context.Context, idem Idem, fromUserID, toUserID string, amt money.Amount, opts ...func(*FlowOptions)) (Response, error) {
+	o, err := flowOptions(opts)
+	if err != nil {
+		return Response{}, err
+	}
 	if fromUserID == toUserID {
 		return Response{}, fmt.Errorf("%w: a transfer from user %q to itself", ErrSameAccount, fromUserID)
 	}
@@ -50,11 +58,19 @@ func (s *Service) Transfer(ctx context.Context, idem Idem, fromUserID, toUserID 
 	}
 	transferID := s.entryID("tr", idem)
 	return s.runTaking(ctx, func(rel release) (flow, error) {
-		return s.transferFlow(idem, fromUserID, toUserID, transferID, amt, rel)
+		return s.transferFlow(idem, transferParties{from: fromUserID, to: toUserID, id: transferID, md: o.Metadata}, amt, rel)
 	})
 }
 
-func (s *Service) transferFlow(idem Idem, from, to, transferID string, amt money.Amount, rel release) (flow, error) {
+// transferParties names one transfer: its users, its id and the sender's
+// metadata.
+type transferParties struct {
+	from, to, id string
+	md           metadata.Metadata
+}
+
+func (s *Service) transferFlow(idem Idem, p transferParties, amt money.Amount, rel release) (flow, error) {
+	from, to, transferID := p.from, p.to, p.id
 	fk, err := s.keys.User(from)
 	if err != nil {
 		return flow{}, err
@@ -73,16 +89,16 @@ func (s *Service) transferFlow(idem Idem, from, to, transferID string, amt money
 		if err != nil {
 			return nil, err
 		}
-		out, err := s.transferEntry(from, to, now, outID, transferID, store.LedgerTransferOut, amt)
+		out, err := s.transferEntry(from, to, now, outID, transferID, store.LedgerTransferOut, amt, p.md)
 		if err != nil {
 			return nil, err
 		}
-		in, err := s.transferEntry(to, from, now, inID, transferID, store.LedgerTransferIn, amt)
+		in, err := s.transferEntry(to, from, now, inID, transferID, store.LedgerTransferIn, amt, nil)
 		if err != nil {
 			return nil, err
 		}
 		eff := &idempotency.Effect{Status: http.StatusCreated, Body: TransferResult{TransferID: transferID, EntryID: outID,
-			FromUserID: from, ToUserID: to, Amount: amt.Minor, Currency: string(amt.Currency)}}
+			FromUserID: from, ToUserID: to, Amount: amt.Minor, Currency: string(amt.Currency), Metadata: p.md}}
 		eff.Items.Add(itemBalance, take)
 		eff.Items.Add(itemRecipient, give)
 		eff.Items.Add(itemLedger, out)
@@ -105,7 +121,7 @@ func (s *Service) transferFlow(idem Idem, from, to, transferID string, amt money
 }
 
 // transferEntry is one leg of a transfer in user's ledger.
-func (s *Service) transferEntry(user, counterparty string, now time.Time, entryID, transferID, kind string, amt money.Amount) (types.TransactWriteItem, error) {
+func (s *Service) transferEntry(user, counterparty string, now time.Time, entryID, transferID, kind string, amt money.Amount, md metadata.Metadata) (types.TransactWriteItem, error) {
 	k, err := s.keys.Ledger(user, entryID)
 	if err != nil {
 		return types.TransactWriteItem{}, err
@@ -113,6 +129,6 @@ func (s *Service) transferEntry(user, counterparty string, now time.Time, entryI
 	return s.items.PutNew(store.LedgerEntry{
 		PK: k.PK, SK: k.SK, EntityType: store.TypeLedgerEntry, EntryID: entryID, UserID: user, Kind: kind,
 		Amount: amt.Minor, Currency: string(amt.Currency), TransferID: transferID, Counterparty: counterparty,
-		CreatedAt: keys.Timestamp(now),
+		Metadata: md, CreatedAt: keys.Timestamp(now),
 	}.WithLegs())
 }

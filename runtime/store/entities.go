@@ -1,5 +1,7 @@
 package store
 
+import "github.com/oncetable/oncetable/runtime/metadata"
+
 // EntityType values.
 const (
 	TypeUser        = "User"
@@ -121,6 +123,8 @@ type User struct {
 	Currency     string `dynamodbav:"currency,omitempty" json:"currency,omitempty"`
 	OrderCount   int64  `dynamodbav:"orderCount" json:"orderCount"`
 	AddressCount int64  `dynamodbav:"addressCount" json:"-"`
+	// Metadata is the client's, given when the user was created.
+	Metadata metadata.Metadata `dynamodbav:"metadata,omitempty" json:"metadata,omitempty"`
 	// Holds are the open holds by id: money taken out of Balance and not
 	// yet captured, voided or released (docs/ledger.md).
 	Holds     map[string]OpenHold `dynamodbav:"holds,omitempty" json:"-"`
@@ -168,6 +172,9 @@ type Hold struct {
 	CreatedAt  string `dynamodbav:"createdAt" json:"createdAt"`
 	ExpiresAt  string `dynamodbav:"holdExpiresAt" json:"expiresAt"`
 	UpdatedAt  string `dynamodbav:"updatedAt" json:"updatedAt"`
+	// Metadata is the authorization's, with a capture's or a void's
+	// keys set over it.
+	Metadata metadata.Metadata `dynamodbav:"metadata,omitempty" json:"metadata,omitempty"`
 }
 
 // Address is one of a user's addresses.
@@ -206,6 +213,8 @@ type Order struct {
 	CancelledAt string `dynamodbav:"cancelledAt,omitempty" json:"cancelledAt,omitempty"`
 	// Refunded is the sum of the order's refunds; never more than Total.
 	Refunded int64 `dynamodbav:"refunded,omitempty" json:"refunded,omitempty"`
+	// Metadata is the order's, with its settle's keys set over it.
+	Metadata metadata.Metadata `dynamodbav:"metadata,omitempty" json:"metadata,omitempty"`
 }
 
 // Refund gives back part or all of what a paid order took, to the balance
@@ -224,6 +233,8 @@ type Refund struct {
 	// OrderStatus is the order's status once this refund was made.
 	OrderStatus string `dynamodbav:"orderStatus" json:"orderStatus"`
 	CreatedAt   string `dynamodbav:"createdAt" json:"createdAt"`
+	// Metadata is the refund request's (its ledger entry carries it too).
+	Metadata metadata.Metadata `dynamodbav:"metadata,omitempty" json:"metadata,omitempty"`
 }
 
 // OrderItem is one line of an order.
@@ -271,6 +282,8 @@ type Payment struct {
 	CreatedAt     string `dynamodbav:"createdAt" json:"createdAt"`
 	ProcessedAt   string `dynamodbav:"processedAt,omitempty" json:"processedAt,omitempty"`
 	VoidedAt      string `dynamodbav:"voidedAt,omitempty" json:"voidedAt,omitempty"`
+	// Metadata is the charge request's.
+	Metadata metadata.Metadata `dynamodbav:"metadata,omitempty" json:"metadata,omitempty"`
 }
 
 // Product is a catalogue entry. FeaturedPK/SK are present only on featured
@@ -310,6 +323,9 @@ type LedgerEntry struct {
 	HoldID       string `dynamodbav:"holdId,omitempty" json:"holdId,omitempty"`
 	// RefundID is the refund a refund entry posted (with its OrderID).
 	RefundID string `dynamodbav:"refundId,omitempty" json:"refundId,omitempty"`
+	// Metadata is the request's that posted the entry (a transfer's is on
+	// its sender's entry only).
+	Metadata metadata.Metadata `dynamodbav:"metadata,omitempty" json:"metadata,omitempty"`
 	// Legs are stored on every entry a flow writes; an entry written before
 	// entries carried legs has none until the legs migration adds them, and
 	// reads as LegsOf its kind meanwhile (Posting).

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/metadata"
 	"github.com/oncetable/oncetable/runtime/retry"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/txn"
@@ -34,9 +35,10 @@ func Update(table string, k keys.Key, upd expression.UpdateBuilder, cond express
 
 // NewUser is the input of CreateUser.
 type NewUser struct {
-	UserID string
-	Name   string
-	Email  string
+	UserID   string
+	Name     string
+	Email    string
+	Metadata metadata.Metadata
 }
 
 // CreateUser writes a profile with a zero balance (PutItem,
@@ -46,9 +48,12 @@ func (s *Store) CreateUser(ctx context.Context, in NewUser) (User, error) {
 	if err != nil {
 		return User{}, err
 	}
+	if err := metadata.Validate(in.Metadata); err != nil {
+		return User{}, err
+	}
 	now := keys.Timestamp(s.now())
 	u := User{PK: k.PK, SK: k.SK, EntityType: TypeUser, UserID: in.UserID, Name: in.Name, Email: in.Email,
-		CreatedAt: now, UpdatedAt: now}
+		Metadata: in.Metadata, CreatedAt: now, UpdatedAt: now}
 	if err := s.putNew(ctx, u); err != nil {
 		if _, ok := conditionFailed(err); ok {
 			return User{}, fmt.Errorf("user %q: %w", in.UserID, ErrAlreadyExists)
