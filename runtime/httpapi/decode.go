@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/oncetable/oncetable/runtime/metadata"
 )
 
 // MaxBodyBytes is the largest request body accepted.
@@ -83,7 +85,7 @@ func decodeStrict(body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return fmt.Errorf("%w: a JSON object body is required", ErrBadRequest)
 	}
-	if err := checkDuplicates(body); err != nil {
+	if err := checkDuplicates(body, reflect.TypeOf(v)); err != nil {
 		return err
 	}
 	if err := checkExactNames(body, reflect.TypeOf(v), ""); err != nil {
@@ -94,7 +96,10 @@ func decodeStrict(body []byte, v any) error {
 	if err := dec.Decode(v); err != nil {
 		var ute *json.UnmarshalTypeError
 		var se *json.SyntaxError
+		var me *metadata.Error
 		switch {
+		case errors.As(err, &me):
+			return err
 		case errors.As(err, &ute):
 			return atParam(ute.Field, fmt.Errorf("%w: field %q: expected %s, got JSON %s", ErrBadRequest, ute.Field, ute.Type, ute.Value))
 		case errors.As(err, &se):
@@ -113,7 +118,10 @@ func decodeStrict(body []byte, v any) error {
 
 // checkDuplicates walks the JSON token stream and fails on the first object
 // that names a key twice; encoding/json would silently keep the last one.
-func checkDuplicates(body []byte) error {
+// t is the type the body decodes into: an object decoded into a map (the
+// metadata) is left to the map type's own decoding, which tells keys apart
+// by case as a map does.
+func checkDuplicates(body []byte, t reflect.Type) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	first, err := dec.Token()
@@ -123,10 +131,27 @@ func checkDuplicates(body []byte) error {
 	if d, ok := first.(json.Delim); !ok || d != '{' {
 		return fmt.Errorf("%w: body must be a JSON object", ErrBadRequest)
 	}
-	return walkObject(dec, "")
+	return walkObject(dec, "", t)
 }
 
-func walkObject(dec *json.Decoder, path string) error {
+// fieldType is the type of the member named key of an object decoded into
+// t, nil when t is no struct or has no such field.
+func fieldType(t reflect.Type, key string) reflect.Type {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	for _, f := range reflect.VisibleFields(t) {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name == key {
+			return f.Type
+		}
+	}
+	return nil
+}
+
+func walkObject(dec *json.Decoder, path string, typ reflect.Type) error {
 	seen := map[string]bool{}
 	for dec.More() {
 		t, err := dec.Token()
@@ -141,7 +166,7 @@ func walkObject(dec *json.Decoder, path string) error {
 			return atParam(path+key, fmt.Errorf("%w: duplicate key %q", ErrBadRequest, path+key))
 		}
 		seen[folded] = true
-		if err := walkValue(dec, path+key+"."); err != nil {
+		if err := walkValue(dec, path+key+".", fieldType(typ, key)); err != nil {
 			return err
 		}
 	}
@@ -152,17 +177,28 @@ func walkObject(dec *json.Decoder, path string) error {
 	return nil
 }
 
-func walkValue(dec *json.Decoder, path string) error {
+func walkValue(dec *json.Decoder, path string, typ reflect.Type) error {
+	if typ != nil && typ.Kind() == reflect.Map {
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return fmt.Errorf("%w: malformed JSON: %v", ErrBadRequest, err)
+		}
+		return nil
+	}
 	t, err := dec.Token()
 	if err != nil {
 		return fmt.Errorf("%w: malformed JSON: %v", ErrBadRequest, err)
 	}
+	var elem reflect.Type
+	if typ != nil && typ.Kind() == reflect.Slice {
+		elem = typ.Elem()
+	}
 	switch t {
 	case json.Delim('{'):
-		return walkObject(dec, path)
+		return walkObject(dec, path, typ)
 	case json.Delim('['):
 		for dec.More() {
-			if err := walkValue(dec, path); err != nil {
+			if err := walkValue(dec, path, elem); err != nil {
 				return err
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/idempotency/idemhttp"
 	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/metadata"
 	"github.com/oncetable/oncetable/runtime/money"
 	"github.com/oncetable/oncetable/runtime/payments"
 	"github.com/oncetable/oncetable/runtime/retry"
@@ -103,7 +104,7 @@ var operations = map[string]Operation{
 		Errors: join(bodyErrors, keyErrors, amountErrors, []error{keys.ErrInvalidID, store.ErrNotFound, payments.ErrAlreadyPaid, payments.ErrOrderCancelled, payments.ErrAmountMismatch, payments.ErrCurrencyMismatch})},
 	RouteGetPayment: {Summary: "Read a payment of an order", Status: http.StatusOK, Response: store.Payment{},
 		Errors: []error{keys.ErrInvalidID, store.ErrNotFound}},
-	RouteSettle: {Summary: "Settle an order from the user's balance", Body: AmountRequest{}, BodyOptional: true, Status: http.StatusOK, Response: store.Order{}, Key: KeyRequired,
+	RouteSettle: {Summary: "Settle an order from the user's balance; its metadata goes on its ledger entry and its keys are set on the order's", Body: OptionalAmountRequest{}, BodyOptional: true, Status: http.StatusOK, Response: store.Order{}, Key: KeyRequired,
 		Errors: join(bodyErrors, keyErrors, amountErrors, []error{keys.ErrInvalidID, store.ErrNotFound, payments.ErrAlreadyPaid, payments.ErrOrderCancelled, payments.ErrAmountMismatch,
 			payments.ErrCurrencyMismatch, payments.ErrInsufficientFunds, payments.ErrNotCharged})},
 	RouteUnprocessed: {Summary: "List payments not processed yet, oldest first", Status: http.StatusOK, Response: store.Page[store.Payment]{}, Query: pageParams,
@@ -125,10 +126,10 @@ var operations = map[string]Operation{
 	RouteCaptureHold: {Summary: "Capture a hold in full or in part; the rest returns to the balance", Body: AmountRequest{}, Status: http.StatusOK, Response: store.Hold{}, Key: KeyRequired,
 		Errors: join(bodyErrors, keyErrors, amountErrors, []error{keys.ErrInvalidID, store.ErrNotFound, payments.ErrCurrencyMismatch, payments.ErrExceedsHold,
 			payments.ErrHoldNotOpen, payments.ErrHoldExpired})},
-	RouteVoidHold: {Summary: "Void a hold; its money returns to the balance", Status: http.StatusOK, Response: store.Hold{}, Key: KeyRequired,
+	RouteVoidHold: {Summary: "Void a hold; its money returns to the balance, its metadata's keys are set on the hold's", Body: VoidRequest{}, BodyOptional: true, Status: http.StatusOK, Response: store.Hold{}, Key: KeyRequired,
 		Errors: join(bodyErrors, keyErrors, []error{keys.ErrInvalidID, store.ErrNotFound, payments.ErrHoldNotOpen})},
 	RouteRefund: {Summary: "Refund a paid order in full or in part, to the balance it was paid from; no body (or {}) refunds all that is left",
-		Body: AmountRequest{}, BodyOptional: true, Status: http.StatusCreated, Response: store.Refund{}, Key: KeyRequired,
+		Body: OptionalAmountRequest{}, BodyOptional: true, Status: http.StatusCreated, Response: store.Refund{}, Key: KeyRequired,
 		Errors: join(bodyErrors, keyErrors, amountErrors, []error{keys.ErrInvalidID, store.ErrNotFound, payments.ErrNotPaid, payments.ErrExceedsRefundable,
 			payments.ErrCurrencyMismatch, payments.ErrBalanceLimit})},
 	RouteListRefunds: {Summary: "List an order's refunds, oldest first", Status: http.StatusOK, Response: store.Page[store.Refund]{}, Query: pageParams,
@@ -160,6 +161,9 @@ func Operations() []Operation {
 		if r.Flow != "" {
 			// Every money flow is behind the kill switch.
 			op.Errors = append(append([]error(nil), op.Errors...), freeze.ErrFrozen)
+		}
+		if l, ok := op.Body.(Limited); ok && l.Limits()["metadata"].Metadata {
+			op.Errors = append(append([]error(nil), op.Errors...), metadata.ErrInvalid)
 		}
 		if op.Key == KeyNone && r.Method == http.MethodPost && r.Flow == "" {
 			op.Key = KeyOptional

@@ -15,6 +15,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/idempotency/idemhttp"
 	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/metadata"
 	"github.com/oncetable/oncetable/runtime/money"
 	"github.com/oncetable/oncetable/runtime/payments"
 	"github.com/oncetable/oncetable/runtime/retry"
@@ -101,6 +102,7 @@ var problems = []mapping{
 	{money.ErrUnknownCurrency, http.StatusBadRequest, "unknown-currency", "Unknown currency", "invalid"},
 	{money.ErrCurrencyMismatch, http.StatusBadRequest, "invalid-amount", "Invalid amount", "invalid"},
 	{cursor.ErrInvalid, http.StatusBadRequest, "invalid-cursor", "Invalid cursor", "invalid"},
+	{metadata.ErrInvalid, http.StatusBadRequest, "invalid-metadata", "Invalid metadata", "invalid"},
 	{ErrBodyTooLarge, http.StatusRequestEntityTooLarge, "body-too-large", "Request body too large", "invalid"},
 	{ErrBadRequest, http.StatusBadRequest, "bad-request", "Bad request", "invalid"},
 	{ErrUnsupportedMedia, http.StatusUnsupportedMediaType, "unsupported-media-type", "Content-Type must be application/json", "invalid"},
@@ -140,6 +142,10 @@ func paramOf(err error) string {
 	var ie *keys.InvalidIDError
 	if errors.As(err, &ie) {
 		return ie.Kind
+	}
+	var me *metadata.Error
+	if errors.As(err, &me) {
+		return me.Param
 	}
 	if errors.Is(err, cursor.ErrInvalid) {
 		return "cursor"

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/metadata"
 	"github.com/oncetable/oncetable/runtime/payments"
 )
 
@@ -36,6 +37,9 @@ type Limit struct {
 	Min, Max int64
 	// Array fields hold MinItems..MaxItems elements.
 	MinItems, MaxItems int
+	// Metadata fields are JSON objects of strings bounded as the metadata
+	// package says (metadata.Validate).
+	Metadata bool
 }
 
 // Limited is a request body type that states the limits of its fields,
@@ -53,19 +57,24 @@ const (
 	MaxPostalCodeBytes = 20
 )
 
+// metadataLimit is the limit of every request's "metadata".
+var metadataLimit = Limit{Metadata: true}
+
 // CreateUserRequest is the body of POST /users.
 type CreateUserRequest struct {
-	UserID string `json:"userId"`
-	Name   string `json:"name"`
-	Email  string `json:"email"`
+	UserID   string            `json:"userId"`
+	Name     string            `json:"name"`
+	Email    string            `json:"email"`
+	Metadata metadata.Metadata `json:"metadata,omitempty"`
 }
 
 // Limits implements Limited.
 func (CreateUserRequest) Limits() map[string]Limit {
 	return map[string]Limit{
-		"userId": {Required: true, ID: true},
-		"name":   {Required: true, MaxBytes: MaxNameBytes},
-		"email":  {Required: true, MaxBytes: MaxEmailBytes, Format: "email"},
+		"userId":   {Required: true, ID: true},
+		"name":     {Required: true, MaxBytes: MaxNameBytes},
+		"email":    {Required: true, MaxBytes: MaxEmailBytes, Format: "email"},
+		"metadata": metadataLimit,
 	}
 }
 
@@ -91,41 +100,67 @@ func (AddAddressRequest) Limits() map[string]Limit {
 	}
 }
 
-// AmountRequest is the body of a credit, a debit, a charge and
-// (optionally) a settle.
+// AmountRequest is the body of a credit, a debit, a charge and a capture.
 type AmountRequest struct {
-	Amount   json.RawMessage `json:"amount"`
-	Currency string          `json:"currency"`
+	Amount   json.RawMessage   `json:"amount"`
+	Currency string            `json:"currency"`
+	Metadata metadata.Metadata `json:"metadata,omitempty"`
 }
 
 // Limits implements Limited.
 func (AmountRequest) Limits() map[string]Limit {
-	return map[string]Limit{"amount": {Required: true, Amount: true}, "currency": {Required: true, Currency: true}}
+	return map[string]Limit{"amount": {Required: true, Amount: true}, "currency": {Required: true, Currency: true}, "metadata": metadataLimit}
 }
+
+// OptionalAmountRequest is the optional body of a settle (the amount, when
+// named, must be the order's total) and of a refund (without an amount it
+// refunds all that is left): amount and currency together or neither.
+type OptionalAmountRequest struct {
+	Amount   json.RawMessage   `json:"amount,omitempty"`
+	Currency string            `json:"currency,omitempty"`
+	Metadata metadata.Metadata `json:"metadata,omitempty"`
+}
+
+// Limits implements Limited.
+func (OptionalAmountRequest) Limits() map[string]Limit {
+	return map[string]Limit{"amount": {Amount: true}, "currency": {Currency: true}, "metadata": metadataLimit}
+}
+
+// VoidRequest is the optional body of a void.
+type VoidRequest struct {
+	Metadata metadata.Metadata `json:"metadata,omitempty"`
+}
+
+// Limits implements Limited.
+func (VoidRequest) Limits() map[string]Limit { return map[string]Limit{"metadata": metadataLimit} }
 
 // TransferRequest is the body of POST /users/{userId}/transfers.
 type TransferRequest struct {
-	ToUserID string          `json:"toUserId"`
-	Amount   json.RawMessage `json:"amount"`
-	Currency string          `json:"currency"`
+	ToUserID string            `json:"toUserId"`
+	Amount   json.RawMessage   `json:"amount"`
+	Currency string            `json:"currency"`
+	Metadata metadata.Metadata `json:"metadata,omitempty"`
 }
 
 // Limits implements Limited.
 func (TransferRequest) Limits() map[string]Limit {
-	return map[string]Limit{"toUserId": {Required: true, ID: true}, "amount": {Required: true, Amount: true}, "currency": {Required: true, Currency: true}}
+	return map[string]Limit{"toUserId": {Required: true, ID: true}, "amount": {Required: true, Amount: true}, "currency": {Required: true, Currency: true},
+		"metadata": metadataLimit}
 }
 
 // HoldRequest is the body of POST /users/{userId}/holds.
 type HoldRequest struct {
-	Amount           json.RawMessage `json:"amount"`
-	Currency         string          `json:"currency"`
-	ExpiresInSeconds json.RawMessage `json:"expiresInSeconds,omitempty"`
+	Amount           json.RawMessage   `json:"amount"`
+	Currency         string            `json:"currency"`
+	ExpiresInSeconds json.RawMessage   `json:"expiresInSeconds,omitempty"`
+	Metadata         metadata.Metadata `json:"metadata,omitempty"`
 }
 
 // Limits implements Limited.
 func (HoldRequest) Limits() map[string]Limit {
 	return map[string]Limit{"amount": {Required: true, Amount: true}, "currency": {Required: true, Currency: true},
-		"expiresInSeconds": {Min: int64(payments.MinHoldExpiry.Seconds()), Max: int64(payments.MaxHoldExpiry.Seconds())}}
+		"expiresInSeconds": {Min: int64(payments.MinHoldExpiry.Seconds()), Max: int64(payments.MaxHoldExpiry.Seconds())},
+		"metadata":         metadataLimit}
 }
 
 // CreateOrderRequest is the body of POST /users/{userId}/orders.
@@ -133,6 +168,7 @@ type CreateOrderRequest struct {
 	OrderID  string             `json:"orderId"`
 	Currency string             `json:"currency"`
 	Items    []OrderLineRequest `json:"items"`
+	Metadata metadata.Metadata  `json:"metadata,omitempty"`
 }
 
 // Limits implements Limited.
@@ -141,6 +177,7 @@ func (CreateOrderRequest) Limits() map[string]Limit {
 		"orderId":  {ID: true},
 		"currency": {Required: true, Currency: true},
 		"items":    {Required: true, MinItems: 1, MaxItems: payments.MaxOrderItems},
+		"metadata": metadataLimit,
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/metadata"
 	"github.com/oncetable/oncetable/runtime/money"
 	"github.com/oncetable/oncetable/runtime/payments"
 	"github.com/oncetable/oncetable/runtime/store"
@@ -232,7 +233,7 @@ func (a *API) createUser(ctx context.Context, c *call) (reply, error) {
 	if addr, err := mail.ParseAddress(in.Email); err != nil || addr.Address != in.Email {
 		return reply{}, atParam("email", fmt.Errorf("%w: \"email\" is not a plain address", ErrBadRequest))
 	}
-	return created(a.st.CreateUser(ctx, store.NewUser{UserID: id, Name: in.Name, Email: in.Email}))
+	return created(a.st.CreateUser(ctx, store.NewUser{UserID: id, Name: in.Name, Email: in.Email, Metadata: in.Metadata}))
 }
 
 func (a *API) getUser(ctx context.Context, c *call) (reply, error) {
@@ -261,20 +262,28 @@ func (a *API) addAddress(ctx context.Context, c *call) (reply, error) {
 }
 
 // amountBody is the body of a money flow that moves an amount: its
-// "amount" and "currency" members.
+// "amount" and "currency" members, and its "metadata".
 type amountBody interface {
 	money() (json.RawMessage, string)
+	meta() metadata.Metadata
 }
 
 func (in AmountRequest) money() (json.RawMessage, string)   { return in.Amount, in.Currency }
 func (in TransferRequest) money() (json.RawMessage, string) { return in.Amount, in.Currency }
 func (in HoldRequest) money() (json.RawMessage, string)     { return in.Amount, in.Currency }
+func (in AmountRequest) meta() metadata.Metadata            { return in.Metadata }
+func (in TransferRequest) meta() metadata.Metadata          { return in.Metadata }
+func (in HoldRequest) meta() metadata.Metadata              { return in.Metadata }
+
+// flowRun is a money flow run under its key with the amount and the
+// request's options (its metadata).
+type flowRun func(payments.Idem, money.Amount, func(*payments.FlowOptions)) (payments.Response, error)
 
 // amountFlow is the handler of a money flow whose body T carries an
-// amount: decode the body strictly, let check refuse the rest of it (nil:
-// T holds nothing else), parse the money, then key the request and run it
-// (runFlow).
-func amountFlow[T amountBody](ctx context.Context, a *API, c *call, check func(T) error, run func(payments.Idem, money.Amount) (payments.Response, error)) (reply, error) {
+// amount: decode the body strictly (the metadata's bounds included), let
+// check refuse the rest of it (nil: T holds nothing else), parse the
+// money, then key the request and run it (runFlow).
+func amountFlow[T amountBody](ctx context.Context, a *API, c *call, check func(T) error, run flowRun) (reply, error) {
 	var in T
 	raw, err := c.decode(&in)
 	if err != nil {
@@ -289,7 +298,9 @@ func amountFlow[T amountBody](ctx context.Context, a *API, c *call, check func(T
 	if err != nil {
 		return reply{}, atMoney(err, "amount", "currency")
 	}
-	return a.runFlow(ctx, c, raw, func(idem payments.Idem) (payments.Response, error) { return run(idem, amt) })
+	return a.runFlow(ctx, c, raw, func(idem payments.Idem) (payments.Response, error) {
+		return run(idem, amt, payments.WithMetadata(in.meta()))
+	})
 }
 
 // runFlow keys the request (raw, its body) under the route's flow and
@@ -304,9 +315,9 @@ func (a *API) runFlow(ctx context.Context, c *call, raw []byte, run func(payment
 
 // onParam is the run of a flow on the route's param that takes only an
 // amount: credit, debit and charge.
-func onParam(ctx context.Context, c *call, param string, flow func(context.Context, payments.Idem, string, money.Amount) (payments.Response, error)) func(payments.Idem, money.Amount) (payments.Response, error) {
-	return func(idem payments.Idem, amt money.Amount) (payments.Response, error) {
-		return flow(ctx, idem, c.params[param], amt)
+func onParam(ctx context.Context, c *call, param string, flow func(context.Context, payments.Idem, string, money.Amount, ...func(*payments.FlowOptions)) (payments.Response, error)) flowRun {
+	return func(idem payments.Idem, amt money.Amount, opt func(*payments.FlowOptions)) (payments.Response, error) {
+		return flow(ctx, idem, c.params[param], amt, opt)
 	}
 }
 
@@ -395,7 +406,7 @@ func (a *API) createOrder(ctx context.Context, c *call) (reply, error) {
 		order.Items = append(order.Items, payments.NewItem{ProductID: it.ProductID, Quantity: q, UnitPrice: price})
 	}
 	return a.runFlow(ctx, c, raw, func(idem payments.Idem) (payments.Response, error) {
-		return a.svc.CreateOrder(ctx, idem, userID, order)
+		return a.svc.CreateOrder(ctx, idem, userID, order, payments.WithMetadata(in.Metadata))
 	})
 }
 
@@ -422,25 +433,37 @@ func (a *API) charge(ctx context.Context, c *call) (reply, error) {
 	return amountFlow[AmountRequest](ctx, a, c, nil, onParam(ctx, c, "orderId", a.svc.Charge))
 }
 
-// settle takes an optional body {"amount", "currency"}: when present it
-// must equal the order total.
+// settle takes an optional body {"amount", "currency", "metadata"}: an
+// amount, when named, must equal the order total.
 func (a *API) settle(ctx context.Context, c *call) (reply, error) {
-	var in AmountRequest
+	var in OptionalAmountRequest
 	raw, present, err := c.decodeOptional(&in)
 	if err != nil {
 		return reply{}, err
 	}
-	var expected *money.Amount
-	if present {
-		amt, err := money.ParseJSON(in.Amount, in.Currency)
-		if err != nil {
-			return reply{}, atMoney(err, "amount", "currency")
-		}
-		expected = &amt
+	expected, err := in.optionalAmount(present)
+	if err != nil {
+		return reply{}, err
 	}
 	return a.runFlow(ctx, c, raw, func(idem payments.Idem) (payments.Response, error) {
-		return a.svc.Settle(ctx, idem, c.params["orderId"], expected)
+		return a.svc.Settle(ctx, idem, c.params["orderId"], expected, payments.WithMetadata(in.Metadata))
 	})
+}
+
+// optionalAmount is the amount of an optional body, nil when it names
+// none; a currency without an amount is refused.
+func (in OptionalAmountRequest) optionalAmount(present bool) (*money.Amount, error) {
+	switch {
+	case present && len(in.Amount) > 0:
+		m, err := money.ParseJSON(in.Amount, in.Currency)
+		if err != nil {
+			return nil, atMoney(err, "amount", "currency")
+		}
+		return &m, nil
+	case present && in.Currency != "":
+		return nil, atParam("amount", fmt.Errorf("%w: \"currency\" without \"amount\": name both, or neither", money.ErrInvalidAmount))
+	}
+	return nil, nil
 }
 
 // decodeOptional reads the body strictly into v when there is one; an
@@ -530,8 +553,8 @@ func (a *API) transfer(ctx context.Context, c *call) (reply, error) {
 		}
 		return nil
 	}
-	return amountFlow(ctx, a, c, check, func(idem payments.Idem, amt money.Amount) (payments.Response, error) {
-		return a.svc.Transfer(ctx, idem, from, to, amt)
+	return amountFlow(ctx, a, c, check, func(idem payments.Idem, amt money.Amount, opt func(*payments.FlowOptions)) (payments.Response, error) {
+		return a.svc.Transfer(ctx, idem, from, to, amt, opt)
 	})
 }
 
@@ -549,8 +572,8 @@ func (a *API) authorizeHold(ctx context.Context, c *call) (reply, error) {
 		expiry = time.Duration(secs) * time.Second
 		return nil
 	}
-	return amountFlow(ctx, a, c, check, func(idem payments.Idem, amt money.Amount) (payments.Response, error) {
-		return a.svc.Authorize(ctx, idem, c.params["userId"], amt, expiry)
+	return amountFlow(ctx, a, c, check, func(idem payments.Idem, amt money.Amount, opt func(*payments.FlowOptions)) (payments.Response, error) {
+		return a.svc.Authorize(ctx, idem, c.params["userId"], amt, expiry, opt)
 	})
 }
 
@@ -559,20 +582,21 @@ func (a *API) getHold(ctx context.Context, c *call) (reply, error) {
 }
 
 func (a *API) captureHold(ctx context.Context, c *call) (reply, error) {
-	return amountFlow[AmountRequest](ctx, a, c, nil, func(idem payments.Idem, amt money.Amount) (payments.Response, error) {
-		return a.svc.Capture(ctx, idem, c.params["userId"], c.params["holdId"], amt)
+	return amountFlow[AmountRequest](ctx, a, c, nil, func(idem payments.Idem, amt money.Amount, opt func(*payments.FlowOptions)) (payments.Response, error) {
+		return a.svc.Capture(ctx, idem, c.params["userId"], c.params["holdId"], amt, opt)
 	})
 }
 
-// voidHold takes no body (an empty JSON object is accepted).
+// voidHold takes an optional body {"metadata"} (an empty JSON object is
+// accepted).
 func (a *API) voidHold(ctx context.Context, c *call) (reply, error) {
-	var in struct{}
+	var in VoidRequest
 	raw, _, err := c.decodeOptional(&in)
 	if err != nil {
 		return reply{}, err
 	}
 	return a.runFlow(ctx, c, raw, func(idem payments.Idem) (payments.Response, error) {
-		return a.svc.Void(ctx, idem, c.params["userId"], c.params["holdId"])
+		return a.svc.Void(ctx, idem, c.params["userId"], c.params["holdId"], payments.WithMetadata(in.Metadata))
 	})
 }
 
@@ -588,27 +612,21 @@ func (a *API) cancelOrder(ctx context.Context, c *call) (reply, error) {
 	})
 }
 
-// refund takes an optional body {"amount", "currency"}: without one (or
-// with an empty object) it refunds all that is left of the order.
+// refund takes an optional body {"amount", "currency", "metadata"}:
+// without an amount (or without a body) it refunds all that is left of the
+// order.
 func (a *API) refund(ctx context.Context, c *call) (reply, error) {
-	var in AmountRequest
+	var in OptionalAmountRequest
 	raw, present, err := c.decodeOptional(&in)
 	if err != nil {
 		return reply{}, err
 	}
-	var amt *money.Amount
-	switch {
-	case present && len(in.Amount) > 0:
-		m, err := money.ParseJSON(in.Amount, in.Currency)
-		if err != nil {
-			return reply{}, atMoney(err, "amount", "currency")
-		}
-		amt = &m
-	case present && in.Currency != "":
-		return reply{}, atParam("amount", fmt.Errorf("%w: \"currency\" without \"amount\": name both, or neither to refund all that is left", money.ErrInvalidAmount))
+	amt, err := in.optionalAmount(present)
+	if err != nil {
+		return reply{}, err
 	}
 	return a.runFlow(ctx, c, raw, func(idem payments.Idem) (payments.Response, error) {
-		return a.svc.Refund(ctx, idem, c.params["orderId"], amt)
+		return a.svc.Refund(ctx, idem, c.params["orderId"], amt, payments.WithMetadata(in.Metadata))
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/metadata"
 	"github.com/oncetable/oncetable/runtime/money"
 )
 
@@ -24,7 +25,22 @@ const idPattern = `^[^#/\s\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u11
 // productIDPattern is keys.ValidateProductID: a catalogue id is ASCII.
 const productIDPattern = `^[A-Za-z0-9._:~-]+$`
 
-var rawMessage = reflect.TypeFor[json.RawMessage]()
+var (
+	rawMessage   = reflect.TypeFor[json.RawMessage]()
+	metadataType = reflect.TypeFor[metadata.Metadata]()
+)
+
+// metadataSchema is the bounds of metadata.Metadata, one component for
+// requests and responses.
+func (s schemas) metadataSchema() obj {
+	return s.named("Metadata", func() obj {
+		return obj{"type": "object", "maxProperties": metadata.MaxKeys,
+			"propertyNames":        obj{"minLength": 1, "maxLength": metadata.MaxKeyLength, "pattern": `^[^\[\]\u0000-\u001f\u007f-\u009f]+$`},
+			"additionalProperties": obj{"type": "string", "maxLength": metadata.MaxValueLength},
+			"description": fmt.Sprintf("the client's key-value pairs: at most %d keys of 1..%d characters without '[', ']' or control characters, values of at most %d characters; absent when there are none",
+				metadata.MaxKeys, metadata.MaxKeyLength, metadata.MaxValueLength)}
+	})
+}
 
 // schemas collects the component schemas, by name.
 type schemas map[string]any
@@ -151,6 +167,9 @@ func (s schemas) responseField(f field) obj {
 }
 
 func (s schemas) elem(t reflect.Type) obj {
+	if t == metadataType {
+		return s.metadataSchema()
+	}
 	switch t.Kind() {
 	case reflect.Pointer: // an omitempty extension member of Problem
 		return s.elem(t.Elem())
@@ -169,6 +188,8 @@ func (s schemas) elem(t reflect.Type) obj {
 // requestField applies a field's httpapi.Limit to its schema.
 func (s schemas) requestField(t reflect.Type, l httpapi.Limit) obj {
 	switch {
+	case l.Metadata:
+		return s.metadataSchema()
 	case l.Amount:
 		return obj{"type": "integer", "minimum": 1, "maximum": money.MaxMinor, "description": "minor units (2500 EUR is 25.00 EUR)"}
 	case t == rawMessage:
