@@ -256,6 +256,39 @@ func catalogue(aliceCursor, bobCursor string) []badInput {
 		{group: "business rule", name: "user that exists already", method: "POST", path: "/users", header: hdr(),
 			body: []byte(`{"userId":"alice","name":"Alice 2","email":"alice2@example.com"}`), status: 409, problem: "already-exists"},
 
+		withShown(withDetail(credit("metadata", "metadata with 51 keys", `{"amount":100,"currency":"EUR","metadata":`+metaKeys(51)+`}`, 400, "invalid-metadata"),
+			"metadata has more than 50 keys"), `{"amount":100,"currency":"EUR","metadata":{"k00":"v",...,"k50":"v"}}`),
+		withShown(withDetail(credit("metadata", "metadata key of 41 characters", `{"amount":100,"currency":"EUR","metadata":{"`+strings.Repeat("k", 41)+`":"v"}}`, 400, "invalid-metadata"),
+			"the key is 41 characters, at most 40"), `{"amount":100,"currency":"EUR","metadata":{"k×41":"v"}}`),
+		withShown(withDetail(credit("metadata", "metadata value of 501 characters", `{"amount":100,"currency":"EUR","metadata":{"k":"`+strings.Repeat("v", 501)+`"}}`, 400, "invalid-metadata"),
+			"the value is 501 characters, at most 500"), `{"amount":100,"currency":"EUR","metadata":{"k":"v×501"}}`),
+		withDetail(credit("metadata", "empty metadata key", `{"amount":100,"currency":"EUR","metadata":{"":"v"}}`, 400, "invalid-metadata"), "a key must not be empty"),
+		withDetail(credit("metadata", "metadata key with [ ]", `{"amount":100,"currency":"EUR","metadata":{"items[0]":"v"}}`, 400, "invalid-metadata"), "must not contain '[', ']'"),
+		withDetail(credit("metadata", "metadata value that is a number", `{"amount":100,"currency":"EUR","metadata":{"k":1}}`, 400, "invalid-metadata"), "metadata[k]: the value must be a JSON string"),
+		withDetail(credit("metadata", "metadata value that is an object", `{"amount":100,"currency":"EUR","metadata":{"k":{"a":"b"}}}`, 400, "invalid-metadata"), "got an object"),
+		withDetail(credit("metadata", "metadata that is an array", `{"amount":100,"currency":"EUR","metadata":["k"]}`, 400, "invalid-metadata"), "metadata must be a JSON object"),
+		withDetail(credit("metadata", "metadata key named twice", `{"amount":100,"currency":"EUR","metadata":{"k":"1","k":"2"}}`, 400, "invalid-metadata"), "the key is named twice"),
+		{group: "metadata", name: "new user with a metadata value that is a number", method: "POST", path: "/users", header: hdr(),
+			body: []byte(`{"userId":"eve","name":"Eve","email":"eve@example.com","metadata":{"k":1}}`), status: 400, problem: "invalid-metadata"},
+		{group: "metadata", name: "order with a metadata key of 41 characters", method: "POST", path: "/users/alice/orders", header: key("cat-meta-order"),
+			body:  []byte(`{"currency":"EUR","items":[{"productId":"p1","quantity":1,"unitPrice":100}],"metadata":{"` + strings.Repeat("k", 41) + `":"v"}}`),
+			shown: `{"currency":"EUR","items":[...],"metadata":{"k×41":"v"}}`, status: 400, problem: "invalid-metadata"},
+		{group: "metadata", name: "charge with metadata that is a string", method: "POST", path: "/orders/o-open/payments", header: key("cat-meta-charge"),
+			body: []byte(`{"amount":2500,"currency":"EUR","metadata":"k"}`), status: 400, problem: "invalid-metadata"},
+		{group: "metadata", name: "settle with a metadata value that is a number", method: "POST", path: "/orders/o-open/settle", header: key("cat-meta-settle"),
+			body: []byte(`{"metadata":{"k":1}}`), status: 400, problem: "invalid-metadata"},
+		{group: "metadata", name: "refund with a metadata value that is null", method: "POST", path: "/orders/o-paid/refunds", header: key("cat-meta-refund"),
+			body: []byte(`{"metadata":{"k":null}}`), status: 400, problem: "invalid-metadata"},
+		{group: "metadata", name: "transfer with an empty metadata key", method: "POST", path: "/users/bob/transfers", header: key("cat-meta-transfer"),
+			body: []byte(`{"toUserId":"alice","amount":1,"currency":"EUR","metadata":{"":"v"}}`), status: 400, problem: "invalid-metadata"},
+		{group: "metadata", name: "hold with a metadata value of 501 characters", method: "POST", path: "/users/alice/holds", header: key("cat-meta-hold"),
+			body:  []byte(`{"amount":1,"currency":"EUR","metadata":{"k":"` + strings.Repeat("v", 501) + `"}}`),
+			shown: `{"amount":1,"currency":"EUR","metadata":{"k":"v×501"}}`, status: 400, problem: "invalid-metadata"},
+		{group: "metadata", name: "capture with metadata that is an array", method: "POST", path: "/users/alice/holds/hold-none/capture", header: key("cat-meta-capture"),
+			body: []byte(`{"amount":1,"currency":"EUR","metadata":[]}`), status: 400, problem: "invalid-metadata"},
+		{group: "metadata", name: "void with a metadata key with [ ]", method: "POST", path: "/users/alice/holds/hold-none/void", header: key("cat-meta-void"),
+			body: []byte(`{"metadata":{"a]":"v"}}`), status: 400, problem: "invalid-metadata"},
+
 		{group: "route", name: "unknown route", method: "POST", path: "/users/alice/gifts", header: key("cat-route"),
 			body: []byte(`{"amount":100,"currency":"EUR"}`), status: 404, problem: "route-not-found"},
 		{group: "route", name: "wrong method", method: "DELETE", path: "/users/alice/credits", header: key("cat-method"), status: 405, problem: "method-not-allowed"},
@@ -404,6 +437,20 @@ func problemDetail(body string) string {
 	var p struct{ Detail string }
 	json.Unmarshal([]byte(body), &p)
 	return p.Detail
+}
+
+func withShown(c badInput, shown string) badInput {
+	c.shown = shown
+	return c
+}
+
+// metaKeys is a metadata object of n keys k00...
+func metaKeys(n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = fmt.Sprintf(`"k%02d":"v"`, i)
+	}
+	return "{" + strings.Join(parts, ",") + "}"
 }
 
 func withDetail(c badInput, detail string) badInput {
