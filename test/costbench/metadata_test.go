@@ -3,7 +3,6 @@ package costbench_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -81,34 +80,24 @@ so reading an item with the largest metadata costs 7 RCU where it cost 1. Measur
 	return b.String()
 }
 
-// withSection replaces the section between start and end of page with
-// section, or appends it when the page has none.
-func withSection(page, section, start, end string) string {
-	i, j := strings.Index(page, start), strings.Index(page, end)
-	if i < 0 || j < i {
-		return strings.TrimRight(page, "\n") + "\n\n" + section + "\n"
+// metadataCost is the section BenchmarkMetadata measured, for the report.
+var metadataCost string
+
+// BenchmarkMetadata measures the metadata section once for the report
+// (make bench); its figures do not depend on b.N.
+func BenchmarkMetadata(b *testing.B) {
+	for range b.N {
 	}
-	return page[:i] + section + page[j+len(end):]
+	section := measureMetadata(b)
+	resultsMu.Lock()
+	metadataCost = section
+	resultsMu.Unlock()
 }
 
 // TestMetadataCost pins what metadata costs and keeps the section of
 // docs/cost.md that shows it true.
 func TestMetadataCost(t *testing.T) {
-	section := measureMetadata(t)
-	page, err := os.ReadFile(costPage)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := withSection(string(page), section, metadataStart, metadataEnd)
-	if *update {
-		if err := os.WriteFile(costPage, []byte(want), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if string(page) != want {
-		t.Errorf("docs/cost.md's metadata section is stale: go test ./test/costbench -run TestMetadataCost -update")
-	}
+	keepSection(t, measureMetadata(t), metadataStart, metadataEnd, "TestMetadataCost")
 }
 
 // TestMetadataSizeRule checks the figure the section states: the largest

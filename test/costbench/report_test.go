@@ -144,6 +144,9 @@ figures show the cost of the protocol's requests under contention, not DynamoDB'
 	if declines != "" {
 		b.WriteString("\n" + declines + "\n")
 	}
+	if metadataCost != "" {
+		b.WriteString("\n" + metadataCost + "\n")
+	}
 	return b.String()
 }
 
