@@ -82,12 +82,16 @@ var declines string
 
 // BenchmarkDeclines measures the declines section once for the report
 // (make bench); its figures do not depend on b.N.
-func BenchmarkDeclines(b *testing.B) {
+func BenchmarkDeclines(b *testing.B) { measureOnce(b, measureDeclines, &declines) }
+
+// measureOnce runs measure once, whatever b.N, and keeps the section it
+// renders in *into for the report.
+func measureOnce(b *testing.B, measure func(testing.TB) string, into *string) {
 	for range b.N {
 	}
-	section := measureDeclines(b)
+	section := measure(b)
 	resultsMu.Lock()
-	declines = section
+	*into = section
 	resultsMu.Unlock()
 }
 

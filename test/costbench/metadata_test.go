@@ -85,14 +85,7 @@ var metadataCost string
 
 // BenchmarkMetadata measures the metadata section once for the report
 // (make bench); its figures do not depend on b.N.
-func BenchmarkMetadata(b *testing.B) {
-	for range b.N {
-	}
-	section := measureMetadata(b)
-	resultsMu.Lock()
-	metadataCost = section
-	resultsMu.Unlock()
-}
+func BenchmarkMetadata(b *testing.B) { measureOnce(b, measureMetadata, &metadataCost) }
 
 // TestMetadataCost pins what metadata costs and keeps the section of
 // docs/cost.md that shows it true.
