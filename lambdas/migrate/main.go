@@ -1,6 +1,6 @@
 // Command migrate moves a single-table migration through its phases:
 //
-//	migrate -migration orders-by-status-v2 [-dynamodb-endpoint URL | -region R] status | run -to PHASE | rollback | verify
+//	migrate -migration orders-by-status-v2|ledger-legs [-dynamodb-endpoint URL | -region R] status | run -to PHASE | rollback | verify
 //
 // It reads ORDER_SHARDS (config.Migration), which must be the functions'.
 // It lives under lambdas/ because one backfill segment per invocation is
@@ -18,7 +18,9 @@ import (
 	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/migrate"
 	"github.com/oncetable/oncetable/runtime/migrate/cli"
+	"github.com/oncetable/oncetable/runtime/migrate/legs"
 	"github.com/oncetable/oncetable/runtime/migrate/orders"
+	"github.com/oncetable/oncetable/runtime/schema"
 )
 
 func main() {
@@ -35,7 +37,8 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fi, _ := os.Stdout.Stat()
-	c := cli.Command{Migrations: map[string]migrate.Migration{orders.Name: byStatus}, Stdout: os.Stdout, Stderr: os.Stderr,
+	migrations := map[string]migrate.Migration{orders.Name: byStatus, legs.Name: legs.Migration(schema.Default(), "")}
+	c := cli.Command{Migrations: migrations, Stdout: os.Stdout, Stderr: os.Stderr,
 		Terminal: fi != nil && fi.Mode()&os.ModeCharDevice != 0}
 	code := c.Main(ctx, os.Args[1:])
 	stop()

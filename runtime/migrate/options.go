@@ -64,10 +64,13 @@ type Progress struct {
 	Finished int // segments done
 }
 
+// DefaultVersionAttribute is Options.VersionAttribute's default.
+const DefaultVersionAttribute = "schemaVersion"
+
 func (o Options) withDefaults() Options {
 	o.Schema = o.Schema.WithDefaults()
 	if o.VersionAttribute == "" {
-		o.VersionAttribute = "schemaVersion"
+		o.VersionAttribute = DefaultVersionAttribute
 	}
 	if o.Holder == "" {
 		host, _ := os.Hostname()
