@@ -34,9 +34,11 @@ func TestPaymentEvents(t *testing.T) {
 			streamArn := map[string]any{"Fn::GetAtt": []any{tableID, "StreamArn"}}
 			fnID := logicalID(s, s.events.Function.Function)
 			queueID := logicalID(s, s.events.FailureQueue)
-			// Ledger entries inserted; orders (PaymentCreated, OrderPaid) and
-			// payments (PaymentProcessed) modified. A payment's INSERT
-			// carries no event and does not invoke the function.
+			// Ledger entries, holds and refunds inserted; orders
+			// (PaymentCreated, OrderPaid, OrderRefunded, OrderCancelled),
+			// payments (PaymentProcessed) and holds (HoldCaptured,
+			// HoldVoided) modified. A payment's INSERT carries no event and
+			// does not invoke the function.
 			pattern := func(eventName string, entityTypes ...any) any {
 				return map[string]any{"Pattern": compact(map[string]any{
 					"eventName": []any{eventName},
@@ -51,8 +53,8 @@ func TestPaymentEvents(t *testing.T) {
 					"FunctionResponseTypes": []any{"ReportBatchItemFailures"},
 					"DestinationConfig":     map[string]any{"OnFailure": map[string]any{"Destination": getAtt(queueID)}},
 					"FilterCriteria": map[string]any{"Filters": []any{
-						pattern("INSERT", "LedgerEntry"),
-						pattern("MODIFY", "Order", "Payment"),
+						pattern("INSERT", "LedgerEntry", "Hold", "Refund"),
+						pattern("MODIFY", "Order", "Payment", "Hold"),
 					}},
 				})
 			})

@@ -271,6 +271,11 @@ func TestDashboardShowsEveryGroup(t *testing.T) {
 			// THEN every metric the functions emit is graphed, across
 			// flows and by flow.
 			for _, m := range obs.Catalogue() {
+				// No stack deploys lambdas/totals yet (docs/ledger.md, not
+				// built yet): its metrics have no function to graph.
+				if m.Namespace == obs.TotalsNamespace {
+					continue
+				}
 				if !strings.Contains(body, `[\"`+m.Namespace+`\",\"`+m.Name+`\"`) {
 					t.Errorf("dashboard does not graph %s %s (obs.Catalogue)", m.Namespace, m.Name)
 				}
