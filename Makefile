@@ -222,8 +222,8 @@ fmt:
 openapi-check: $(NODE_STAMP)
 	@test/openapi/check.sh
 
-## test: lint, then every test of every module (the workspace's and NESTED_MODULES) with the race detector
-test: deps lint
+## test: lint, the OpenAPI document's check (openapi-check), then every test of every module (the workspace's and NESTED_MODULES) with the race detector
+test: deps lint openapi-check
 	go test -race -tags ddblocal_poison -count=1 -timeout 30m $(GO_PATTERNS)
 	@for m in $(NESTED_MODULES); do (cd $$m && GOWORK=off go test -race -count=1 ./...) || exit 1; done
 
