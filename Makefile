@@ -137,6 +137,14 @@ frozen:
 	@test -n "$(ENV)" || { echo "usage: make frozen ENV=local|<env of cdk.json>" >&2; exit 2; }
 	@go run ./lambdas/freeze status -env '$(ENV)'
 
+## republish: publish payment events again, rebuilt from the table under their original ids (consumers deduplicate):
+##            make republish ENV=local|<env> FROM=<RFC 3339> TO=<RFC 3339>, or DLQ=1 for the batches in the events
+##            function's failure queue; a dry run that prints the events unless APPLY=1 (docs/runbook.md#republishing-events)
+.PHONY: republish
+republish:
+	@test -n "$(ENV)" -a \( -n "$(DLQ)" -o \( -n "$(FROM)" -a -n "$(TO)" \) \) || { echo "usage: make republish ENV=local|<env of cdk.json> FROM=<RFC 3339> TO=<RFC 3339> [APPLY=1], or DLQ=1 instead of FROM/TO" >&2; exit 2; }
+	@go run ./lambdas/republish -env '$(ENV)' $(if $(DLQ),-dlq,-from '$(FROM)' -to '$(TO)') $(if $(APPLY),-apply)
+
 ## synth: synthesize every environment (or ENV=name) into cdk.out/ and list the templates
 # Synthesis needs no AWS account: keep the CLI's credential lookup off the
 # EC2 instance metadata endpoint, so it never waits on the network.

@@ -100,6 +100,14 @@ func NewOnceTableStack(scope constructs.Construct, id string, props *OnceTableSt
 		Description: jsii.String("Name of the table (make freeze ENV=... reads it)"),
 		Value:       s.Table.Table.TableName(),
 	})
+	awscdk.NewCfnOutput(stack, jsii.String("EventBusName"), &awscdk.CfnOutputProps{
+		Description: jsii.String("Name of the payment events' bus (make republish ENV=... reads it)"),
+		Value:       s.Events.Bus.EventBusName(),
+	})
+	awscdk.NewCfnOutput(stack, jsii.String("EventsFailureQueueUrl"), &awscdk.CfnOutputProps{
+		Description: jsii.String("URL of the events function's failure queue (make republish ENV=... DLQ=1 reads it)"),
+		Value:       s.Events.FailureQueue.QueueUrl(),
+	})
 	for _, name := range paymentsapi.Functions() {
 		awscdk.NewCfnOutput(stack, jsii.String(outputID(name)), &awscdk.CfnOutputProps{
 			Description: jsii.String("Name of the " + name + " Lambda function"),

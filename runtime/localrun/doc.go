@@ -24,9 +24,11 @@
 // event source mapping's semantics (runtime/streampoll). EventSink stands
 // in for EventBridge: one log line ("msg":"event") per event, and the last
 // 100 at GET /_local/events, a route of the local runner only, for
-// operators. A second poller of the same stream, with a position of its
-// own, drives the platform totaller (runtime/platform), so the platform
-// accounts' stored totals follow the ledger as they do in AWS.
+// operators; it also takes EventBridge's PutEvents at /_local/eventbridge,
+// so that make republish ENV=local publishes to it. A second poller of
+// the same stream, with a position of its own, drives the platform
+// totaller (runtime/platform), so the platform accounts' stored totals
+// follow the ledger as they do in AWS.
 //
 // It is not for production: there is no TLS, and the headers are trusted
 // as an authorizer's verdict would be.

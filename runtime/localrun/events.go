@@ -85,21 +85,77 @@ func (s *EventSink) Events() []json.RawMessage {
 	return append(make([]json.RawMessage, 0, len(s.last)), s.last...)
 }
 
-// ServeHTTP answers GET EventsPath with {"events": [...]}.
-func (s *EventSink) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+// ServeHTTP answers GET EventsPath with {"events": [...]}, and
+// EventBridge's PutEvents (JSON 1.1 protocol) at EventBridgePath.
+func (s *EventSink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPost {
+		s.servePutEvents(w, r)
+		return
+	}
 	body, _ := json.Marshal(map[string]any{"events": s.Events()})
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(append(body, '\n'))
 }
 
-// withEvents serves GET EventsPath beside the API's routes, to operators
+// EventBridgePath is an EventBridge endpoint of the runner (PutEvents
+// only), for an SDK client whose BaseEndpoint is the API's URL and this
+// path: what it puts joins the stream's events, so a tool that publishes
+// events (make republish ENV=local) can be run against make run.
+const EventBridgePath = "/_local/eventbridge"
+
+// putEventsWire is PutEvents' request in the JSON 1.1 protocol.
+type putEventsWire struct {
+	Entries []struct {
+		EventBusName, Source, DetailType, Detail string
+	}
+}
+
+func (s *EventSink) servePutEvents(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+	var in putEventsWire
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err == nil {
+		err = json.Unmarshal(body, &in)
+	}
+	if target := r.Header.Get("X-Amz-Target"); target != "AWSEvents.PutEvents" {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"__type":"UnknownOperationException","message":%q}`, "the local runner serves AWSEvents.PutEvents only, not "+target)
+		return
+	}
+	if err != nil || len(in.Entries) == 0 || len(in.Entries) > outbox.MaxEntries {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"__type":"ValidationException","message":%q}`, fmt.Sprintf("1 to %d entries of JSON, got %d (%v)", outbox.MaxEntries, len(in.Entries), err))
+		return
+	}
+	put := &eventbridge.PutEventsInput{}
+	for _, e := range in.Entries {
+		put.Entries = append(put.Entries, ebtypes.PutEventsRequestEntry{EventBusName: aws.String(e.EventBusName), Source: aws.String(e.Source),
+			DetailType: aws.String(e.DetailType), Detail: aws.String(e.Detail)})
+	}
+	out, err := s.PutEvents(r.Context(), put)
+	if err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"__type":"ValidationException","message":%q}`, err.Error())
+		return
+	}
+	ids := make([]map[string]string, len(out.Entries))
+	for i, e := range out.Entries {
+		ids[i] = map[string]string{"EventId": aws.ToString(e.EventId)}
+	}
+	resp, _ := json.Marshal(map[string]any{"FailedEntryCount": 0, "Entries": ids})
+	w.Write(resp)
+}
+
+// withEvents serves GET EventsPath and EventBridgePath beside the API's routes, to operators
 // only: the events carry every user's money movements, which in AWS only
 // the bus's own consumers see. The caller is read as the API reads it
 // (X-Local-Caller, X-Local-Scopes, auth), and refused as the API refuses a
 // back-office route.
 func withEvents(sink *EventSink, auth httpapi.Auth, api http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != EventsPath || r.Method != http.MethodGet {
+		local := (r.URL.Path == EventsPath && r.Method == http.MethodGet) ||
+			(strings.TrimSuffix(r.URL.Path, "/") == EventBridgePath && r.Method == http.MethodPost)
+		if !local {
 			api.ServeHTTP(w, r)
 			return
 		}

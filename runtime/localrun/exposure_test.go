@@ -148,3 +148,38 @@ func TestBannerSaysTheEngineTrustsAnyCredentials(t *testing.T) {
 		t.Errorf("banner:\n%s\nwant it to say that the engine's port accepts any credentials", out.String())
 	}
 }
+
+// TestLocalEventBridge: POST /_local/eventbridge takes PutEvents from
+// operators only, and what it accepts joins GET /_local/events; a wrong
+// operation or a bad batch is refused and adds nothing.
+func TestLocalEventBridge(t *testing.T) {
+	s, _ := start(t, "")
+	defer s.Shutdown(t.Context())
+	entry := `{"EventBusName":"default","Source":"oncetable.payments","DetailType":"CreditPosted","Detail":"{\"id\":\"CreditPosted:cr_1\"}"}`
+	eleven := `{"Entries":[` + strings.TrimSuffix(strings.Repeat(entry+",", 11), ",") + `]}`
+	put := []string{"X-Amz-Target", "AWSEvents.PutEvents"}
+	for _, c := range []struct {
+		name, body string
+		headers    []string
+		status     int
+		added      int
+	}{
+		{"customer", `{"Entries":[` + entry + `]}`, append([]string{localrun.CallerHeader, "bob", localrun.ScopesHeader, "payments/customer"}, put...), 403, 0},
+		{"another operation", `{"Entries":[` + entry + `]}`, []string{"X-Amz-Target", "AWSEvents.PutRule"}, 400, 0},
+		{"no entries", `{"Entries":[]}`, put, 400, 0},
+		{"eleven entries", eleven, put, 400, 0},
+		{"not JSON", `{`, put, 400, 0},
+		{"operator", `{"Entries":[` + entry + `]}`, put, 200, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			before := len(s.Events.Events())
+			resp, body := call(t, "POST", s.APIURL+localrun.EventBridgePath, c.body, c.headers...)
+			if resp.StatusCode != c.status {
+				t.Fatalf("POST %s: %d %s, want %d", localrun.EventBridgePath, resp.StatusCode, body, c.status)
+			}
+			if added := len(s.Events.Events()) - before; added != c.added {
+				t.Errorf("the bus gained %d events, want %d", added, c.added)
+			}
+		})
+	}
+}

@@ -158,6 +158,49 @@ func (p *Publisher) handle(ctx context.Context, batch events.DynamoDBEvent) (eve
 	return resp, published, nil
 }
 
+// PublishError reports events a Publish could not publish: the first
+// of them, and every later one, were not sent.
+type PublishError struct {
+	Published int    // events published before it, in order
+	EventID   string // the first event not published
+	Err       error
+}
+
+func (e *PublishError) Error() string {
+	return fmt.Sprintf("outbox: published %d events, then not %s: %v", e.Published, e.EventID, e.Err)
+}
+
+func (e *PublishError) Unwrap() error { return e.Err }
+
+// Publish sends evs, which are in commit order, as Handle sends a batch's
+// events: in calls of at most MaxEntries entries with at most one per
+// user, each call only once the previous one was accepted. It is how
+// events rebuilt from the table (FromItem) are published again under
+// their original ids. An event without a TraceParent gets ctx's. On
+// failure it returns a *PublishError.
+func (p *Publisher) Publish(ctx context.Context, evs []Event) (int, error) {
+	traceParent := tracing.TraceParent(ctx)
+	todo := make([]pending, len(evs))
+	for i, ev := range evs {
+		if ev.TraceParent == "" {
+			ev.TraceParent = traceParent
+		}
+		todo[i] = pending{record: i, user: ev.UserID, entry: p.entry(ev)}
+	}
+	published := 0
+	for _, chunk := range chunks(todo) {
+		first, err := p.send(ctx, chunk)
+		if err != nil {
+			if ctx.Err() != nil {
+				err = ctx.Err()
+			}
+			return published, &PublishError{Published: published, EventID: evs[first].ID, Err: err}
+		}
+		published += len(chunk)
+	}
+	return published, nil
+}
+
 func (p *Publisher) entry(ev Event) types.PutEventsRequestEntry {
 	detail, _ := json.Marshal(ev) // an Event always marshals
 	return types.PutEventsRequestEntry{

@@ -483,14 +483,15 @@ func TestComputeStage(t *testing.T) {
 	}
 }
 
-// TestComputeOutputs: the API URL, the table's name (make freeze reads it)
+// TestComputeOutputs: the API URL, the table's name (make freeze reads it), the
+// bus and the events failure queue (make republish reads them)
 // and every function name are outputs.
 func TestComputeOutputs(t *testing.T) {
 	for _, env := range envs {
 		t.Run(env, func(t *testing.T) {
 			s := byEnv[env]
 			outputs, _ := s.json["Outputs"].(map[string]any)
-			for _, name := range []string{"ApiUrl", "TableName", "ApiFunctionName", "ChargeFunctionName", "DebitFunctionName", "SettleFunctionName"} {
+			for _, name := range []string{"ApiUrl", "TableName", "EventBusName", "EventsFailureQueueUrl", "ApiFunctionName", "ChargeFunctionName", "DebitFunctionName", "SettleFunctionName"} {
 				if _, ok := outputs[name]; !ok {
 					t.Errorf("no output %s (outputs: %v)", name, keys(outputs))
 				}

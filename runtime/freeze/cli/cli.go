@@ -17,15 +17,12 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 
@@ -36,6 +33,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/freeze"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/obs"
+	"github.com/oncetable/oncetable/runtime/opsenv"
 	"github.com/oncetable/oncetable/runtime/retry"
 	"github.com/oncetable/oncetable/runtime/schema"
 )
@@ -57,7 +55,7 @@ type Command struct {
 	Getenv func(string) string
 	// StackOutput reads an output of a deployed stack. Default: the AWS
 	// CLI (aws cloudformation describe-stacks).
-	StackOutput func(ctx context.Context, region, stack, key string) (string, error)
+	StackOutput opsenv.StackOutput
 	// CDKJSON is the path of cdk.json. Default: "cdk.json".
 	CDKJSON string
 }
@@ -175,62 +173,25 @@ func (c Command) resolve(ctx context.Context, f *flags) error {
 	switch f.env {
 	case "":
 		return nil
-	case "local":
-		f.endpoint, f.table = cmpOr(f.endpoint, "http://127.0.0.1:8000"), schema.DefaultTableName
+	case opsenv.Local:
+		f.endpoint, f.table = cmpOr(f.endpoint, opsenv.LocalDynamoDB), schema.DefaultTableName
 		return nil
 	}
-	data, err := os.ReadFile(cmpOr(c.CDKJSON, "cdk.json"))
+	env, err := opsenv.Resolve(f.env, func(o *opsenv.Options) {
+		o.CDKJSON = cmpOr(c.CDKJSON, o.CDKJSON)
+		if c.StackOutput != nil {
+			o.StackOutput = c.StackOutput
+		}
+	})
 	if err != nil {
 		return err
 	}
-	var file struct {
-		Context map[string]json.RawMessage `json:"context"`
-	}
-	envs := map[string]struct {
-		Region string `json:"region"`
-	}{}
-	if err := json.Unmarshal(data, &file); err != nil {
-		return fmt.Errorf("cdk.json: %w", err)
-	}
-	if err := json.Unmarshal(file.Context[contextKey], &envs); err != nil {
-		return fmt.Errorf("cdk.json %s: %w", contextKey, err)
-	}
-	e, ok := envs[f.env]
-	if !ok || e.Region == "" {
-		names := slices.Sorted(maps.Keys(envs))
-		return fmt.Errorf("-env %q is not local or an environment of cdk.json with a region (%s)", f.env, strings.Join(names, ", "))
-	}
-	output := c.StackOutput
-	if output == nil {
-		output = awsCLIStackOutput
-	}
-	table, err := output(ctx, e.Region, "OnceTable-"+f.env, "TableName")
+	table, err := env.Output(ctx, "TableName")
 	if err != nil {
-		return fmt.Errorf("the table of %s: %w", f.env, err)
+		return err
 	}
-	f.table, f.region = table, e.Region
+	f.table, f.region = table, env.Region
 	return nil
-}
-
-// contextKey is cdk.json's key of the environments (stacks/envconfig).
-const contextKey = "oncetable:environments"
-
-// awsCLIStackOutput reads an output of a deployed stack with the AWS CLI.
-func awsCLIStackOutput(ctx context.Context, region, stack, key string) (string, error) {
-	out, err := exec.CommandContext(ctx, "aws", "cloudformation", "describe-stacks", "--region", region, "--stack-name", stack,
-		"--query", "Stacks[0].Outputs[?OutputKey=='"+key+"'].OutputValue", "--output", "text").Output()
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return "", fmt.Errorf("aws cloudformation describe-stacks %s: %w: %s", stack, err, strings.TrimSpace(string(ee.Stderr)))
-		}
-		return "", fmt.Errorf("aws cloudformation describe-stacks %s: %w", stack, err)
-	}
-	v := strings.TrimSpace(string(out))
-	if v == "" || v == "None" {
-		return "", fmt.Errorf("stack %s has no output %s (deploy it first)", stack, key)
-	}
-	return v, nil
 }
 
 // clients are the table's client and the operator's identity.
@@ -245,9 +206,7 @@ func (c Command) clients(ctx context.Context, f flags) (freeze.DB, string, error
 		return c.Client, cmpOr(c.Identity, local), nil
 	case f.endpoint != "":
 		db := retry.NewClient(aws.Config{Region: cmpOr(f.region, "us-east-1"), BaseEndpoint: aws.String(f.endpoint),
-			Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-				return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local"}, nil
-			})})
+			Credentials: opsenv.LocalCredentials})
 		return retry.Client{API: db}, local, nil
 	}
 	opts := []func(*config.LoadOptions) error{}
