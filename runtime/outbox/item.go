@@ -5,6 +5,7 @@ import (
 	"maps"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/store"
@@ -102,4 +103,42 @@ func with(im image, name, value string) image {
 	out := maps.Clone(im)
 	out[name] = events.NewStringAttribute(value)
 	return out
+}
+
+// StreamImage is a table item as a stream record's image carries it, for
+// FromItem and FromRecord.
+func StreamImage(m map[string]types.AttributeValue) map[string]events.DynamoDBAttributeValue {
+	out := make(map[string]events.DynamoDBAttributeValue, len(m))
+	for k, v := range m {
+		out[k] = lambdaValue(v)
+	}
+	return out
+}
+
+func lambdaValue(v types.AttributeValue) events.DynamoDBAttributeValue {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return events.NewStringAttribute(v.Value)
+	case *types.AttributeValueMemberN:
+		return events.NewNumberAttribute(v.Value)
+	case *types.AttributeValueMemberB:
+		return events.NewBinaryAttribute(v.Value)
+	case *types.AttributeValueMemberBOOL:
+		return events.NewBooleanAttribute(v.Value)
+	case *types.AttributeValueMemberSS:
+		return events.NewStringSetAttribute(v.Value)
+	case *types.AttributeValueMemberNS:
+		return events.NewNumberSetAttribute(v.Value)
+	case *types.AttributeValueMemberBS:
+		return events.NewBinarySetAttribute(v.Value)
+	case *types.AttributeValueMemberL:
+		list := make([]events.DynamoDBAttributeValue, len(v.Value))
+		for i, e := range v.Value {
+			list[i] = lambdaValue(e)
+		}
+		return events.NewListAttribute(list)
+	case *types.AttributeValueMemberM:
+		return events.NewMapAttribute(StreamImage(v.Value))
+	}
+	return events.NewNullAttribute()
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/internal/dbtest"
 	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/money"
+	"github.com/oncetable/oncetable/runtime/outbox"
 	"github.com/oncetable/oncetable/runtime/payments"
 	"github.com/oncetable/oncetable/runtime/platform"
 	"github.com/oncetable/oncetable/runtime/store"
@@ -66,7 +67,7 @@ func flows(t *testing.T, env *dbtest.Env) events.DynamoDBEvent {
 	var batch events.DynamoDBEvent
 	for i, it := range out.Items {
 		batch.Records = append(batch.Records, events.DynamoDBEventRecord{EventName: "INSERT",
-			Change: events.DynamoDBStreamRecord{SequenceNumber: strings.Repeat("0", 20) + string(rune('a'+i)), NewImage: lambdaImage(it)}})
+			Change: events.DynamoDBStreamRecord{SequenceNumber: strings.Repeat("0", 20) + string(rune('a'+i)), NewImage: outbox.StreamImage(it)}})
 	}
 	return batch
 }

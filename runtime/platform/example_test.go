@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
+	"github.com/oncetable/oncetable/runtime/outbox"
 	"github.com/oncetable/oncetable/runtime/platform"
 	"github.com/oncetable/oncetable/runtime/schema/provision"
 	"github.com/oncetable/oncetable/runtime/store"
@@ -35,7 +36,7 @@ func ExampleTotaller_Handle() {
 			panic(err)
 		}
 	}
-	record := events.DynamoDBEventRecord{EventName: "INSERT", Change: events.DynamoDBStreamRecord{SequenceNumber: "1", NewImage: lambdaImage(item)}}
+	record := events.DynamoDBEventRecord{EventName: "INSERT", Change: events.DynamoDBStreamRecord{SequenceNumber: "1", NewImage: outbox.StreamImage(item)}}
 	tot := platform.New(db, func(o *platform.Options) { o.Table = "oncetable" })
 	for range 2 {
 		if _, err := tot.Handle(ctx, events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{record}}); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/internal/dbtest"
 	"github.com/oncetable/oncetable/runtime/keys"
+	"github.com/oncetable/oncetable/runtime/outbox"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/store"
 )
@@ -47,7 +48,7 @@ func ledger(t *testing.T, env *dbtest.Env, n int, kinds ...string) ([]store.Ledg
 		}
 		entries = append(entries, e)
 		batch.Records = append(batch.Records, events.DynamoDBEventRecord{EventID: id, EventName: "INSERT",
-			Change: events.DynamoDBStreamRecord{SequenceNumber: fmt.Sprintf("%021d", i+1), NewImage: lambdaImage(av)}})
+			Change: events.DynamoDBStreamRecord{SequenceNumber: fmt.Sprintf("%021d", i+1), NewImage: outbox.StreamImage(av)}})
 	}
 	return entries, batch
 }
@@ -67,32 +68,6 @@ func want(entries []store.LedgerEntry) map[string]map[string]int64 {
 		}
 	}
 	return out
-}
-
-func lambdaImage(m map[string]types.AttributeValue) map[string]events.DynamoDBAttributeValue {
-	out := make(map[string]events.DynamoDBAttributeValue, len(m))
-	for k, v := range m {
-		out[k] = lambdaValue(v)
-	}
-	return out
-}
-
-func lambdaValue(v types.AttributeValue) events.DynamoDBAttributeValue {
-	switch v := v.(type) {
-	case *types.AttributeValueMemberS:
-		return events.NewStringAttribute(v.Value)
-	case *types.AttributeValueMemberN:
-		return events.NewNumberAttribute(v.Value)
-	case *types.AttributeValueMemberL:
-		list := make([]events.DynamoDBAttributeValue, len(v.Value))
-		for i, e := range v.Value {
-			list[i] = lambdaValue(e)
-		}
-		return events.NewListAttribute(list)
-	case *types.AttributeValueMemberM:
-		return events.NewMapAttribute(lambdaImage(v.Value))
-	}
-	return events.NewNullAttribute()
 }
 
 // conflicting is DynamoDB's answer to concurrent transactions on one

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -134,7 +133,7 @@ func (r rebuilder) segment(ctx context.Context, seg int, filter expression.Expre
 			return fmt.Errorf("republish: scan segment %d of table %s: %w", seg, r.o.Table, err)
 		}
 		for _, item := range page.Items {
-			evs, err := outbox.FromItem(lambdaImage(item), r.o.Schema.EntityType, r.chargedAt(ctx))
+			evs, err := outbox.FromItem(outbox.StreamImage(item), r.o.Schema.EntityType, r.chargedAt(ctx))
 			if err != nil {
 				return fmt.Errorf("republish: %w", err)
 			}
@@ -182,41 +181,4 @@ func (r rebuilder) near(t time.Time, margin time.Duration) bool {
 	return slices.ContainsFunc(r.windows, func(w Window) bool {
 		return Window{From: w.From.Add(-margin), To: w.To.Add(margin)}.Contains(t)
 	})
-}
-
-// lambdaImage is a table item as a stream record's image.
-func lambdaImage(m map[string]types.AttributeValue) map[string]events.DynamoDBAttributeValue {
-	out := make(map[string]events.DynamoDBAttributeValue, len(m))
-	for k, v := range m {
-		out[k] = lambdaValue(v)
-	}
-	return out
-}
-
-func lambdaValue(v types.AttributeValue) events.DynamoDBAttributeValue {
-	switch v := v.(type) {
-	case *types.AttributeValueMemberS:
-		return events.NewStringAttribute(v.Value)
-	case *types.AttributeValueMemberN:
-		return events.NewNumberAttribute(v.Value)
-	case *types.AttributeValueMemberB:
-		return events.NewBinaryAttribute(v.Value)
-	case *types.AttributeValueMemberBOOL:
-		return events.NewBooleanAttribute(v.Value)
-	case *types.AttributeValueMemberSS:
-		return events.NewStringSetAttribute(v.Value)
-	case *types.AttributeValueMemberNS:
-		return events.NewNumberSetAttribute(v.Value)
-	case *types.AttributeValueMemberBS:
-		return events.NewBinarySetAttribute(v.Value)
-	case *types.AttributeValueMemberL:
-		list := make([]events.DynamoDBAttributeValue, len(v.Value))
-		for i, e := range v.Value {
-			list[i] = lambdaValue(e)
-		}
-		return events.NewListAttribute(list)
-	case *types.AttributeValueMemberM:
-		return events.NewMapAttribute(lambdaImage(v.Value))
-	}
-	return events.NewNullAttribute()
 }
