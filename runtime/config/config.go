@@ -34,6 +34,7 @@ const (
 	HomeLeaseRegionEnv   = "HOME_LEASE_REGION"  // the Region whose lease table replica is read; default HOME_REGION
 	HomeCellsEnv         = "HOME_CELLS"         // 1..MaxHomeCells; default DefaultHomeCells
 	HomePeersEnv         = "HOME_PEERS"         // Region=API base URL, comma-separated
+	HomeAssignEnv        = "HOME_ASSIGN"        // first homes: c000-c031=eu-west-1, comma-separated
 
 	// Events.
 	EventBusNameEnv = "EVENT_BUS_NAME" // required
@@ -201,6 +202,55 @@ type Homes struct {
 	// Peers maps Regions to the base URL of their API, where a request
 	// for a user homed there is forwarded.
 	Peers map[string]string
+	// Assign gives cells their first home: a cell with no lease yet, in
+	// one of these ranges, is assigned to the range's Region by that
+	// Region's writers on first use (home.Assign). Default: none (cells
+	// are assigned by an operator).
+	Assign []CellRange
+}
+
+// CellRange is a range of cells, From to To inclusive (0 is "c000"),
+// with their first home.
+type CellRange struct {
+	From, To int
+	Region   string
+}
+
+// String is the range as HOME_ASSIGN writes it: c000-c031=eu-west-1.
+func (r CellRange) String() string { return fmt.Sprintf("c%03d-c%03d=%s", r.From, r.To, r.Region) }
+
+// FirstHome is the Region that Assign gives cell ("c007"), or "".
+func (h Homes) FirstHome(cell string) string {
+	n, err := strconv.Atoi(strings.TrimPrefix(cell, "c"))
+	if err != nil || !strings.HasPrefix(cell, "c") {
+		return ""
+	}
+	for _, r := range h.Assign {
+		if r.From <= n && n <= r.To {
+			return r.Region
+		}
+	}
+	return ""
+}
+
+// parseCellRanges reads HOME_ASSIGN's value for cells cells.
+func parseCellRanges(s string, cells int) ([]CellRange, error) {
+	var out []CellRange
+	for _, kv := range strings.Split(s, ",") {
+		if kv = strings.TrimSpace(kv); kv == "" {
+			continue
+		}
+		span, region, ok := strings.Cut(kv, "=")
+		from, to, ok2 := strings.Cut(span, "-")
+		a, errA := strconv.Atoi(strings.TrimPrefix(from, "c"))
+		b, errB := strconv.Atoi(strings.TrimPrefix(to, "c"))
+		if !ok || !ok2 || region == "" || errA != nil || errB != nil || !strings.HasPrefix(from, "c") || !strings.HasPrefix(to, "c") ||
+			a < 0 || b < a || b >= cells {
+			return nil, &VarError{Name: HomeAssignEnv, Value: s, Reason: fmt.Sprintf("want ranges of cells below c%03d with their Region, such as c000-c031=eu-west-1,c032-c063=eu-west-2", cells)}
+		}
+		out = append(out, CellRange{From: a, To: b, Region: region})
+	}
+	return out, nil
 }
 
 // DefaultHomeCells and MaxHomeCells bound Homes.Cells.
@@ -255,7 +305,12 @@ func LoadHomes(getenv func(string) string) (Homes, error) {
 		}
 		h.Peers[r] = u
 	}
-	return h.WithDefaults(), nil
+	h = h.WithDefaults()
+	var err error
+	if h.Assign, err = parseCellRanges(getenv(HomeAssignEnv), h.Cells); err != nil {
+		return Homes{}, err
+	}
+	return h, nil
 }
 
 // Environment is what LoadHomes reads; nothing when homes are off.
@@ -273,6 +328,13 @@ func (h Homes) Environment() map[string]string {
 	sort.Strings(peers)
 	if len(peers) > 0 {
 		env[HomePeersEnv] = strings.Join(peers, ",")
+	}
+	var ranges []string
+	for _, r := range h.Assign {
+		ranges = append(ranges, r.String())
+	}
+	if len(ranges) > 0 {
+		env[HomeAssignEnv] = strings.Join(ranges, ",")
 	}
 	return env
 }
@@ -399,6 +461,40 @@ type Events struct {
 	BusName string
 	// Source overrides the entries' Source. Default: outbox's.
 	Source string
+}
+
+// RegionWatch is the configuration of a Region's stream consumer of the
+// money table (runtime/regionwatch): the table and the Region's homes.
+type RegionWatch struct {
+	Table string
+	// Homes must be enabled: the consumer reads the cells' ownership in
+	// its Region's replica (Homes.Region) and hashes users into
+	// Homes.Cells cells.
+	Homes Homes
+}
+
+// LoadRegionWatch reads the stream consumer's configuration.
+func LoadRegionWatch(getenv func(string) string) (RegionWatch, error) {
+	w := RegionWatch{Table: getenv(TableNameEnv)}
+	if w.Table == "" {
+		return RegionWatch{}, &VarError{Name: TableNameEnv, Reason: "must be set"}
+	}
+	h, err := LoadHomes(getenv)
+	if err != nil {
+		return RegionWatch{}, err
+	}
+	if !h.Enabled() {
+		return RegionWatch{}, &VarError{Name: HomeLeaseTableEnv, Reason: "must be set: the consumer watches a table with homes"}
+	}
+	w.Homes = h
+	return w, nil
+}
+
+// Environment is what LoadRegionWatch reads, defaults filled.
+func (w RegionWatch) Environment() map[string]string {
+	env := w.Homes.Environment()
+	env[TableNameEnv] = w.Table
+	return env
 }
 
 // LoadEvents reads the events function's configuration.

@@ -28,6 +28,8 @@ func TestRoundTrip(t *testing.T) {
 		{Table: "global", Homes: config.Homes{LeaseTable: "leases", Region: "eu-west-1"}},
 		{Table: "global", Homes: config.Homes{LeaseTable: "leases", Region: "eu-west-1", LeaseRegion: "us-east-2", Cells: 16,
 			Peers: map[string]string{"us-east-1": "https://api.us.example.com", "eu-west-1": "https://api.eu.example.com/prod"}}},
+		{Table: "global", Homes: config.Homes{LeaseTable: "leases", Region: "eu-west-2", LeaseRegion: "eu-west-1", Cells: 64,
+			Assign: []config.CellRange{{From: 0, To: 31, Region: "eu-west-1"}, {From: 32, To: 63, Region: "eu-west-2"}}}},
 	}
 	for _, want := range payments {
 		got, err := config.LoadPayments(lookup(want.Environment()))
@@ -53,6 +55,16 @@ func TestRoundTrip(t *testing.T) {
 	for _, want := range []config.Reconcile{{Table: "t"}, {Table: "oncetable-prod", Segments: 16, MaxRCU: 250.5, Budget: 12 * time.Minute, IdempotencyExpiry: 48 * time.Hour}} {
 		if got, err := config.LoadReconcile(lookup(want.Environment())); err != nil || got != want.WithDefaults() {
 			t.Errorf("LoadReconcile = %+v, %v; want %+v", got, err, want.WithDefaults())
+		}
+	}
+	for _, want := range []config.RegionWatch{
+		{Table: "t", Homes: config.Homes{LeaseTable: "leases", Region: "eu-west-1"}},
+		{Table: "oncetable-prod", Homes: config.Homes{LeaseTable: "oncetable-prod-leases", Region: "eu-west-2", LeaseRegion: "eu-west-2", Cells: 128,
+			Assign: []config.CellRange{{From: 0, To: 127, Region: "eu-west-1"}}}},
+	} {
+		want.Homes = want.Homes.WithDefaults()
+		if got, err := config.LoadRegionWatch(lookup(want.Environment())); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("LoadRegionWatch = %+v, %v; want %+v", got, err, want)
 		}
 	}
 	want := config.Migration{Orders: config.Orders{Stage: schema.OrdersBoth, Shards: 16}}
@@ -115,6 +127,11 @@ func TestRefused(t *testing.T) {
 		{"home cells not a number", payments, map[string]string{config.TableNameEnv: "t", config.HomeLeaseTableEnv: "leases", config.HomeRegionEnv: "eu-west-1", config.HomeCellsEnv: "many"}, config.HomeCellsEnv},
 		{"home cells above the maximum", payments, map[string]string{config.TableNameEnv: "t", config.HomeLeaseTableEnv: "leases", config.HomeRegionEnv: "eu-west-1", config.HomeCellsEnv: "5000"}, config.HomeCellsEnv},
 		{"home peer without a URL", payments, map[string]string{config.TableNameEnv: "t", config.HomeLeaseTableEnv: "leases", config.HomeRegionEnv: "eu-west-1", config.HomePeersEnv: "us-east-1"}, config.HomePeersEnv},
+		{"home assignment past the last cell", payments, map[string]string{config.TableNameEnv: "t", config.HomeLeaseTableEnv: "leases", config.HomeRegionEnv: "eu-west-1", config.HomeCellsEnv: "64", config.HomeAssignEnv: "c000-c064=eu-west-1"}, config.HomeAssignEnv},
+		{"home assignment without a Region", payments, map[string]string{config.TableNameEnv: "t", config.HomeLeaseTableEnv: "leases", config.HomeRegionEnv: "eu-west-1", config.HomeAssignEnv: "c000-c010"}, config.HomeAssignEnv},
+		{"home assignment backwards", payments, map[string]string{config.TableNameEnv: "t", config.HomeLeaseTableEnv: "leases", config.HomeRegionEnv: "eu-west-1", config.HomeAssignEnv: "c010-c001=eu-west-1"}, config.HomeAssignEnv},
+		{"region watch: no table", regionWatch, map[string]string{config.HomeLeaseTableEnv: "leases", config.HomeRegionEnv: "eu-west-1"}, config.TableNameEnv},
+		{"region watch: no homes", regionWatch, map[string]string{config.TableNameEnv: "t"}, config.HomeLeaseTableEnv},
 		{"unknown stage", payments, with(config.OrderIndexesEnv, "v3"), config.OrderIndexesEnv},
 		{"shards not a number", payments, with(config.OrderShardsEnv, "abc"), config.OrderShardsEnv},
 		{"zero shards", payments, with(config.OrderShardsEnv, "0"), config.OrderShardsEnv},
@@ -172,5 +189,10 @@ func totals(env map[string]string) error {
 
 func reconcileCfg(env map[string]string) error {
 	_, err := config.LoadReconcile(lookup(env))
+	return err
+}
+
+func regionWatch(env map[string]string) error {
+	_, err := config.LoadRegionWatch(lookup(env))
 	return err
 }

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -35,6 +36,9 @@ func Claim(ctx context.Context, db DB, table string, l Lease) error {
 	item := OwnerKey(l.Cell)
 	item[attrHome] = &types.AttributeValueMemberS{Value: l.Region}
 	item[attrEpoch] = &types.AttributeValueMemberN{Value: strconv.FormatInt(l.Epoch, 10)}
+	// The claiming Region's clock: its stream consumer flags a write of an
+	// older epoch that reaches its replica after this (runtime/regionwatch).
+	item[attrClaimedAt] = &types.AttributeValueMemberN{Value: strconv.FormatInt(time.Now().UnixMilli(), 10)}
 	_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item,
 		ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values()})
 	var ccf *types.ConditionalCheckFailedException

@@ -2,6 +2,7 @@ package home
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -59,6 +60,9 @@ func ownershipOf(cell string, it map[string]types.AttributeValue) Ownership {
 	}
 	if n, ok := it[attrEpoch].(*types.AttributeValueMemberN); ok {
 		o.Epoch, _ = strconv.ParseInt(n.Value, 10, 64)
+	}
+	if ms := numberOf(it[attrClaimedAt]); ms > 0 && o.Region != noRegion {
+		o.ClaimedAt = time.UnixMilli(ms).UTC()
 	}
 	return o
 }

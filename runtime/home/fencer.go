@@ -32,6 +32,8 @@ type Fencer struct {
 	leases *Leases
 	clock  func() time.Time
 	trail  time.Duration
+	first  func(cell string) string
+	local  DB
 
 	mu   sync.Mutex
 	held map[string]Lease
@@ -47,6 +49,12 @@ type FencerOptions struct {
 	// back a planned failover's drain proof compares them. Default:
 	// DefaultTrailTTL.
 	TrailTTL time.Duration
+	// FirstHome names the first home of a cell that has no lease yet
+	// (config.Homes.FirstHome); when it names this Region, the fencer
+	// assigns the cell to it (Assign) through Local, its client of this
+	// Region's replica. Default: nil, cells are assigned by an operator.
+	FirstHome func(cell string) string
+	Local     DB
 }
 
 // NewFencer returns the fencer of region's writers of table, whose users
@@ -59,7 +67,8 @@ func NewFencer(region, table string, cells int, leases *Leases, opts ...func(*Fe
 	if o.TrailTTL <= 0 {
 		o.TrailTTL = DefaultTrailTTL
 	}
-	return &Fencer{region: region, table: table, cells: max(cells, 1), leases: leases, clock: o.Clock, trail: o.TrailTTL, held: map[string]Lease{}}
+	return &Fencer{region: region, table: table, cells: max(cells, 1), leases: leases, clock: o.Clock, trail: o.TrailTTL,
+		first: o.FirstHome, local: o.Local, held: map[string]Lease{}}
 }
 
 // Region is the Region whose writers the fencer fences.
@@ -88,6 +97,7 @@ func itemName(base string, i int, cell string) string {
 // used, and with the lease store's error otherwise.
 func (f *Fencer) Fence(ctx context.Context, items *txn.Items, record string, users ...string) error {
 	cells := f.cellsOf(users)
+	leases := make([]Lease, len(cells))
 	for i, cell := range cells {
 		l, err := f.Lease(ctx, cell)
 		if err != nil {
@@ -96,10 +106,11 @@ func (f *Fencer) Fence(ctx context.Context, items *txn.Items, record string, use
 		if err := fenceAs(items, fenceName(i, cell), f.table, l); err != nil {
 			return err
 		}
+		leases[i] = l
 	}
-	expires := f.clock().Add(f.trail)
+	now := f.clock()
 	for i, cell := range cells {
-		if err := Trail(items, itemName(TrailItem, i, cell), f.table, cell, expires, record); err != nil {
+		if err := Trail(items, itemName(TrailItem, i, cell), f.table, leases[i], now, now.Add(f.trail), record); err != nil {
 			return err
 		}
 	}
@@ -147,6 +158,9 @@ func (f *Fencer) Lease(ctx context.Context, cell string) (Lease, error) {
 		return l, nil
 	}
 	cur, err := f.leases.Get(ctx, cell)
+	if errors.Is(err, ErrNoLease) && f.first != nil && f.local != nil && f.first(cell) == f.region {
+		cur, err = Assign(ctx, f.leases, f.local, f.table, cell, f.region)
+	}
 	if err != nil {
 		if ok && l.Writable(now, f.leases.Margin()) {
 			return l, nil

@@ -117,3 +117,37 @@ func TestFencer(t *testing.T) {
 		}
 	})
 }
+
+// TestFencerAssignsFirstHomes: a cell with no lease is assigned on first
+// use by the Region its first home names, and only by that Region.
+func TestFencerAssignsFirstHomes(t *testing.T) {
+	r := newRegions(t)
+	ctx := context.Background()
+	leases := home.NewLeases(r.db[east], "leases", func(o *home.LeaseOptions) { o.Clock = func() time.Time { return r.now } })
+	first := func(cell string) string { return east }
+	fencer := func(region string) *home.Fencer {
+		return home.NewFencer(region, "money", 8, leases, func(o *home.FencerOptions) {
+			o.Clock, o.FirstHome, o.Local = func() time.Time { return r.now }, first, r.db[region]
+		})
+	}
+	tests := []struct {
+		name, region string
+		wantErr      error
+	}{
+		{"another Region does not assign it", west, home.ErrNoLease},
+		{"its first home assigns it and writes", east, nil},
+		{"once assigned, the other Region is not the owner", west, home.ErrNotOwner},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := fencer(tt.region).Fence(ctx, &txn.Items{}, "", "alice")
+			if (tt.wantErr == nil) != (err == nil) || (tt.wantErr != nil && !errors.Is(err, tt.wantErr)) {
+				t.Fatalf("Fence in %s = %v, want %v", tt.region, err, tt.wantErr)
+			}
+		})
+	}
+	o, err := home.ReadOwnership(ctx, r.db[east], "money", home.CellOf("alice", 8))
+	if err != nil || o.Region != east || o.Epoch != 1 || o.ClaimedAt.IsZero() {
+		t.Fatalf("ownership in %s = %+v, %v; want %s at epoch 1 with its claim time", east, o, err, east)
+	}
+}

@@ -33,6 +33,9 @@ const (
 	attrHome    = "home"
 	attrEpoch   = "epoch"
 	attrExpires = "expires"
+	// attrClaimedAt is when the home claimed the epoch, in Unix
+	// milliseconds of its clock.
+	attrClaimedAt = "claimedAt"
 )
 
 // CellOf hashes a user into one of cells cells ("c000" to "c<cells-1>").
@@ -61,7 +64,22 @@ type Ownership struct {
 	Cell   string
 	Region string
 	Epoch  int64
+	// ClaimedAt is when Region claimed the epoch, by its clock; zero for a
+	// stopped cell.
+	ClaimedAt time.Time
 }
+
+// ReadOwnership reads a cell's ownership item in db's replica, strongly
+// consistent; a cell with none has the zero Ownership (no Region, epoch 0).
+func ReadOwnership(ctx context.Context, db DB, table, cell string) (Ownership, error) {
+	out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &table, Key: OwnerKey(cell), ConsistentRead: &consistent})
+	if err != nil {
+		return Ownership{}, fmt.Errorf("home: ownership of cell %s: %w", cell, err)
+	}
+	return ownershipOf(cell, out.Item), nil
+}
+
+var consistent = true
 
 // ErrNotOwner is the sentinel of *NotOwnerError.
 var ErrNotOwner = errors.New("home: not the cell's owner")

@@ -77,6 +77,10 @@ func (s *Leases) TTL() time.Duration { return s.o.TTL }
 // change came first. Read the lease again with Get.
 var ErrLeaseConflict = errors.New("home: the lease changed since it was read")
 
+// ErrNoLease is a cell that has no lease yet: it has never been assigned
+// a home (Assign).
+var ErrNoLease = errors.New("no lease: the cell has no home yet")
+
 func leaseKey(cell string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
 		schema.PartitionKey: &types.AttributeValueMemberS{Value: "LEASE#" + cell},
@@ -108,7 +112,7 @@ func (s *Leases) Get(ctx context.Context, cell string) (Lease, error) {
 		return Lease{}, err
 	}
 	if out.Item == nil {
-		return Lease{}, fmt.Errorf("home: cell %s has no lease", cell)
+		return Lease{}, fmt.Errorf("home: cell %s: %w", cell, ErrNoLease)
 	}
 	o := ownershipOf(cell, out.Item)
 	l := Lease{Cell: cell, Region: o.Region, Epoch: o.Epoch}

@@ -54,10 +54,17 @@ type Homes struct {
 }
 
 // HomesOf is the Homes of h (config.LoadHomes) over table, with the lease
-// table reached through leaseDB, a client of h.LeaseRegion.
-func HomesOf(h config.Homes, table string, leaseDB home.DB) *Homes {
+// table reached through leaseDB, a client of h.LeaseRegion; local, a
+// client of this Region's replica of table, assigns a cell its first
+// home (h.Assign) on first use.
+func HomesOf(h config.Homes, table string, leaseDB, local home.DB) *Homes {
 	leases := home.NewLeases(leaseDB, h.LeaseTable)
-	return &Homes{Fencer: home.NewFencer(h.Region, table, h.Cells, leases), Peers: h.Peers, RetryAfter: leases.TTL()}
+	fencer := home.NewFencer(h.Region, table, h.Cells, leases, func(o *home.FencerOptions) {
+		if len(h.Assign) > 0 {
+			o.FirstHome, o.Local = h.FirstHome, local
+		}
+	})
+	return &Homes{Fencer: fencer, Peers: h.Peers, RetryAfter: leases.TTL()}
 }
 
 func (h *Homes) withDefaults() *Homes {

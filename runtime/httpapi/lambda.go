@@ -37,12 +37,13 @@ func FromEnvironment(ctx context.Context) (*API, error) {
 	if err != nil {
 		return nil, fmt.Errorf("httpapi: aws config: %w", err)
 	}
+	db := retry.NewClient(awsCfg, tracing.DynamoDB)
 	if p.Homes.Enabled() {
 		leaseCfg := awsCfg.Copy()
 		leaseCfg.Region = p.Homes.LeaseRegion
-		cfg.Homes = HomesOf(p.Homes, p.Table, retry.NewClient(leaseCfg, tracing.DynamoDB))
+		cfg.Homes = HomesOf(p.Homes, p.Table, retry.NewClient(leaseCfg, tracing.DynamoDB), db)
 	}
-	api := New(retry.NewClient(awsCfg, tracing.DynamoDB), cfg)
+	api := New(db, cfg)
 	if p.CursorSecretARN != "" {
 		secret := cursorsecret.New(secretsmanager.NewFromConfig(awsCfg), p.CursorSecretARN)
 		if err := secret.Load(ctx); err != nil {

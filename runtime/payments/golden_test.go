@@ -151,7 +151,7 @@ func (f leaseFence) Fence(_ context.Context, items *txn.Items, record string, _ 
 	if err := home.Fence(items, "oncetable", f.lease); err != nil {
 		return err
 	}
-	return home.Trail(items, home.TrailItem, "oncetable", f.lease.Cell, time.Date(2026, 12, 12, 0, 0, 0, 0, time.UTC), record)
+	return home.Trail(items, home.TrailItem, "oncetable", f.lease, time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC), time.Date(2026, 12, 12, 0, 0, 0, 0, time.UTC), record)
 }
 
 func (f leaseFence) Refused(c *txn.CancelledError, _ ...string) error {

@@ -74,6 +74,9 @@ func checkUser(g *group, expiry time.Duration, report func(Violation)) {
 		}
 	}
 	duplicates(g.id, entries, expiry, report)
+	for _, l := range g.of(fLate) {
+		report(Violation{Kind: LateWrite, UserID: g.id, Keys: keysOf(l), Transaction: "the entry " + l.Ref + " of user " + g.id, Detail: l.Status})
+	}
 	for _, c := range g.of(fClaimLedger) {
 		e, ok := byID[c.Ref]
 		if ok && e.Status == c.Status && e.Amount == c.Amount {

@@ -3,6 +3,7 @@ package verify
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/oncetable/oncetable/runtime/home"
 	"strings"
 	"time"
 
@@ -32,6 +33,7 @@ const (
 	fHasRecord                        // a credit or debit record, in its entry's group, whatever its layout
 	fBadID                            // an id in a key that the API would refuse: Status the reason
 	fTransferLeg                      // a transfer's ledger entry, in its transfer's group: Status the kind, User, Amount
+	fLate                             // a late write's quarantine item (runtime/home): Ref the entry, Status what it says, Amount
 )
 
 // Join groups: a fact is checked with the other facts of its user or of
@@ -155,6 +157,9 @@ func (r *reader) facts(item map[string]types.AttributeValue, c *counts, out []fa
 	case idempotency.EntityType:
 		c.Records++
 		out, err = r.record(item, k, c, out)
+	case home.LateWriteType:
+		c.Other++
+		out = r.late(item, k, out)
 	default:
 		c.Other++
 	}
@@ -426,4 +431,12 @@ func sortable(at string) string {
 		return ""
 	}
 	return keys.Timestamp(t)
+}
+
+// late reads a late write's quarantine item, in its entry's user's group.
+func (r *reader) late(item map[string]types.AttributeValue, k keys.Key, out []fact) []fact {
+	w, _ := home.ReadLateWrite(item)
+	return append(out, fact{Group: groupUser, ID: r.userOf(k.PK), Kind: fLate, Key: k, Ref: w.Entry.SK, Amount: w.Entry.Amount,
+		Status: fmt.Sprintf("%s of %d %s (%s) written by %s at epoch %d of cell %s reached %s after it claimed epoch %d: quarantined, settle it by hand",
+			w.Entry.Kind, w.Entry.Amount, w.Entry.Currency, w.Entry.SK, w.Writer, w.Epoch, w.Cell, w.Region, w.Claimed)})
 }

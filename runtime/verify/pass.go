@@ -350,12 +350,13 @@ type QueryDB interface {
 // Its ConsumedRCU is the re-reads'.
 func Confirm(ctx context.Context, db QueryDB, rep *Report, c Cursor, opts ...func(*Options)) (*Report, error) {
 	o := options(opts)
-	out := &Report{Table: o.Table, Counts: map[Kind]int{}, Segments: 1, Buckets: 1, ConsistentRead: true}
 	if rep.OK || len(rep.Violations) == 0 {
+		out := &Report{Table: o.Table, Counts: map[Kind]int{}, Segments: 1, Buckets: 1, ConsistentRead: true}
 		out.finish()
 		return out, nil
 	}
 	parts := map[string]bool{}
+	want := map[violationID]bool{}
 	for _, v := range rep.Violations {
 		for _, k := range v.Keys {
 			parts[k.PK] = true
@@ -366,7 +367,43 @@ func Confirm(ctx context.Context, db QueryDB, rep *Report, c Cursor, opts ...fun
 		if v.OrderID != "" {
 			parts[o.Keys.OrderPrefix+v.OrderID] = true
 		}
+		want[idOf(v)] = true
 	}
+	return checkPartitions(ctx, db, o, parts, c, func(v Violation) bool { return want[idOf(v)] })
+}
+
+// Partitions reads the partitions pks (such as "USER#alice"),
+// strongly consistent, and checks them alone: a user's balance against
+// its ledger, its records, its quarantined late writes. A record in a
+// partition of its own brings its user's partition in. It is the check
+// of one account that a stream consumer runs (runtime/regionwatch).
+func Partitions(ctx context.Context, db QueryDB, pks []string, opts ...func(*Options)) (*Report, error) {
+	o := options(opts)
+	parts := map[string]bool{}
+	for _, pk := range pks {
+		parts[pk] = true
+	}
+	return checkPartitions(ctx, db, o, parts, Cursor{}, func(Violation) bool { return true })
+}
+
+// violationID is what Confirm matches a violation found again by.
+type violationID struct {
+	kind                   Kind
+	user, order, txn, what string
+}
+
+func idOf(v Violation) violationID {
+	what := ""
+	if v.UserID == "" && v.OrderID == "" && v.Transaction == "" && len(v.Keys) > 0 {
+		what = v.Keys[0].PK + " " + v.Keys[0].SK
+	}
+	return violationID{v.Kind, v.UserID, v.OrderID, v.Transaction, what}
+}
+
+// checkPartitions reads parts, strongly consistent, checks their groups
+// under c's window and reports the violations keep keeps.
+func checkPartitions(ctx context.Context, db QueryDB, o Options, parts map[string]bool, c Cursor, keep func(Violation) bool) (*Report, error) {
+	out := &Report{Table: o.Table, Counts: map[Kind]int{}, Segments: 1, Buckets: 1, ConsistentRead: true}
 	names := make([]string, 0, len(parts))
 	for p := range parts {
 		names = append(names, p)
@@ -404,21 +441,6 @@ func Confirm(ctx context.Context, db QueryDB, rep *Report, c Cursor, opts ...fun
 		newest = cnt.Newest
 	}
 	recent := recentBetween(newest, o.RecordExpiry, c.Started)
-	type id struct {
-		kind                   Kind
-		user, order, txn, what string
-	}
-	want := map[id]bool{}
-	idOf := func(v Violation) id {
-		what := ""
-		if v.UserID == "" && v.OrderID == "" && v.Transaction == "" && len(v.Keys) > 0 {
-			what = v.Keys[0].PK + " " + v.Keys[0].SK
-		}
-		return id{v.Kind, v.UserID, v.OrderID, v.Transaction, what}
-	}
-	for _, v := range rep.Violations {
-		want[idOf(v)] = true
-	}
 	gk := make([]string, 0, len(groups))
 	for k := range groups {
 		gk = append(gk, k)
@@ -438,7 +460,7 @@ func Confirm(ctx context.Context, db QueryDB, rep *Report, c Cursor, opts ...fun
 			return a.Key.SK < b.Key.SK
 		})
 		checkGroup(k[0], youngClaimsOut(g, c.Started), recent, o.RecordExpiry, func(v Violation) {
-			if want[idOf(v)] {
+			if keep(v) {
 				add(v)
 			}
 		})

@@ -49,6 +49,11 @@ const (
 	// (caller, operation, key) made while its record stood: a double apply
 	// across Regions, named by the ids' common origin (keys.IDOrigin).
 	DuplicateEffect Kind = "duplicate-effect"
+	// LateWrite is a ledger entry an old home committed that reached the
+	// new home after it claimed a later epoch (a takeover), as the
+	// Region's stream consumer quarantined it (runtime/regionwatch): an
+	// acknowledged movement to settle by hand.
+	LateWrite Kind = "late-write"
 	// EffectWithoutRecord is an effect younger than the records' expiry
 	// without its record: a retry of its request would apply it again.
 	EffectWithoutRecord Kind = "effect-without-record"
@@ -67,7 +72,7 @@ var Kinds = []Kind{
 	BalanceMismatch, NegativeBalance, LedgerWithoutUser, InvalidLedgerEntry, TransferUnbalanced, UnbalancedEntry, MissingLeg, PlatformTotalMismatch,
 	PaidWithoutPayment, PaidWithoutSettle, SettleMismatch, OrderWithoutSummary, SummaryMismatch,
 	PaymentWithoutOrder, PaymentMismatch, SettleWithoutPaidOrder,
-	RecordWithoutEffect, DuplicateEffect, EffectWithoutRecord, MalformedItem, NonCanonicalID,
+	RecordWithoutEffect, DuplicateEffect, LateWrite, EffectWithoutRecord, MalformedItem, NonCanonicalID,
 }
 
 // Violation is one broken invariant.
