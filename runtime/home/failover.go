@@ -26,6 +26,12 @@ const noRegion = "-"
 // that lets l.Region write; run it only where l.Region commits, after the
 // previous epoch's items are there (DrainProof) or in takeover mode.
 func Claim(ctx context.Context, db DB, table string, l Lease) error {
+	return claimAt(ctx, db, table, l, time.Now())
+}
+
+// claimAt is Claim recording at as the claim's time: the lease store's
+// clock, for the claims a Failover or Assign makes.
+func claimAt(ctx context.Context, db DB, table string, l Lease, at time.Time) error {
 	cond, err := expression.NewBuilder().WithCondition(expression.Or(
 		expression.AttributeNotExists(expression.Name(schema.PartitionKey)),
 		expression.Name(attrEpoch).LessThan(expression.Value(l.Epoch)),
@@ -38,7 +44,7 @@ func Claim(ctx context.Context, db DB, table string, l Lease) error {
 	item[attrEpoch] = &types.AttributeValueMemberN{Value: strconv.FormatInt(l.Epoch, 10)}
 	// The claiming Region's clock: its stream consumer flags a write of an
 	// older epoch that reaches its replica after this (runtime/regionwatch).
-	item[attrClaimedAt] = &types.AttributeValueMemberN{Value: strconv.FormatInt(time.Now().UnixMilli(), 10)}
+	item[attrClaimedAt] = &types.AttributeValueMemberN{Value: strconv.FormatInt(at.UnixMilli(), 10)}
 	_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item,
 		ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values()})
 	var ccf *types.ConditionalCheckFailedException
@@ -240,7 +246,7 @@ func (f *Failover) Planned(ctx context.Context, cell, to string) (PlannedReport,
 	if err := f.drain(ctx, src, dst, cell, &rep); err != nil {
 		return rep, err
 	}
-	return rep, Claim(ctx, dst, f.Table, nl)
+	return rep, claimAt(ctx, dst, f.Table, nl, f.Leases.o.Clock())
 }
 
 // Resume finishes a planned failover that ErrNotDrained left stopped.
@@ -253,7 +259,7 @@ func (f *Failover) Resume(ctx context.Context, cell, from string) (PlannedReport
 	if err := f.drain(ctx, f.Regions[from], f.Regions[nl.Region], cell, &rep); err != nil {
 		return rep, err
 	}
-	return rep, Claim(ctx, f.Regions[nl.Region], f.Table, nl)
+	return rep, claimAt(ctx, f.Regions[nl.Region], f.Table, nl, f.Leases.o.Clock())
 }
 
 func (f *Failover) drain(ctx context.Context, src, dst DB, cell string, rep *PlannedReport) error {
@@ -297,5 +303,5 @@ func (f *Failover) Takeover(ctx context.Context, cell, to string) (Lease, error)
 	if err != nil {
 		return Lease{}, err
 	}
-	return nl, Claim(ctx, dst, f.Table, nl)
+	return nl, claimAt(ctx, dst, f.Table, nl, f.Leases.o.Clock())
 }

@@ -212,5 +212,5 @@ func Assign(ctx context.Context, leases *Leases, db DB, table, cell, region stri
 	if err != nil {
 		return Lease{}, err
 	}
-	return l, Claim(ctx, db, table, l)
+	return l, claimAt(ctx, db, table, l, leases.o.Clock())
 }

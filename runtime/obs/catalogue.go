@@ -38,6 +38,9 @@ func Catalogue() []Metric {
 		{TotalsNamespace, TotalsEntries, "ledger entries whose platform legs a batch added to the platform totals (runtime/platform)"},
 		{TotalsNamespace, TotalsRedelivered, "entries of a batch already totalled, left out: a redelivered stream record"},
 		{TotalsNamespace, TotalsConflicts, "totals transactions cancelled by a conflict on a shard and sent again on the next shard"},
+		{RegionsNamespace, OutsideOwnerWrites, "ledger entries an old home wrote at an epoch that reached this Region after it claimed a later one, quarantined (runtime/regionwatch)"},
+		{RegionsNamespace, OutsideOwnerAmount, "the amounts of those entries, in minor units"},
+		{RegionsNamespace, LedgerMismatches, "accounts homed in this Region whose ledger does not sum to the balance, or whose balance is negative, after a change"},
 		{TotalsNamespace, TotalsMissing, "entries of a batch not in the table: their legs are not in the totals (runbook)"},
 	}
 }

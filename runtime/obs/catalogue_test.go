@@ -88,7 +88,7 @@ func emittedMetrics(t *testing.T, consts map[string]string, allowEMF map[string]
 				// The emitters: Business(flow, name), Fault(flow, name),
 				// Reconcile(table, name, value) and Totals(table, name, value).
 				namespace, args := map[string]string{"Business": obs.BusinessNamespace, "Fault": obs.FaultNamespace,
-					"Reconcile": obs.ReconcileNamespace, "Totals": obs.TotalsNamespace}[sel.Sel.Name], map[string]int{"Business": 2, "Fault": 2, "Reconcile": 3, "Totals": 3}[sel.Sel.Name]
+					"Reconcile": obs.ReconcileNamespace, "Totals": obs.TotalsNamespace, "Regions": obs.RegionsNamespace}[sel.Sel.Name], map[string]int{"Business": 2, "Fault": 2, "Reconcile": 3, "Totals": 3, "Regions": 3}[sel.Sel.Name]
 				if namespace == "" || len(call.Args) != args {
 					return true
 				}

@@ -21,6 +21,24 @@ const (
 	// TotalsNamespace holds the platform totaller's metrics
 	// (runtime/platform), by table (dimension Table).
 	TotalsNamespace = "oncetable/totals"
+	// RegionsNamespace holds each Region's stream consumer's flags
+	// (runtime/regionwatch), by table (dimension Table), in the Region
+	// that raised them.
+	RegionsNamespace = "oncetable/regions"
+)
+
+// Region watch metric names: each is one value per batch that found some.
+const (
+	// OutsideOwnerWrites is the ledger entries written outside the cell's
+	// owner at their epoch that reached this Region after it claimed a
+	// later one: quarantined late writes.
+	OutsideOwnerWrites = "OutsideOwnerWrites"
+	// OutsideOwnerAmount is their amounts' sum, in minor units of any
+	// currency (the quarantine items name each).
+	OutsideOwnerAmount = "OutsideOwnerAmount"
+	// LedgerMismatches is the accounts homed here whose ledger does not
+	// sum to their balance, or whose balance is negative, after a change.
+	LedgerMismatches = "LedgerMismatches"
 )
 
 // Business outcome metric names.
@@ -138,6 +156,11 @@ func (m *Metrics) Reconcile(table, name string, value float64) {
 // Totals records value of the totaller's metric name for table.
 func (m *Metrics) Totals(table, name string, value float64) {
 	m.value(TotalsNamespace, table, name, "Count", value)
+}
+
+// Regions records value of the region watch's metric name for table.
+func (m *Metrics) Regions(table, name string, value float64) {
+	m.value(RegionsNamespace, table, name, "Count", value)
 }
 
 // value writes one value of a metric with the dimension Table.
