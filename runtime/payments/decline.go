@@ -12,7 +12,7 @@ import (
 // not declines: nothing started, and a corrected retry must run.
 var declines = []error{ErrInsufficientFunds, ErrAlreadyPaid, ErrAmountMismatch, ErrCurrencyMismatch, ErrBalanceLimit, ErrPriceMismatch, ErrNotCharged,
 	ErrHoldNotOpen, ErrHoldExpired, ErrExceedsHold, ErrTooManyHolds, ErrNotPaid, ErrExceedsRefundable,
-	ErrOrderCancelled, ErrRefundRequired}
+	ErrOrderCancelled, ErrRefundRequired, ErrInvalidTransition}
 
 // Declined reports whether err is a decline, whose answer is stored under
 // the request's key.

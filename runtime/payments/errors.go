@@ -3,6 +3,7 @@ package payments
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/money"
@@ -34,7 +35,26 @@ var (
 	ErrExceedsRefundable    = errors.New("amount exceeds what is left to refund")
 	ErrOrderCancelled       = errors.New("order cancelled")
 	ErrRefundRequired       = errors.New("order is paid: refund it instead of cancelling it")
+	ErrInvalidTransition    = errors.New("order cannot make that fulfilment step")
 )
+
+// TransitionError is a fulfilment step (ship, deliver) asked of an order in
+// a status it does not leave: not paid yet, a step skipped, taken back or
+// taken twice, or an order refunded in full. Nothing was written.
+type TransitionError struct {
+	OrderID string
+	// Status is the order's; To the status asked for, which only an order
+	// in one of From reaches.
+	Status string
+	To     string
+	From   []string
+}
+
+func (e *TransitionError) Error() string {
+	return fmt.Sprintf("%v: order %q is %s, and only an order that is %s becomes %s", ErrInvalidTransition, e.OrderID, e.Status, strings.Join(e.From, " or "), e.To)
+}
+
+func (e *TransitionError) Unwrap() error { return ErrInvalidTransition }
 
 // RefundableError is a refund of more than an order has left to refund
 // (its total less its refunds). Nothing was written.

@@ -26,6 +26,8 @@ const (
 	FlowVoid        = "void_hold"
 	FlowRefund      = "refund"
 	FlowCancel      = "cancel_order"
+	FlowShip        = "ship_order"
+	FlowDeliver     = "deliver_order"
 )
 
 // Backend is what the flows need from the table they run on: a client, a

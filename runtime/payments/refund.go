@@ -28,9 +28,10 @@ var refundedName = expression.Name("refunded")
 // to the balance it was paid from, in one TransactWriteItems through the
 // order writer:
 //
-//  0. the order: refunded += amt, status partially_refunded or refunded,
-//     on the condition that it is paid or partially refunded and that
-//     refunded + amt stays within its total (the guard);
+//  0. the order: refunded += amt, status partially_refunded or refunded
+//     (a shipped or delivered order stays so until its last refund), on
+//     the condition that it is paid, partially refunded, shipped or
+//     delivered and that refunded + amt stays within its total (the guard);
 //  1. the user's balance: a credit of amt (same currency, within the
 //     maximum);
 //  2. the order summary in the user's partition: the new status;
@@ -82,9 +83,25 @@ func (s *Service) Refund(ctx context.Context, idem Idem, orderID string, amt *mo
 // maxRefundAttempts bounds the rebuilds of a refund that raced others.
 const maxRefundAttempts = 5
 
-// Refundable reports whether an order in status may be refunded.
+// Refundable reports whether an order in status may be refunded: paid,
+// refunded in part, shipped or delivered (a return is refunded as Stripe
+// refunds a charge whatever became of the goods).
 func Refundable(status string) bool {
-	return status == store.OrderPaid || status == store.OrderPartiallyRefunded
+	return status == store.OrderPaid || status == store.OrderPartiallyRefunded || store.Fulfilled(status)
+}
+
+// afterRefund is the status a refund leaves an order in that was in
+// status: refunded when it is the last, else partially_refunded, except
+// that a shipped or delivered order stays so (its refunded says how much
+// went back).
+func afterRefund(status string, last bool) string {
+	switch {
+	case last:
+		return store.OrderRefunded
+	case store.Fulfilled(status):
+		return status
+	}
+	return store.OrderPartiallyRefunded
 }
 
 // refundAmount is what a refund of order takes: amt, or all that is left
@@ -172,10 +189,7 @@ func (s *Service) refundEffect(order store.Order, amt money.Amount, nr newRefund
 	ts := keys.Timestamp(now)
 	last := order.Refunded+amt.Minor == order.Total
 	after := order
-	after.Status, after.Refunded, after.UpdatedAt = store.OrderPartiallyRefunded, order.Refunded+amt.Minor, ts
-	if last {
-		after.Status = store.OrderRefunded
-	}
+	after.Status, after.Refunded, after.UpdatedAt = afterRefund(order.Status, last), order.Refunded+amt.Minor, ts
 	after.GSI1PK, _ = s.keys.OrderStatusGSI(after.Status, now, order.OrderID)
 	upd, err := s.statusUpdate(after, shape)
 	if err != nil {
@@ -221,12 +235,18 @@ func (s *Service) refundEffect(order store.Order, amt money.Amount, nr newRefund
 }
 
 // refundGuard is the order's condition for a refund of amt: it is paid or
-// partially refunded, in amt's currency with the total read, and refunded
-// + amt stays within the total: strictly (the order stays partially
-// refunded), or exactly when last (it becomes refunded).
+// partially refunded (shipped or delivered: still the status read, so that
+// a partial refund racing a fulfilment step never takes the order back a
+// step), in amt's currency with the total read, and refunded + amt stays
+// within the total: strictly (the order stays partially refunded), or
+// exactly when last (it becomes refunded).
 func (s *Service) refundGuard(order store.Order, amt money.Amount, last bool) expression.ConditionBuilder {
+	status := expression.Or(statusName.Equal(expression.Value(store.OrderPaid)), statusName.Equal(expression.Value(store.OrderPartiallyRefunded)))
+	if store.Fulfilled(order.Status) {
+		status = statusName.Equal(expression.Value(order.Status))
+	}
 	cond := s.items.Exists().
-		And(expression.Or(statusName.Equal(expression.Value(store.OrderPaid)), statusName.Equal(expression.Value(store.OrderPartiallyRefunded)))).
+		And(status).
 		And(totalName.Equal(expression.Value(order.Total))).
 		And(currencyName.Equal(expression.Value(string(amt.Currency))))
 	limit := order.Total - amt.Minor

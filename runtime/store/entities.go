@@ -27,7 +27,9 @@ const TotalledAttribute = "totalled"
 
 // Order statuses. An order is created, then paid by settle; a refund of
 // part of what was paid makes it partially_refunded, of the rest refunded.
-// Its GSI1PK follows its status (ORDERSTATUS#<status>).
+// A paid order (or one refunded in part) is shipped, then delivered; a
+// partial refund leaves those as they are, and the last refund makes any
+// of them refunded. Its GSI1PK follows its status (ORDERSTATUS#<status>).
 const (
 	OrderCreated           = "created"
 	OrderPaid              = "paid"
@@ -36,16 +38,21 @@ const (
 	// OrderCancelled is an order cancelled before it was paid; its payment,
 	// if it had one, is voided.
 	OrderCancelled = "cancelled"
+	OrderShipped   = "shipped"
+	OrderDelivered = "delivered"
 )
 
-// WasPaid reports whether an order in status was settled: paid, or
-// refunded in part or in full since.
+// WasPaid reports whether an order in status was settled: paid, refunded
+// in part or in full since, shipped or delivered.
 func WasPaid(status string) bool {
-	return status == OrderPaid || status == OrderPartiallyRefunded || status == OrderRefunded
+	return status == OrderPaid || status == OrderPartiallyRefunded || status == OrderRefunded || Fulfilled(status)
 }
 
+// Fulfilled reports whether an order in status is shipped or delivered.
+func Fulfilled(status string) bool { return status == OrderShipped || status == OrderDelivered }
+
 // OrderStatuses lists every order status.
-var OrderStatuses = []string{OrderCreated, OrderPaid, OrderPartiallyRefunded, OrderRefunded, OrderCancelled}
+var OrderStatuses = []string{OrderCreated, OrderPaid, OrderPartiallyRefunded, OrderRefunded, OrderCancelled, OrderShipped, OrderDelivered}
 
 // Payment statuses. A created payment sits in the sparse Unprocessed index
 // until processing REMOVEs its index keys.
@@ -211,6 +218,8 @@ type Order struct {
 	UpdatedAt   string `dynamodbav:"updatedAt" json:"updatedAt"`
 	PaidAt      string `dynamodbav:"paidAt,omitempty" json:"paidAt,omitempty"`
 	CancelledAt string `dynamodbav:"cancelledAt,omitempty" json:"cancelledAt,omitempty"`
+	ShippedAt   string `dynamodbav:"shippedAt,omitempty" json:"shippedAt,omitempty"`
+	DeliveredAt string `dynamodbav:"deliveredAt,omitempty" json:"deliveredAt,omitempty"`
 	// Refunded is the sum of the order's refunds; never more than Total.
 	Refunded int64 `dynamodbav:"refunded,omitempty" json:"refunded,omitempty"`
 	// Metadata is the order's, with its settle's keys set over it.
