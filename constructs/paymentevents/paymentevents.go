@@ -49,7 +49,7 @@ type EventRecord struct {
 // inserted (CreditPosted, DebitPosted), holds inserted (HoldAuthorized),
 // refunds inserted (RefundIssued), orders modified (PaymentCreated when
 // charge gives the order its paymentId, OrderPaid when settle pays it,
-// OrderRefunded), payments modified (PaymentProcessed) and holds modified
+// OrderRefunded, OrderCancelled, OrderShipped, OrderDelivered), payments modified (PaymentProcessed) and holds modified
 // (HoldCaptured, HoldVoided). A payment's INSERT carries no event, so it
 // does not invoke the function; nor do profiles, addresses, products,
 // order items and idempotency records.

@@ -11,6 +11,8 @@
 //	order modified to gain paymentId (charge) PaymentCreated    id PaymentCreated:<paymentId>
 //	order modified to status paid (settle)    OrderPaid         id OrderPaid:<orderId>
 //	payment modified to status processed      PaymentProcessed  id PaymentProcessed:<paymentId>
+//	order modified to status shipped (ship)   OrderShipped      id OrderShipped:<orderId>
+//	order modified to status delivered        OrderDelivered    id OrderDelivered:<orderId>
 //
 // Everything else (profiles, addresses, orders being created, order items,
 // payments being inserted, idempotency records and their TTL expiry)

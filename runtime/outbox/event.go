@@ -28,11 +28,13 @@ const (
 	RefundIssued     Type = "RefundIssued"
 	OrderRefunded    Type = "OrderRefunded"
 	OrderCancelled   Type = "OrderCancelled"
+	OrderShipped     Type = "OrderShipped"
+	OrderDelivered   Type = "OrderDelivered"
 )
 
 // Types lists every event type.
 var Types = []Type{CreditPosted, DebitPosted, PaymentCreated, OrderPaid, PaymentProcessed, HoldAuthorized, HoldCaptured, HoldVoided,
-	RefundIssued, OrderRefunded, OrderCancelled}
+	RefundIssued, OrderRefunded, OrderCancelled, OrderShipped, OrderDelivered}
 
 // Event is one payment domain event, the Detail of its EventBridge entry.
 type Event struct {
@@ -58,7 +60,8 @@ type Event struct {
 	// RefundID is on RefundIssued and on the refund's CreditPosted.
 	RefundID string `json:"refundId,omitempty"`
 	// OrderStatus is on RefundIssued: the order's status once the refund
-	// was made (partially_refunded or refunded).
+	// was made (partially_refunded or refunded; shipped or delivered for a
+	// partial refund of an order in that status).
 	OrderStatus string `json:"orderStatus,omitempty"`
 	// Amount is in minor units of Currency, always positive.
 	Amount   int64  `json:"amount"`
@@ -139,6 +142,10 @@ func FromRecordOf(r events.DynamoDBEventRecord, entityTypeAttr string) (ev Event
 		ev, err = orderEvent(next, OrderRefunded, "refunded", schema.UpdatedAt)
 	case r.EventName == "MODIFY" && entity == store.TypeOrder && becomes(old, next, store.OrderCancelled):
 		ev, err = orderEvent(next, OrderCancelled, "total", "cancelledAt")
+	case r.EventName == "MODIFY" && entity == store.TypeOrder && becomes(old, next, store.OrderShipped):
+		ev, err = orderEvent(next, OrderShipped, "total", "shippedAt")
+	case r.EventName == "MODIFY" && entity == store.TypeOrder && becomes(old, next, store.OrderDelivered):
+		ev, err = orderEvent(next, OrderDelivered, "total", "deliveredAt")
 	default:
 		return Event{}, false, nil
 	}

@@ -84,7 +84,10 @@ func TestUnknownLedgerKindIsUnreadable(t *testing.T) {
 // A refund's INSERT is RefundIssued, with the status it moved its order
 // to; the order's change to refunded is OrderRefunded (of all that was
 // refunded), and its change to partially_refunded is none: RefundIssued
-// says it. An order's change to cancelled is OrderCancelled, of its total.
+// says it. An order's change to cancelled is OrderCancelled, of its total;
+// to shipped OrderShipped and to delivered OrderDelivered, of its total at
+// shippedAt and deliveredAt. A partial refund of a shipped order keeps it
+// shipped: no event of the order's.
 func TestRefundEvents(t *testing.T) {
 	const at = "2026-12-05T10:00:00Z"
 	refund := func(status string) map[string]events.DynamoDBAttributeValue {
@@ -116,6 +119,12 @@ func TestRefundEvents(t *testing.T) {
 		{name: "order partially refunded", event: "MODIFY", old: order("paid", "0"), next: order("partially_refunded", "600")},
 		{name: "order refunded again", event: "MODIFY", old: order("partially_refunded", "1900"), next: order("partially_refunded", "2400")},
 		{name: "order cancelled", event: "MODIFY", old: order("created", "0"), next: order("cancelled", "0"), wantType: outbox.OrderCancelled, wantID: "OrderCancelled:o1", wantAmount: 2500},
+		{name: "order shipped", event: "MODIFY", old: order("paid", "0"), next: order("shipped", "0"), wantType: outbox.OrderShipped, wantID: "OrderShipped:o1", wantAmount: 2500},
+		{name: "order refunded in part, shipped", event: "MODIFY", old: order("partially_refunded", "600"), next: order("shipped", "600"), wantType: outbox.OrderShipped, wantID: "OrderShipped:o1", wantAmount: 2500},
+		{name: "order delivered", event: "MODIFY", old: order("shipped", "0"), next: order("delivered", "0"), wantType: outbox.OrderDelivered, wantID: "OrderDelivered:o1", wantAmount: 2500},
+		{name: "shipped order refunded in part", event: "MODIFY", old: order("shipped", "0"), next: order("shipped", "600")},
+		{name: "delivered order refunded", event: "MODIFY", old: order("delivered", "600"), next: order("refunded", "2500"), wantType: outbox.OrderRefunded, wantID: "OrderRefunded:o1", wantAmount: 2500},
+		{name: "partial refund of a shipped order", event: "INSERT", next: refund("shipped"), wantType: outbox.RefundIssued, wantID: "RefundIssued:rf_1", wantAmount: 600, wantStatus: "shipped"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

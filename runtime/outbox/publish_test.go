@@ -168,7 +168,8 @@ func TestPublisherEnvelope(t *testing.T) {
 		t.Fatalf("Handle: %v %v", resp, err)
 	}
 	want := "CreditPosted:e1 DebitPosted:e2 PaymentCreated:p1 OrderPaid:o1 DebitPosted:e3 PaymentProcessed:p1" +
-		" CreditPosted:rfe1 RefundIssued:rf1 CreditPosted:rfe2 RefundIssued:rf2 OrderRefunded:o1 HoldAuthorized:h1 HoldCaptured:h1"
+		" CreditPosted:rfe1 RefundIssued:rf1 CreditPosted:rfe2 RefundIssued:rf2 OrderRefunded:o1 HoldAuthorized:h1 HoldCaptured:h1" +
+		" OrderShipped:o2 OrderDelivered:o2"
 	if got := strings.Join(fake.published, " "); got != want {
 		t.Errorf("published %s, want %s", got, want)
 	}
@@ -191,7 +192,7 @@ func TestRedeliveryIsDeduplicatedByID(t *testing.T) {
 			t.Fatalf("Handle: %v %v", resp, err)
 		}
 	}
-	const events = 13
+	const events = 15
 	if len(fake.published) != 2*events {
 		t.Fatalf("published %d entries, want %d (%d events twice)", len(fake.published), 2*events, events)
 	}

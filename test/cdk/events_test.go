@@ -35,7 +35,8 @@ func TestPaymentEvents(t *testing.T) {
 			fnID := logicalID(s, s.events.Function.Function)
 			queueID := logicalID(s, s.events.FailureQueue)
 			// Ledger entries, holds and refunds inserted; orders
-			// (PaymentCreated, OrderPaid, OrderRefunded, OrderCancelled),
+			// (PaymentCreated, OrderPaid, OrderRefunded, OrderCancelled,
+			// OrderShipped, OrderDelivered),
 			// payments (PaymentProcessed) and holds (HoldCaptured,
 			// HoldVoided) modified. A payment's INSERT carries no event and
 			// does not invoke the function.
