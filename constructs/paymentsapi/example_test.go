@@ -39,5 +39,5 @@ func ExampleFunctionAccess() {
 	// charge [dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] true
 	// debit [dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] false
 	// settle [dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem] [] [] true
-	// 29 routes
+	// 31 routes
 }

@@ -75,6 +75,7 @@ var problems = []mapping{
 	{payments.ErrAlreadyPaid, http.StatusConflict, "already-paid", "Order already paid", "already_paid"},
 	{payments.ErrOrderCancelled, http.StatusConflict, "order-cancelled", "Order cancelled", "order_cancelled"},
 	{payments.ErrRefundRequired, http.StatusConflict, "refund-required", "Order paid: refund it instead", "refund_required"},
+	{payments.ErrInvalidTransition, http.StatusConflict, "invalid-transition", "Order cannot make that fulfilment step", "invalid_transition"},
 	{payments.ErrNotCharged, http.StatusConflict, "not-charged", "Order not charged", "not_charged"},
 	{payments.ErrAmountMismatch, http.StatusUnprocessableEntity, "amount-mismatch", "Amount does not match the order", "amount_mismatch"},
 	{payments.ErrCurrencyMismatch, http.StatusUnprocessableEntity, "currency-mismatch", "Currency does not match the balance or the order", "currency_mismatch"},

@@ -52,6 +52,8 @@ const (
 	RouteGetRefund      = "getRefund"
 	RouteListRefunds    = "listRefunds"
 	RouteCancelOrder    = "cancelOrder"
+	RouteShipOrder      = "shipOrder"
+	RouteDeliverOrder   = "deliverOrder"
 )
 
 // Who may call a route: the roles it admits and, for a customer, whose
@@ -72,6 +74,9 @@ var (
 	// who paid must not do for itself (it would keep the goods and the
 	// money).
 	merchantOrder = access{roles: []Role{RoleService, RoleOperator}, owner: OwnerOrder}
+	// fulfilment: shipping and delivering an order, which the customer
+	// must not claim for itself (a delivered order is one it got).
+	fulfilment = access{roles: []Role{RoleService, RoleOperator}, owner: OwnerOrder}
 	// backOffice: creating money, setting prices, the queues across users.
 	backOffice = access{roles: []Role{RoleOperator}}
 )
@@ -117,6 +122,8 @@ func (a *API) table() []route {
 		r(RouteListRefunds, http.MethodGet, "/orders/{orderId}/refunds", "", ownOrder, a.listRefunds),
 		r(RouteGetRefund, http.MethodGet, "/orders/{orderId}/refunds/{refundId}", "", ownOrder, a.getRefund),
 		r(RouteCancelOrder, http.MethodPost, "/orders/{orderId}/cancel", payments.FlowCancel, ownOrder, a.cancelOrder),
+		r(RouteShipOrder, http.MethodPost, "/orders/{orderId}/ship", payments.FlowShip, fulfilment, a.shipOrder),
+		r(RouteDeliverOrder, http.MethodPost, "/orders/{orderId}/deliver", payments.FlowDeliver, fulfilment, a.deliverOrder),
 	}
 }
 
@@ -602,13 +609,29 @@ func (a *API) voidHold(ctx context.Context, c *call) (reply, error) {
 
 // cancelOrder takes no body (an empty JSON object is accepted).
 func (a *API) cancelOrder(ctx context.Context, c *call) (reply, error) {
+	return a.orderStep(ctx, c, a.svc.Cancel)
+}
+
+// shipOrder and deliverOrder take no body (an empty JSON object is
+// accepted), as cancelOrder.
+func (a *API) shipOrder(ctx context.Context, c *call) (reply, error) {
+	return a.orderStep(ctx, c, a.svc.Ship)
+}
+
+func (a *API) deliverOrder(ctx context.Context, c *call) (reply, error) {
+	return a.orderStep(ctx, c, a.svc.Deliver)
+}
+
+// orderStep runs step, a flow that names only its order, on the path's
+// order.
+func (a *API) orderStep(ctx context.Context, c *call, step func(context.Context, payments.Idem, string) (payments.Response, error)) (reply, error) {
 	var in struct{}
 	raw, _, err := c.decodeOptional(&in)
 	if err != nil {
 		return reply{}, err
 	}
 	return a.runFlow(ctx, c, raw, func(idem payments.Idem) (payments.Response, error) {
-		return a.svc.Cancel(ctx, idem, c.params["orderId"])
+		return step(ctx, idem, c.params["orderId"])
 	})
 }
 

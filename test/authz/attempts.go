@@ -60,7 +60,7 @@ func Example(f Fixture, r httpapi.RouteSpec) (req Request, ok bool) {
 		httpapi.RouteUserOrders: true, httpapi.RouteGetOrder: true, httpapi.RouteSettle: true, httpapi.RouteUnprocessed: true,
 		httpapi.RouteProcessPayment: true, httpapi.RouteGetProduct: true, httpapi.RouteGetPayment: true, httpapi.RouteGetHold: true, httpapi.RouteVoidHold: true,
 		httpapi.RouteLedgerEntry: true, httpapi.RouteListRefunds: true, httpapi.RouteGetRefund: true,
-		httpapi.RouteCancelOrder: true}
+		httpapi.RouteCancelOrder: true, httpapi.RouteShipOrder: true, httpapi.RouteDeliverOrder: true}
 	_, hasBody := body[r.Name]
 	_, hasQuery := query[r.Name]
 	if !hasBody && !hasQuery && !known[r.Name] {

@@ -227,8 +227,9 @@ func TestRightfulCallers(t *testing.T) {
 	}
 	for _, r := range httpapi.Routes() {
 		f := fixture
-		if r.Name == httpapi.RouteSettle {
-			f.Order = "o-settle"
+		switch r.Name {
+		case httpapi.RouteSettle, httpapi.RouteShipOrder, httpapi.RouteDeliverOrder:
+			f.Order = "o-settle" // settled here first, then shipped, then delivered
 		}
 		req, _ := authz.Example(f, r)
 		role := r.Roles[0]

@@ -208,6 +208,16 @@ func catalogue(aliceCursor, bobCursor string) []badInput {
 			status: 409, problem: "not-charged", detail: "charge its total"},
 		{group: "business rule", name: "settle beyond the balance", method: "POST", path: "/orders/o-big/settle", header: key("cat-settle-funds"),
 			status: 402, problem: "insufficient-funds"},
+		{group: "fulfilment", name: "ship without an Idempotency-Key", method: "POST", path: "/orders/o-paid/ship",
+			status: 400, problem: "idempotency-key-missing"},
+		{group: "fulfilment", name: "ship with a body", method: "POST", path: "/orders/o-paid/ship", header: key("cat-ship-body"),
+			body: []byte(`{"carrier":"x"}`), status: 400, problem: "bad-request"},
+		{group: "fulfilment", name: "ship of an unknown order", method: "POST", path: "/orders/o-nope/ship", header: key("cat-ship-unknown"),
+			status: 404, problem: "not-found"},
+		{group: "fulfilment", name: "ship of an order not paid yet", method: "POST", path: "/orders/o-open/ship", header: key("cat-ship-unpaid"),
+			status: 409, problem: "invalid-transition", detail: "only an order that is paid or partially_refunded becomes shipped"},
+		{group: "fulfilment", name: "deliver of an order not shipped (a skipped step)", method: "POST", path: "/orders/o-paid/deliver", header: key("cat-deliver-paid"),
+			status: 409, problem: "invalid-transition", detail: "only an order that is shipped becomes delivered"},
 		{group: "business rule", name: "charge with a different amount", method: "POST", path: "/orders/o-open/payments", header: key("cat-charge-amount"),
 			body: []byte(`{"amount":1,"currency":"EUR"}`), status: 422, problem: "amount-mismatch"},
 		{group: "business rule", name: "charge in another currency than the order's", method: "POST", path: "/orders/o-open/payments", header: key("cat-charge-usd"),
@@ -294,7 +304,7 @@ func catalogue(aliceCursor, bobCursor string) []badInput {
 		{group: "route", name: "wrong method", method: "DELETE", path: "/users/alice/credits", header: key("cat-method"), status: 405, problem: "method-not-allowed"},
 		{group: "route", name: "malformed percent-escape in the path (refused by net/http itself)", method: "GET", path: "/users/%ZZ",
 			raw: "GET /users/%ZZ HTTP/1.1\r\nHost: api.local\r\n\r\n", status: 400, problem: "bad-request", detail: "malformed request line"},
-		{group: "route", name: "orders by an unknown status", method: "GET", path: "/orders?status=shipped", status: 400, problem: "bad-request"},
+		{group: "route", name: "orders by an unknown status", method: "GET", path: "/orders?status=returned", status: 400, problem: "bad-request"},
 	}
 }
 

@@ -20,8 +20,9 @@ type declineCase struct {
 }
 
 // measureDeclines runs a declined debit, two declined settles (already
-// paid, not charged), a declined refund and a declined cancel and their
-// replays, with a successful debit, refund and cancel beside them, and renders the section of docs/cost.md
+// paid, not charged), a declined refund, a declined cancel and a declined
+// deliver and their replays, with a successful debit, refund, cancel and
+// ship beside them, and renders the section of docs/cost.md
 // that shows what storing a decline costs. The figures are deterministic
 // (requests and the engine's capacity units), so the section is a golden.
 func measureDeclines(t testing.TB) string {
@@ -47,6 +48,10 @@ func measureDeclines(t testing.TB) string {
 		{"cancel, replay", "POST", "/orders/" + toCancel + "/cancel", "", "x-ok", 200},
 		{"cancel of a paid order (409 refund required), first call", "POST", "/orders/" + paid + "/cancel", "", "x-409", 409},
 		{"cancel of a paid order, retried with the key", "POST", "/orders/" + paid + "/cancel", "", "x-409", 409},
+		{"ship of a paid order, success (for comparison), first call", "POST", "/orders/" + paid + "/ship", "", "f-ok", 200},
+		{"ship, replay", "POST", "/orders/" + paid + "/ship", "", "f-ok", 200},
+		{"deliver of an unshipped order (409 invalid transition), first call", "POST", "/orders/" + unpaid + "/deliver", "", "f-409", 409},
+		{"deliver of an unshipped order, retried with the key", "POST", "/orders/" + unpaid + "/deliver", "", "f-409", 409},
 		{"debit refused by validation (400), first call", "POST", "/users/" + u + "/debits", `{"amount":1.5,"currency":"EUR"}`, "d-400", 400},
 	}
 	var b strings.Builder

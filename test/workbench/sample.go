@@ -53,6 +53,9 @@ func Sample(ctx context.Context) ([]map[string]types.AttributeValue, error) {
 	if err := sampleRefund(ctx, st); err != nil {
 		return nil, err
 	}
+	if err := sampleFulfilment(ctx, st); err != nil {
+		return nil, err
+	}
 	var items []map[string]types.AttributeValue
 	in := &dynamodb.ScanInput{TableName: aws.String(table)}
 	for {
@@ -110,4 +113,32 @@ func sampleRefund(ctx context.Context, st *store.Store) error {
 	idem := payments.Idem{Scope: idempotency.Scope{Caller: "model", Operation: payments.FlowRefund}, Key: "sample-refund", Fingerprint: fp}
 	_, err = payments.New(st).Refund(ctx, idem, o.OrderID, &amt)
 	return err
+}
+
+// sampleFulfilment ships and delivers a paid order, so the model shows a
+// delivered order with its shippedAt and deliveredAt.
+func sampleFulfilment(ctx context.Context, st *store.Store) error {
+	paid, err := st.OrdersByStatus(ctx, store.OrderPaid, 1, "")
+	if err != nil {
+		return err
+	}
+	if len(paid.Items) == 0 {
+		return fmt.Errorf("no order of the sample is paid")
+	}
+	svc, id := payments.New(st), paid.Items[0].OrderID
+	steps := []struct {
+		flow, path string
+		run        func(context.Context, payments.Idem, string) (payments.Response, error)
+	}{{payments.FlowShip, "/ship", svc.Ship}, {payments.FlowDeliver, "/deliver", svc.Deliver}}
+	for _, s := range steps {
+		fp, err := idempotency.Fingerprint("POST", "/orders/"+id+s.path, nil)
+		if err != nil {
+			return err
+		}
+		idem := payments.Idem{Scope: idempotency.Scope{Caller: "model", Operation: s.flow}, Key: "sample-" + s.flow, Fingerprint: fp}
+		if _, err := s.run(ctx, idem, id); err != nil {
+			return fmt.Errorf("%s of %s: %w", s.flow, id, err)
+		}
+	}
+	return nil
 }
