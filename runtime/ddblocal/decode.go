@@ -281,19 +281,27 @@ func (r *jsonReader) names() (map[string]string, bool) {
 func (r *jsonReader) item() (attr.Item, bool) { return r.itemInto(attr.Item{}) }
 
 // reusedItem is item into the room of an item given to releaseItem, for
-// request parameters an operation releases when done with them.
-func (r *jsonReader) reusedItem() (attr.Item, bool) { return r.reusedFrom(&itemPool) }
+// request parameters an operation releases when done with them. Its size
+// is unknown until read: a whole item's room first, else a small one,
+// which releaseItem files a released item of a few attributes in (a
+// PutItem of small items finds its room there, not in a new map).
+func (r *jsonReader) reusedItem() (attr.Item, bool) {
+	return r.reusedFrom(&itemPool, &smallItemPool)
+}
 
 // reusedSmall is reusedItem for a map of a few attributes: a key or the
 // placeholder values of expressions.
 func (r *jsonReader) reusedSmall() (attr.Item, bool) { return r.reusedFrom(&smallItemPool) }
 
-func (r *jsonReader) reusedFrom(pool *sync.Pool) (attr.Item, bool) {
-	it, _ := pool.Get().(attr.Item)
-	if it == nil {
-		it = attr.Item{}
+// reusedFrom reads an item into the room of the first of pools that has
+// one, or into a new map.
+func (r *jsonReader) reusedFrom(pools ...*sync.Pool) (attr.Item, bool) {
+	for _, pool := range pools {
+		if it, _ := pool.Get().(attr.Item); it != nil {
+			return r.itemInto(it)
+		}
 	}
-	return r.itemInto(it)
+	return r.itemInto(attr.Item{})
 }
 
 // itemInto reads an item into it, which is empty.
