@@ -15,6 +15,7 @@ import (
 	"github.com/oncetable/oncetable/constructs/paymentsapi"
 	"github.com/oncetable/oncetable/constructs/reconciler"
 	"github.com/oncetable/oncetable/constructs/singletable"
+	"github.com/oncetable/oncetable/constructs/slo"
 	"github.com/oncetable/oncetable/stacks/envconfig"
 )
 
@@ -36,6 +37,8 @@ type OnceTableStack struct {
 	Events *paymentevents.PaymentEvents
 	// Reconcile is the live reconciliation of the table's money.
 	Reconcile *reconciler.Reconciler
+	// SLO is the money routes' objectives and their burn-rate alerts.
+	SLO *slo.SLO
 	// DR is the disaster-recovery stack in backup.dr.region, nil without it.
 	DR *DRStack
 	// Config is the environment the stack was built from.
@@ -92,6 +95,7 @@ func NewOnceTableStack(scope constructs.Construct, id string, props *OnceTableSt
 	s.Payments = paymentsapi.New(stack, "Payments", paymentsProps(cfg, s))
 	s.Events = paymentevents.New(stack, "Events", eventsProps(cfg, s))
 	s.Reconcile = reconciler.New(stack, "Reconcile", reconcileProps(cfg, s))
+	s.SLO = slo.New(stack, "SLO", &slo.Props{AccessLogs: s.Payments.AccessLogs, Monitor: s.Operations})
 	awscdk.NewCfnOutput(stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{
 		Description: jsii.String("Invoke URL of the payments HTTP API"),
 		Value:       s.Payments.URL,

@@ -109,6 +109,10 @@ type Monitor interface {
 	AddAlarm(kind oncall.Kind, alarms ...awscloudwatch.AlarmBase)
 	// AddWidgets appends a row of widgets to the dashboard.
 	AddWidgets(widgets ...awscloudwatch.IWidget)
+	// AddAlarmInputs describes alarms that only feed composite alarms of
+	// kind (added with AddAlarm): severity and runbook link as AddAlarm
+	// gives them, and no action, since the composite notifies.
+	AddAlarmInputs(kind oncall.Kind, alarms ...awscloudwatch.AlarmBase)
 }
 
 // Operations owns the paging and ticket topics and the dashboard.
@@ -128,6 +132,9 @@ type Operations struct {
 	SubscriptionsDLQ awssqs.Queue
 	// Alarms lists every alarm added so far, with its kind and severity.
 	Alarms []Alarm
+	// Inputs lists the alarms that only feed composite alarms
+	// (AddAlarmInputs): they notify no one.
+	Inputs []Alarm
 
 	routing    oncall.Routing
 	runbookURL string
@@ -297,6 +304,19 @@ func (o *Operations) AddAlarm(kind oncall.Kind, alarms ...awscloudwatch.AlarmBas
 		a.AddAlarmAction(ch.action)
 		a.AddOkAction(ch.action)
 		o.Alarms = append(o.Alarms, Alarm{Kind: kind, Severity: sev, Alarm: a})
+	}
+}
+
+// AddAlarmInputs gives alarms that feed composite alarms of kind their
+// severity and runbook link, and no action.
+func (o *Operations) AddAlarmInputs(kind oncall.Kind, alarms ...awscloudwatch.AlarmBase) {
+	if kind.Name == "" || !kind.Severity.Valid() {
+		panic(fmt.Sprintf("alarms: kind %+v needs a name and a page or ticket severity", kind))
+	}
+	sev := o.SeverityOf(kind)
+	for _, a := range alarms {
+		o.describe(a, kind, sev)
+		o.Inputs = append(o.Inputs, Alarm{Kind: kind, Severity: sev, Alarm: a})
 	}
 }
 

@@ -52,23 +52,29 @@ var (
 	AlarmDeliveryFailed = Kind{"alarm-delivery-failed", Page, GroupOperations}
 	MoneyFrozen         = Kind{"money-frozen", Ticket, GroupOperations}
 
-	APIServerErrorRate   = Kind{"api-5xx-rate", Page, GroupAPI}
-	MoneyRouteErrorRate  = Kind{"money-route-5xx-rate", Page, GroupAPI}
-	APIClientErrorSurge  = Kind{"api-4xx-surge", Page, GroupAPI}
-	APIThrottledRate     = Kind{"api-429-rate", Page, GroupAPI}
-	APILatency           = Kind{"api-latency", Ticket, GroupAPI}
-	NoSettledPayment     = Kind{"no-settled-payment", Page, GroupAPI}
-	MoneyFunctionErrors  = Kind{"money-function-errors", Page, GroupFunctions}
-	FunctionErrors       = Kind{"function-errors", Ticket, GroupFunctions}
-	FunctionThrottles    = Kind{"function-throttles", Ticket, GroupFunctions}
-	FunctionDuration     = Kind{"function-duration", Ticket, GroupFunctions}
-	FunctionConcurrency  = Kind{"function-concurrency", Ticket, GroupFunctions}
-	SecretRotationFailed = Kind{"secret-rotation-failed", Ticket, GroupFunctions}
-	UnavailableAnswers   = Kind{"unavailable-answers", Page, GroupFunctions}
-	UnexpectedErrors     = Kind{"unexpected-errors", Ticket, GroupFunctions}
-	KeyReuseSurge        = Kind{"key-reuse-surge", Ticket, GroupAPI}
-	FenceCancellations   = Kind{"fence-cancellations", Ticket, GroupFunctions}
-	LeaseLost            = Kind{"lease-lost", Page, GroupFunctions}
+	APIServerErrorRate  = Kind{"api-5xx-rate", Page, GroupAPI}
+	MoneyRouteErrorRate = Kind{"money-route-5xx-rate", Page, GroupAPI}
+	APIClientErrorSurge = Kind{"api-4xx-surge", Page, GroupAPI}
+	APIThrottledRate    = Kind{"api-429-rate", Page, GroupAPI}
+	APILatency          = Kind{"api-latency", Ticket, GroupAPI}
+	NoSettledPayment    = Kind{"no-settled-payment", Page, GroupAPI}
+	// The money routes' objectives (constructs/slo): a fast burn of the
+	// error budget pages, a slow one opens a ticket.
+	SLOAvailabilityFastBurn = Kind{"slo-availability-fast-burn", Page, GroupAPI}
+	SLOAvailabilitySlowBurn = Kind{"slo-availability-slow-burn", Ticket, GroupAPI}
+	SLOLatencyFastBurn      = Kind{"slo-latency-fast-burn", Page, GroupAPI}
+	SLOLatencySlowBurn      = Kind{"slo-latency-slow-burn", Ticket, GroupAPI}
+	MoneyFunctionErrors     = Kind{"money-function-errors", Page, GroupFunctions}
+	FunctionErrors          = Kind{"function-errors", Ticket, GroupFunctions}
+	FunctionThrottles       = Kind{"function-throttles", Ticket, GroupFunctions}
+	FunctionDuration        = Kind{"function-duration", Ticket, GroupFunctions}
+	FunctionConcurrency     = Kind{"function-concurrency", Ticket, GroupFunctions}
+	SecretRotationFailed    = Kind{"secret-rotation-failed", Ticket, GroupFunctions}
+	UnavailableAnswers      = Kind{"unavailable-answers", Page, GroupFunctions}
+	UnexpectedErrors        = Kind{"unexpected-errors", Ticket, GroupFunctions}
+	KeyReuseSurge           = Kind{"key-reuse-surge", Ticket, GroupAPI}
+	FenceCancellations      = Kind{"fence-cancellations", Ticket, GroupFunctions}
+	LeaseLost               = Kind{"lease-lost", Page, GroupFunctions}
 
 	StreamConsumerLag   = Kind{"stream-consumer-lag", Page, GroupEvents}
 	StreamConsumerStuck = Kind{"stream-consumer-stuck", Page, GroupEvents}
@@ -94,6 +100,7 @@ func Kinds() []Kind {
 	k := []Kind{
 		AlarmDeliveryFailed, MoneyFrozen,
 		APIServerErrorRate, MoneyRouteErrorRate, APIClientErrorSurge, APIThrottledRate, APILatency, NoSettledPayment,
+		SLOAvailabilityFastBurn, SLOAvailabilitySlowBurn, SLOLatencyFastBurn, SLOLatencySlowBurn,
 		MoneyFunctionErrors, FunctionErrors, FunctionThrottles, FunctionDuration, FunctionConcurrency, SecretRotationFailed,
 		UnavailableAnswers, UnexpectedErrors, KeyReuseSurge, FenceCancellations, LeaseLost,
 		StreamConsumerLag, StreamConsumerStuck, EventsDeadLetters,

@@ -22,6 +22,7 @@ import (
 	"github.com/oncetable/oncetable/constructs/paymentevents"
 	"github.com/oncetable/oncetable/constructs/paymentsapi"
 	"github.com/oncetable/oncetable/constructs/singletable"
+	"github.com/oncetable/oncetable/constructs/slo"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/stacks"
 	"github.com/oncetable/oncetable/stacks/envconfig"
@@ -41,6 +42,7 @@ type synthesized struct {
 	ops      *alarms.Operations
 	payments *paymentsapi.PaymentsAPI
 	events   *paymentevents.PaymentEvents // nil in the defaults stack
+	slo      *slo.SLO                     // nil in the defaults stack
 }
 
 var (
@@ -139,7 +141,7 @@ func synthAll() error {
 	}
 	var dr []*synthesized
 	for _, s := range built {
-		byEnv[*s.Stack.StackName()] = &synthesized{stack: s.Stack, table: s.Table, ops: s.Operations, payments: s.Payments, events: s.Events}
+		byEnv[*s.Stack.StackName()] = &synthesized{stack: s.Stack, table: s.Table, ops: s.Operations, payments: s.Payments, events: s.Events, slo: s.SLO}
 		if s.DR != nil {
 			d := &synthesized{stack: s.DR.Stack}
 			drStacks[s.Config.Name] = d
@@ -233,7 +235,7 @@ func newStageStack(stage schema.OrderIndexes) (*synthesized, error) {
 		return nil, fmt.Errorf("stage %s: got %d stacks, want %s alone", stage, len(built), stageEnv)
 	}
 	b := built[0]
-	s := &synthesized{stack: b.Stack, table: b.Table, ops: b.Operations, payments: b.Payments, events: b.Events}
+	s := &synthesized{stack: b.Stack, table: b.Table, ops: b.Operations, payments: b.Payments, events: b.Events, slo: b.SLO}
 	addNagPacks(s)
 	return s, nil
 }
@@ -258,7 +260,7 @@ func newDeployedStacks() (*synthesized, *synthesized, error) {
 		return nil, nil, fmt.Errorf("deployed prod: got %d stacks, want prod with its DR stack", len(built))
 	}
 	b := built[0]
-	s := &synthesized{stack: b.Stack, table: b.Table, ops: b.Operations, payments: b.Payments, events: b.Events}
+	s := &synthesized{stack: b.Stack, table: b.Table, ops: b.Operations, payments: b.Payments, events: b.Events, slo: b.SLO}
 	dr := &synthesized{stack: b.DR.Stack}
 	addNagPacks(s)
 	addNagPacks(dr)

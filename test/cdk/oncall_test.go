@@ -3,6 +3,7 @@ package cdk
 import (
 	"bufio"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -37,7 +38,7 @@ func alarmResource(t *testing.T, s *synthesized, c constructs.IConstruct) map[st
 		t.Fatal("no such alarm construct")
 	}
 	r, ok := s.json["Resources"].(map[string]any)[logicalID(s, c)].(map[string]any)
-	if !ok || r["Type"] != "AWS::CloudWatch::Alarm" {
+	if !ok || (r["Type"] != "AWS::CloudWatch::Alarm" && r["Type"] != "AWS::CloudWatch::CompositeAlarm") {
 		t.Fatalf("%s is not an alarm of the template", *c.Node().Path())
 	}
 	return props(r)
@@ -97,7 +98,9 @@ func TestRunbookCoversEveryAlarm(t *testing.T) {
 	sections := runbookSections(t)
 	linked := map[string][]string{}
 	for env, s := range oncallStacks() {
-		for id, r := range resources(s, "AWS::CloudWatch::Alarm") {
+		all := resources(s, "AWS::CloudWatch::Alarm")
+		maps.Copy(all, resources(s, "AWS::CloudWatch::CompositeAlarm"))
+		for id, r := range all {
 			desc, _ := props(r)["AlarmDescription"].(string)
 			m := runbookLink.FindStringSubmatch(desc)
 			if m == nil {
@@ -153,8 +156,16 @@ func TestAlarmRouting(t *testing.T) {
 				oncall.Page:   []any{ref(logicalID(s, s.ops.Page.Topic))},
 				oncall.Ticket: []any{ref(logicalID(s, s.ops.Ticket.Topic))},
 			}
-			if len(s.ops.Alarms) != len(resources(s, "AWS::CloudWatch::Alarm")) {
-				t.Errorf("%d alarms went through Operations.AddAlarm, the template has %d", len(s.ops.Alarms), len(resources(s, "AWS::CloudWatch::Alarm")))
+			inTemplate := len(resources(s, "AWS::CloudWatch::Alarm")) + len(resources(s, "AWS::CloudWatch::CompositeAlarm"))
+			if len(s.ops.Alarms)+len(s.ops.Inputs) != inTemplate {
+				t.Errorf("%d alarms went through Operations.AddAlarm and %d through AddAlarmInputs, the template has %d", len(s.ops.Alarms), len(s.ops.Inputs), inTemplate)
+			}
+			// Inputs of composite alarms say their severity and notify no one.
+			for _, a := range s.ops.Inputs {
+				p := alarmResource(t, s, a.Alarm)
+				if d, _ := p["AlarmDescription"].(string); p["AlarmActions"] != nil || p["OKActions"] != nil || !strings.HasPrefix(d, "["+string(routing.SeverityOf(a.Kind))+"] ") {
+					t.Errorf("input %s (%s): actions %v / OK %v, description %q; want none, and its severity first", *a.Alarm.Node().Path(), a.Kind.Name, p["AlarmActions"], p["OKActions"], d)
+				}
 			}
 			bySeverity := map[oncall.Severity][]string{}
 			for _, a := range s.ops.Alarms {
@@ -213,6 +224,14 @@ func TestPagesAreRatesOrLastingConditions(t *testing.T) {
 			for _, a := range s.ops.Alarms {
 				p := alarmResource(t, s, a.Alarm)
 				name := *a.Alarm.Node().Path()
+				if rule, composite := p["AlarmRule"]; composite {
+					// A composite is a lasting condition when it needs two
+					// alarms at once (a burn rate over two windows).
+					if !strings.Contains(compact(rule), ") AND ALARM(") {
+						t.Errorf("%s (%s): composite rule %s is not two alarms at once", name, a.Kind.Name, compact(rule))
+					}
+					continue
+				}
 				expr := compact(p["Metrics"])
 				if strings.Contains(expr, "100 *") && !regexp.MustCompile(`IF\(.+ (>=|\\u003e=) [0-9]+, 100 \*`).MatchString(expr) {
 					t.Errorf("%s: rate without a minimum-traffic guard: %s", name, expr)
