@@ -28,6 +28,7 @@ type ChargedAt func(orderID, paymentID string) (string, error)
 //	payment processed                 PaymentProcessed
 //	order with a payment              PaymentCreated (time from chargedAt once the order moved on)
 //	order paid (paidAt)               OrderPaid
+//	order shipped, delivered          OrderShipped, OrderDelivered (shippedAt, deliveredAt)
 //	order refunded or cancelled       OrderRefunded or OrderCancelled
 //
 // chargedAt is called only for an order past created, whose updatedAt is
@@ -59,8 +60,12 @@ func FromItem(item map[string]events.DynamoDBAttributeValue, entityTypeAttr stri
 		if charged != nil {
 			record("MODIFY", charged)
 		}
-		if im.str("paidAt") != "" {
-			record("MODIFY", with(im, "status", store.OrderPaid))
+		for _, st := range []struct{ at, status string }{
+			{"paidAt", store.OrderPaid}, {"shippedAt", store.OrderShipped}, {"deliveredAt", store.OrderDelivered},
+		} {
+			if im.str(st.at) != "" {
+				record("MODIFY", with(im, "status", st.status))
+			}
 		}
 		if s := im.str("status"); s == store.OrderRefunded || s == store.OrderCancelled {
 			record("MODIFY", im)

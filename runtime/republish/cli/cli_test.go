@@ -66,6 +66,11 @@ func startRunner(t *testing.T) *runner {
 	r.post("/v1/users/alice/holds/"+hold.HoldID+"/void", ``, "vd2")
 	r.post("/v1/users/alice/transfers", `{"toUserId":"bob","amount":400,"currency":"EUR"}`, "tr1")
 	r.post("/v1/users/alice/debits", `{"amount":100,"currency":"EUR"}`, "d1")
+	r.post("/v1/users/alice/orders", `{"orderId":"o3","currency":"EUR","items":[{"productId":"cup","quantity":1,"unitPrice":200}]}`, "o3")
+	r.post("/v1/orders/o3/payments", `{"amount":200,"currency":"EUR"}`, "ch3")
+	r.post("/v1/orders/o3/settle", ``, "st3")
+	r.post("/v1/orders/o3/ship", ``, "sh3")
+	r.post("/v1/orders/o3/deliver", ``, "dl3")
 	return r
 }
 
@@ -164,7 +169,7 @@ func run(t *testing.T, cmd cli.Command, args ...string) string {
 // consumer applies each once; a window keeps the events committed in it.
 func TestRepublishAgainstTheRunner(t *testing.T) {
 	r := startRunner(t)
-	const events = 20 // the flows of startRunner
+	const events = 25 // the flows of startRunner
 	streamed := r.settled(events)
 	if len(streamed) != events {
 		t.Fatalf("the stream delivered %d events, want %d: %+v", len(streamed), events, streamed)

@@ -87,7 +87,7 @@ func failureBody(first, last time.Time) string {
 // deletes them once published.
 func TestRepublishDeadLetters(t *testing.T) {
 	r := startRunner(t)
-	streamed := r.settled(20)
+	streamed := r.settled(25)
 	var credit outbox.Event // alice's first credit, alone before mid
 	for _, ev := range streamed {
 		if ev.CommittedAt.Before(r.mid) {
