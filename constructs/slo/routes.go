@@ -12,17 +12,18 @@ import (
 const maxFilterPattern = 1024
 
 // moneyRequests is the JSON filter pattern of the access log lines of the
-// money routes' requests, versioned or not: each money route is named by
-// its method and the shortest ending of its path ("*/credits") that no
-// other route of that method ends with.
-func moneyRequests(routes []httpapi.RouteSpec) (string, error) {
+// money routes' requests, versioned or not: each money route of routes is
+// named by its method and the shortest ending of its path ("*/credits")
+// that no other route of all (routes and their unversioned twins) with
+// that method ends with.
+func moneyRequests(routes, all []httpapi.RouteSpec) (string, error) {
 	var methods []string
 	endings := map[string][]string{}
 	for _, r := range routes {
-		if r.Flow == "" || r.Deprecated {
+		if r.Flow == "" {
 			continue
 		}
-		end, err := ending(r, routes)
+		end, err := ending(r, all)
 		if err != nil {
 			return "", err
 		}

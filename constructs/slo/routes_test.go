@@ -36,7 +36,7 @@ func matches(t *testing.T, pattern, method, routeKey string) bool {
 // route, versioned or not, and no other route.
 func TestMoneyRequestsPattern(t *testing.T) {
 	routes := append(httpapi.Routes(), httpapi.LegacyRoutes()...)
-	pattern, err := moneyRequests(routes)
+	pattern, err := moneyRequests(httpapi.Routes(), routes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestMoneyRequestsRefusesAmbiguousRoutes(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if p, err := moneyRequests(c.routes); err == nil {
+			if p, err := moneyRequests(c.routes, c.routes); err == nil {
 				t.Errorf("moneyRequests = %s, want an error", p)
 			}
 		})

@@ -129,7 +129,7 @@ func New(scope constructs.Construct, id string, props *Props) *SLO {
 	if err := p.validate(); err != nil {
 		panic("slo: " + err.Error())
 	}
-	pattern, err := moneyRequests(append(httpapi.Routes(), httpapi.LegacyRoutes()...))
+	pattern, err := moneyRequests(httpapi.Routes(), append(httpapi.Routes(), httpapi.LegacyRoutes()...))
 	if err != nil {
 		panic(err.Error())
 	}
