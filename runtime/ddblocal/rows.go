@@ -17,6 +17,15 @@ import (
 // out are values whose kv is never written again, so a caller may keep one
 // after releasing the table's lock.
 //
+// A live table makes its cells slabCells at a time, in one allocation: a
+// cell of its own per row was an object more per row for the garbage
+// collector to mark, a third of a large table's objects. A slab lives as
+// long as one of its cells is referred to, so a cell that leaves the table
+// lets go of its row, unless a clone may still read it (a stale cell):
+// when the stale cells reach half as many as the rows, the table moves
+// its rows to cells of its own (rehome), and the old slabs live only as
+// long as the clones that read them.
+//
 // The caller holds the table's lock for a write and its read lock at
 // least for a read. A snapshot (Clone's result) has no hash index, never
 // updates a cell in place, and may be read without the table's lock.
@@ -31,7 +40,15 @@ type rows struct {
 	// gen is the generation of the cells this rows may update in place; 0
 	// in a snapshot, which updates none.
 	gen uint64
+	// slab is the room left for new cells of a live table.
+	slab []cell
+	// stale counts the cells of an older generation the table replaced or
+	// deleted since it last moved its rows.
+	stale int
 }
+
+// slabCells is the number of cells a live table makes at once.
+const slabCells = 64
 
 // slot is a tree element: the key's prefix inline, so that most
 // comparisons end without reading the cell.
@@ -72,6 +89,41 @@ func newRows() *rows { return newSnapshot().live() }
 // newSnapshot is empty rows to fill as a snapshot (a backup read from the
 // store).
 func newSnapshot() *rows { return &rows{tree: btree.NewG(32, slotLess)} }
+
+// newCell is a cell of the current generation holding en, from the slab.
+func (r *rows) newCell(en entry) *cell {
+	if len(r.slab) == 0 {
+		r.slab = make([]cell, slabCells)
+	}
+	c := &r.slab[0]
+	r.slab = r.slab[1:]
+	c.en, c.gen = en, r.gen
+	return c
+}
+
+// staled counts a cell of an older generation left by the table, and
+// moves the rows to new cells when they reach half as many as the rows.
+func (r *rows) staled() {
+	r.stale++
+	if r.stale > slabCells && 2*r.stale > r.tree.Len() {
+		r.rehome()
+	}
+}
+
+// rehome moves every row of a live table to a new cell of the current
+// generation, in a new tree and hash index, so that no slab of an older
+// generation is kept alive by the table.
+func (r *rows) rehome() {
+	tree := newSnapshot().tree
+	r.point, r.clash, r.slab, r.stale = make(map[uint64]*cell, r.tree.Len()), nil, nil, 0
+	r.tree.Ascend(func(s slot) bool {
+		c := r.newCell(s.c.en)
+		r.index(r.hash(c.en.key()), c)
+		tree.ReplaceOrInsert(slot{pfx: s.pfx, c: c})
+		return true
+	})
+	r.tree = tree
+}
 
 // pivot is a tree element for looking en's key up.
 func pivot(en entry) slot { return slot{pfx: en.pfx, c: &cell{en: en}} }
@@ -149,7 +201,7 @@ func (r *rows) ReplaceOrInsert(en entry) (entry, bool) {
 	c, h := r.find(en.key())
 	switch {
 	case c == nil:
-		c = &cell{en: en, gen: r.gen}
+		c = r.newCell(en)
 		r.index(h, c)
 		r.tree.ReplaceOrInsert(slot{pfx: en.pfx, c: c})
 		return entry{}, false
@@ -159,10 +211,12 @@ func (r *rows) ReplaceOrInsert(en entry) (entry, bool) {
 		return prev, true
 	}
 	// A clone may see c: a new cell takes its place here only.
-	fresh := &cell{en: en, gen: r.gen}
+	fresh := r.newCell(en)
 	r.index(h, fresh)
 	r.tree.ReplaceOrInsert(slot{pfx: en.pfx, c: fresh})
-	return c.en, true
+	prev := c.en
+	r.staled()
+	return prev, true
 }
 
 // Delete removes the row of probe's key and returns it.
@@ -177,7 +231,13 @@ func (r *rows) Delete(probe entry) (entry, bool) {
 	}
 	r.unindex(h, c.en.key())
 	r.tree.Delete(slot{pfx: c.en.pfx, c: c})
-	return c.en, true
+	prev := c.en
+	if c.gen == r.gen {
+		c.en = entry{} // no clone reads it: its slab keeps the row no longer
+	} else {
+		r.staled()
+	}
+	return prev, true
 }
 
 // Clone is a snapshot of the rows, O(1): the tree is copied on write, and

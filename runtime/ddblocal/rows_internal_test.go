@@ -132,3 +132,56 @@ func TestRowsUpdateInPlace(t *testing.T) {
 		t.Fatalf("the clone holds %q, want %q", en.val(), "2")
 	}
 }
+
+// TestRowsRehome checks that a live table whose stale cells (left after a
+// clone) reach half as many as its rows moves its rows to cells of its own, and that
+// the clone and the table still hold what they held.
+func TestRowsRehome(t *testing.T) {
+	cases := []struct {
+		name string
+		rows int
+		// write makes row i stale: an update or a delete.
+		write func(r *rows, m rowsModel, key string)
+	}{
+		{"updates", 3 * slabCells, func(r *rows, m rowsModel, key string) {
+			r.ReplaceOrInsert(rowEntry(key, "new"))
+			m[key] = "new"
+		}},
+		{"deletes", 3 * slabCells, func(r *rows, m rowsModel, key string) {
+			r.Delete(probe([]byte(key)))
+			delete(m, key)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			live, model := newRows(), rowsModel{}
+			for i := range c.rows {
+				key := fmt.Sprintf("k%04d", i)
+				live.ReplaceOrInsert(rowEntry(key, "old"))
+				model[key] = "old"
+			}
+			snap, frozen := live.Clone(), maps.Clone(model)
+			rehomed := false
+			for i := range c.rows {
+				c.write(live, model, fmt.Sprintf("k%04d", i))
+				if live.stale == 0 {
+					rehomed = true
+					live.tree.Ascend(func(s slot) bool {
+						if s.c.gen != live.gen {
+							t.Fatalf("after the move, %q is in a cell of generation %d, not the table's %d", s.c.en.key(), s.c.gen, live.gen)
+						}
+						if c, _ := live.find(s.c.en.key()); c != s.c {
+							t.Fatalf("after the move, the hash index and the tree disagree on %q", s.c.en.key())
+						}
+						return true
+					})
+				}
+				checkRows(t, fmt.Sprintf("write %d, live", i), live, model)
+				checkRows(t, fmt.Sprintf("write %d, clone", i), snap, frozen)
+			}
+			if !rehomed {
+				t.Fatalf("%d stale cells among %d rows: the rows never moved", c.rows, live.Len())
+			}
+		})
+	}
+}
