@@ -181,21 +181,8 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentEvents {
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Sid: jsii.String("PutPaymentEvents"), Actions: jsii.Strings("events:PutEvents"), Resources: &[]*string{e.Bus.EventBusArn()},
 	}))
-	// The mapping reads this stream only. ListStreams is the fourth action
-	// the DynamoDB Streams event source documentation (and
-	// AWSLambdaDynamoDBExecutionRole) lists; it supports no resource-level
-	// permission, so it is granted on "*" as there and in the CDK's own
-	// StreamGrants.list. It returns stream ARNs, never records.
-	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Sid:       jsii.String("ReadTableStream"),
-		Actions:   jsii.Strings("dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"),
-		Resources: &[]*string{p.Table.TableStreamArn()},
-	}))
-	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Sid:       jsii.String("ListTableStreams"),
-		Actions:   jsii.Strings("dynamodb:ListStreams"),
-		Resources: jsii.Strings("*"),
-	}))
+	// The mapping reads this stream only.
+	gofunction.GrantStreamRead(role, p.Table)
 	if p.TableKey != nil {
 		// Stream records of a table under a customer-managed key are
 		// decrypted with it when read.
@@ -276,16 +263,13 @@ func (e *PaymentEvents) mapping(c constructs.Construct, p settings) {
 
 func (e *PaymentEvents) suppress(noKey bool) {
 	s := []*cdknag.NagPackSuppression{
-		{Id: jsii.String("Serverless-LambdaDLQ"), Reason: jsii.String("Invoked only by its DynamoDB stream mapping, which has " +
-			"its own on-failure destination (FailureQueue); a function dead-letter queue applies to asynchronous invocations only.")},
+		gofunction.StreamMappingDLQ(),
 		{Id: jsii.String("PCI.DSS.321-LambdaInsideVPC"), Reason: jsii.String("The function calls only IAM-authenticated AWS " +
 			"endpoints (EventBridge, X-Ray; Lambda reads the stream for it) over TLS and no private resource; a VPC would add " +
 			"NAT or endpoint costs without narrowing what the role may reach.")},
 		{Id: jsii.String("PCI.DSS.321-IAMNoInlinePolicy"), Reason: jsii.String("The policy is the function's own role policy, " +
 			"attached to that one role and created and deleted with it; its statements are asserted in test/cdk.")},
-		{Id: jsii.String("AwsSolutions-IAM5"), Reason: jsii.String("dynamodb:ListStreams supports no resource-level permission: " +
-			"Lambda's DynamoDB Streams event source documentation and AWSLambdaDynamoDBExecutionRole grant it on *. It lists " +
-			"stream ARNs only; reading records stays limited to this table's stream."), AppliesTo: &[]any{"Resource::*"}},
+		gofunction.ListStreamsOnAnyResource(),
 	}
 	if noKey {
 		s = append(s, &cdknag.NagPackSuppression{Id: jsii.String("PCI.DSS.321-CloudWatchLogGroupEncrypted"), Reason: jsii.String(
