@@ -79,6 +79,8 @@ var (
 	StreamConsumerLag   = Kind{"stream-consumer-lag", Page, GroupEvents}
 	StreamConsumerStuck = Kind{"stream-consumer-stuck", Page, GroupEvents}
 	EventsDeadLetters   = Kind{"events-dead-letters", Page, GroupEvents}
+	TotalsLag           = Kind{"totals-lag", Ticket, GroupEvents}
+	TotalsDeadLetters   = Kind{"totals-dead-letters", Ticket, GroupEvents}
 
 	TableThrottles        = Kind{"table-throttles", Ticket, GroupTable}
 	TableHotPartition     = Kind{"table-hot-partition", Ticket, GroupTable}
@@ -103,7 +105,7 @@ func Kinds() []Kind {
 		SLOAvailabilityFastBurn, SLOAvailabilitySlowBurn, SLOLatencyFastBurn, SLOLatencySlowBurn,
 		MoneyFunctionErrors, FunctionErrors, FunctionThrottles, FunctionDuration, FunctionConcurrency, SecretRotationFailed,
 		UnavailableAnswers, UnexpectedErrors, KeyReuseSurge, FenceCancellations, LeaseLost,
-		StreamConsumerLag, StreamConsumerStuck, EventsDeadLetters,
+		StreamConsumerLag, StreamConsumerStuck, EventsDeadLetters, TotalsLag, TotalsDeadLetters,
 		TableThrottles, TableHotPartition, TableOnDemandMaximum, TableSystemErrors, TransactionConflicts, TableCapacityBudget,
 		ReconcileViolations, ReconcileStalled,
 		BackupJobFailed, BackupMissing, BackupEventsUndeliver, RestoreValidation, RestoreValidationLost,
