@@ -16,6 +16,7 @@ import (
 	"github.com/oncetable/oncetable/constructs/reconciler"
 	"github.com/oncetable/oncetable/constructs/singletable"
 	"github.com/oncetable/oncetable/constructs/slo"
+	"github.com/oncetable/oncetable/constructs/totals"
 	"github.com/oncetable/oncetable/stacks/envconfig"
 )
 
@@ -39,6 +40,8 @@ type OnceTableStack struct {
 	Reconcile *reconciler.Reconciler
 	// SLO is the money routes' objectives and their burn-rate alerts.
 	SLO *slo.SLO
+	// Totals keeps the platform accounts' stored totals from the stream.
+	Totals *totals.Totals
 	// DR is the disaster-recovery stack in backup.dr.region, nil without it.
 	DR *DRStack
 	// Config is the environment the stack was built from.
@@ -96,6 +99,7 @@ func NewOnceTableStack(scope constructs.Construct, id string, props *OnceTableSt
 	s.Events = paymentevents.New(stack, "Events", eventsProps(cfg, s))
 	s.Reconcile = reconciler.New(stack, "Reconcile", reconcileProps(cfg, s))
 	s.SLO = slo.New(stack, "SLO", &slo.Props{AccessLogs: s.Payments.AccessLogs, Monitor: s.Operations})
+	s.Totals = totals.New(stack, "Totals", totalsProps(cfg, s))
 	awscdk.NewCfnOutput(stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{
 		Description: jsii.String("Invoke URL of the payments HTTP API"),
 		Value:       s.Payments.URL,

@@ -99,8 +99,11 @@ func TestComputeFunctions(t *testing.T) {
 			if id, fn := reconcileFunction(s); fn != nil {
 				others[id] = true // TestReconcile
 			}
+			if s.totals != nil {
+				others[logicalID(s, s.totals.Function.Function)] = true // TestTotals
+			}
 			if len(fns) != len(paymentsapi.Functions())+len(others) {
-				t.Fatalf("got %d functions, want %d, the cursor secret's rotation function, the events and reconcile functions", len(fns), len(paymentsapi.Functions()))
+				t.Fatalf("got %d functions, want %d: the payments API's %d and the cursor secret's rotation, events, reconcile and totals functions", len(fns), len(paymentsapi.Functions())+len(others), len(paymentsapi.Functions()))
 			}
 			for id, r := range fns {
 				f, name := props(r), names[id]
@@ -597,6 +600,10 @@ func TestFunctionEnvironmentRoundTrip(t *testing.T) {
 			case env[config.ReconcileSegmentsEnv] != "":
 				var c config.Reconcile
 				c, err = config.LoadReconcile(get)
+				back = c.Environment()
+			case env[config.PlatformShardsEnv] != "":
+				var c config.Totals
+				c, err = config.LoadTotals(get)
 				back = c.Environment()
 			case env[config.TableNameEnv] != "":
 				var c config.Payments

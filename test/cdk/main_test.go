@@ -23,6 +23,7 @@ import (
 	"github.com/oncetable/oncetable/constructs/paymentsapi"
 	"github.com/oncetable/oncetable/constructs/singletable"
 	"github.com/oncetable/oncetable/constructs/slo"
+	"github.com/oncetable/oncetable/constructs/totals"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/stacks"
 	"github.com/oncetable/oncetable/stacks/envconfig"
@@ -43,6 +44,7 @@ type synthesized struct {
 	payments *paymentsapi.PaymentsAPI
 	events   *paymentevents.PaymentEvents // nil in the defaults stack
 	slo      *slo.SLO                     // nil in the defaults stack
+	totals   *totals.Totals               // nil in the defaults stack
 }
 
 var (
@@ -141,7 +143,7 @@ func synthAll() error {
 	}
 	var dr []*synthesized
 	for _, s := range built {
-		byEnv[*s.Stack.StackName()] = &synthesized{stack: s.Stack, table: s.Table, ops: s.Operations, payments: s.Payments, events: s.Events, slo: s.SLO}
+		byEnv[*s.Stack.StackName()] = &synthesized{stack: s.Stack, table: s.Table, ops: s.Operations, payments: s.Payments, events: s.Events, slo: s.SLO, totals: s.Totals}
 		if s.DR != nil {
 			d := &synthesized{stack: s.DR.Stack}
 			drStacks[s.Config.Name] = d
@@ -235,7 +237,7 @@ func newStageStack(stage schema.OrderIndexes) (*synthesized, error) {
 		return nil, fmt.Errorf("stage %s: got %d stacks, want %s alone", stage, len(built), stageEnv)
 	}
 	b := built[0]
-	s := &synthesized{stack: b.Stack, table: b.Table, ops: b.Operations, payments: b.Payments, events: b.Events, slo: b.SLO}
+	s := &synthesized{stack: b.Stack, table: b.Table, ops: b.Operations, payments: b.Payments, events: b.Events, slo: b.SLO, totals: b.Totals}
 	addNagPacks(s)
 	return s, nil
 }
@@ -260,7 +262,7 @@ func newDeployedStacks() (*synthesized, *synthesized, error) {
 		return nil, nil, fmt.Errorf("deployed prod: got %d stacks, want prod with its DR stack", len(built))
 	}
 	b := built[0]
-	s := &synthesized{stack: b.Stack, table: b.Table, ops: b.Operations, payments: b.Payments, events: b.Events, slo: b.SLO}
+	s := &synthesized{stack: b.Stack, table: b.Table, ops: b.Operations, payments: b.Payments, events: b.Events, slo: b.SLO, totals: b.Totals}
 	dr := &synthesized{stack: b.DR.Stack}
 	addNagPacks(s)
 	addNagPacks(dr)

@@ -90,41 +90,28 @@ func checkReconcilePolicy(t *testing.T, s *synthesized, fn map[string]any, table
 	roleID := props(fn)["Role"].(map[string]any)["Fn::GetAtt"].([]any)[0].(string)
 	acc := reconciler.FunctionAccess()
 	var actions []string
-	for _, pol := range resources(s, "AWS::IAM::Policy") {
-		if !slices.ContainsFunc(asList(props(pol)["Roles"]), func(r any) bool { return reflect.DeepEqual(r, ref(roleID)) }) {
+	for _, st := range roleStatements(s, roleID) {
+		stmt, names := st.statement, st.actions
+		actions = append(actions, names...)
+		if !strings.HasPrefix(names[0], "dynamodb:") {
 			continue
 		}
-		for _, st := range asList(props(pol)["PolicyDocument"].(map[string]any)["Statement"]) {
-			stmt := st.(map[string]any)
-			acts := asList(stmt["Action"])
-			if a, ok := stmt["Action"].(string); ok {
-				acts = []any{a}
+		if !reflect.DeepEqual(stmt["Resource"], getAtt(tableID)) {
+			t.Errorf("%v on %v, want the table only", names, compact(stmt["Resource"]))
+		}
+		cond := compact(stmt["Condition"])
+		switch {
+		case reflect.DeepEqual(names, acc.ReadActions):
+			if stmt["Condition"] != nil {
+				t.Errorf("reads conditioned: %s", cond)
 			}
-			var names []string
-			for _, a := range acts {
-				names = append(names, a.(string))
+		case reflect.DeepEqual(names, acc.WriteActions):
+			want := compact(map[string]any{"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": acc.WritePartitions}})
+			if cond != want {
+				t.Errorf("writes %v conditioned on %s, want %s", names, cond, want)
 			}
-			actions = append(actions, names...)
-			if !strings.HasPrefix(names[0], "dynamodb:") {
-				continue
-			}
-			if !reflect.DeepEqual(stmt["Resource"], getAtt(tableID)) {
-				t.Errorf("%v on %v, want the table only", names, compact(stmt["Resource"]))
-			}
-			cond := compact(stmt["Condition"])
-			switch {
-			case reflect.DeepEqual(names, acc.ReadActions):
-				if stmt["Condition"] != nil {
-					t.Errorf("reads conditioned: %s", cond)
-				}
-			case reflect.DeepEqual(names, acc.WriteActions):
-				want := compact(map[string]any{"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": acc.WritePartitions}})
-				if cond != want {
-					t.Errorf("writes %v conditioned on %s, want %s", names, cond, want)
-				}
-			default:
-				t.Errorf("DynamoDB statement %v is neither FunctionAccess's reads nor its writes", names)
-			}
+		default:
+			t.Errorf("DynamoDB statement %v is neither FunctionAccess's reads nor its writes", names)
 		}
 	}
 	sort.Strings(actions)
