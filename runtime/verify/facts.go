@@ -69,6 +69,9 @@ type fact struct {
 	// balanced entry, so facts kept before entries had legs read alike.
 	Net, Off int64
 	Missing  string
+	// Other is a transfer leg's counterparty, whose partition holds the
+	// other leg.
+	Other string
 }
 
 func (f fact) groupKey() string { return string(f.Group) + f.ID }
@@ -255,7 +258,7 @@ func (r *reader) ledger(item map[string]types.AttributeValue, k keys.Key, out []
 		out = append(out, fact{Group: groupOrder, ID: e.OrderID, Kind: fSettle, Key: k, Ref: e.EntryID, User: user, Amount: e.Amount})
 	}
 	if e.Kind == store.LedgerTransferOut || e.Kind == store.LedgerTransferIn {
-		out = append(out, fact{Group: groupTransfer, ID: e.TransferID, Kind: fTransferLeg, Key: k, Ref: e.EntryID, Status: e.Kind, User: user, Amount: e.Amount})
+		out = append(out, fact{Group: groupTransfer, ID: e.TransferID, Kind: fTransferLeg, Key: k, Ref: e.EntryID, Status: e.Kind, User: user, Amount: e.Amount, Other: e.Counterparty})
 	}
 	return out, nil
 }

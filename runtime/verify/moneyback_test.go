@@ -77,3 +77,63 @@ func TestTransfersAndHoldsVerify(t *testing.T) {
 		t.Fatalf("alice = %+v", b)
 	}
 }
+
+// TestConfirmReadsBothLegsOfATransfer: a scan that read the sender's
+// partition before a transfer and the recipient's after it sees one leg,
+// and reports the transfer unbalanced; Confirm reads the other leg too, in
+// the counterparty's partition, and drops it.
+func TestConfirmReadsBothLegsOfATransfer(t *testing.T) {
+	ctx := context.Background()
+	eng := ddblocal.New()
+	defer eng.Close()
+	db := eng.Client()
+	if err := provision.EnsureTable(ctx, db, "confirm-transfer"); err != nil {
+		t.Fatal(err)
+	}
+	st := store.New(db, func(o *store.Options) { o.Table = "confirm-transfer" })
+	svc := payments.New(st)
+	for _, u := range []string{"alice", "bob"} {
+		if _, err := st.CreateUser(ctx, store.NewUser{UserID: u, Name: u, Email: u + "@example.com"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	idem := func(op, key string) payments.Idem {
+		fp, _ := idempotency.Fingerprint("POST", "/"+op+"/"+key, nil)
+		return payments.Idem{Scope: idempotency.Scope{Caller: "iam:fixture", Operation: op}, Key: key, Fingerprint: fp}
+	}
+	if _, err := svc.Credit(ctx, idem(payments.FlowCredit, "c"), "alice", money.Amount{Minor: 5000, Currency: "EUR"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, seen, key string }{
+		{"only the sender's leg seen", "alice", "t1"},
+		{"only the recipient's leg seen", "bob", "t2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := svc.Transfer(ctx, idem(payments.FlowTransfer, tc.key), "alice", "bob", money.Amount{Minor: 700, Currency: "EUR"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tr payments.TransferResult
+			if err := json.Unmarshal(r.Body, &tr); err != nil {
+				t.Fatal(err)
+			}
+			entry := tr.EntryID
+			if tc.seen == "bob" {
+				entry = tr.TransferID + "-in"
+			}
+			k, err := st.Keys().Ledger(tc.seen, entry)
+			if err != nil {
+				t.Fatal(err)
+			}
+			half := &verify.Report{Table: "confirm-transfer", Violations: []verify.Violation{{Kind: verify.TransferUnbalanced,
+				UserID: tc.seen, Transaction: "transfer " + tr.TransferID, Keys: []verify.Key{{PK: k.PK, SK: k.SK}}}}}
+			got, err := verify.Confirm(ctx, db, half, verify.NewCursor(1, time.Now()), func(o *verify.Options) { o.Table = "confirm-transfer" })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.OK {
+				t.Errorf("Confirm of a transfer whose legs are both there: got %+v, want none", got.Violations)
+			}
+		})
+	}
+}

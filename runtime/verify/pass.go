@@ -413,14 +413,20 @@ func checkPartitions(ctx context.Context, db QueryDB, o Options, parts map[strin
 	var cnt counts
 	groups := map[string]*group{}
 	// A record in a partition of its own names its user: the user's
-	// partition, where its ledger entry is, is read too.
+	// partition, where its ledger entry is, is read too. So is a transfer
+	// leg's counterparty's, where the other leg is: a scan that saw one
+	// leg of a transfer committed between its pages reads both.
 	for i := 0; i < len(names); i++ {
 		pk := names[i]
 		units, err := queryPartition(ctx, db, o, pk, func(item map[string]types.AttributeValue) {
 			for _, f := range rd.facts(item, &cnt, nil) {
-				if f.Kind == fClaimLedger && f.User != "" && !parts[o.Keys.UserPrefix+f.User] {
-					parts[o.Keys.UserPrefix+f.User] = true
-					names = append(names, o.Keys.UserPrefix+f.User)
+				other := f.User
+				if f.Kind == fTransferLeg {
+					other = f.Other
+				}
+				if (f.Kind == fClaimLedger || f.Kind == fTransferLeg) && other != "" && !parts[o.Keys.UserPrefix+other] {
+					parts[o.Keys.UserPrefix+other] = true
+					names = append(names, o.Keys.UserPrefix+other)
 				}
 				g := groups[f.groupKey()]
 				if g == nil {
