@@ -118,7 +118,7 @@ func refundAmount(order store.Order, amt *money.Amount) (money.Amount, error) {
 	switch {
 	case want.Currency != left.Currency:
 		return money.Amount{}, fmt.Errorf("order %q is in %s, the refund in %s: %w", order.OrderID, left.Currency, want.Currency, ErrCurrencyMismatch)
-	case want.Minor > left.Minor || left.Minor == 0:
+	case want.Minor > left.Minor || left.Minor <= 0: // <= 0: an order refunded past its total (a broken guard) never refunds a negative amount
 		return money.Amount{}, &RefundableError{OrderID: order.OrderID, Refundable: left, Requested: want}
 	}
 	return want, nil
