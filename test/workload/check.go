@@ -17,6 +17,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/localrun"
+	"github.com/oncetable/oncetable/runtime/payments"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/store"
 )
@@ -31,13 +32,15 @@ type State struct {
 	Ledger   []store.LedgerEntry
 	Orders   map[string]store.Order
 	Payments []store.Payment
+	Holds    map[string]store.Hold
+	Refunds  []store.Refund
 	Records  map[keys.Key]idempotency.Record
 	Items    int
 }
 
 // ReadState reads the whole table.
 func ReadState(ctx context.Context, db *dynamodb.Client, table string) (*State, error) {
-	st := &State{Users: map[string]store.User{}, Orders: map[string]store.Order{}, Records: map[keys.Key]idempotency.Record{}}
+	st := &State{Users: map[string]store.User{}, Orders: map[string]store.Order{}, Holds: map[string]store.Hold{}, Records: map[keys.Key]idempotency.Record{}}
 	p := dynamodb.NewScanPaginator(db, &dynamodb.ScanInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true)})
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
@@ -81,6 +84,16 @@ func (st *State) add(item map[string]types.AttributeValue) error {
 		if err = attributevalue.UnmarshalMap(item, &p); err == nil {
 			st.Payments = append(st.Payments, p)
 		}
+	case store.TypeHold:
+		var h store.Hold
+		if err = attributevalue.UnmarshalMap(item, &h); err == nil {
+			st.Holds[h.HoldID] = h
+		}
+	case store.TypeRefund:
+		var r store.Refund
+		if err = attributevalue.UnmarshalMap(item, &r); err == nil {
+			st.Refunds = append(st.Refunds, r)
+		}
 	case idempotency.EntityType:
 		var r idempotency.Record
 		if r, err = defaultRecords.Decode(item); err == nil {
@@ -113,13 +126,18 @@ const (
 	InvPaidOnce        = "no order is paid twice; every paid order has exactly one settle ledger entry"
 	InvReplayIdent     = "replayed responses are byte-identical to the first"
 	InvReuseNoEffect   = "a key reused with a different body never applied anything"
-	InvConservation    = "money is conserved: credits - debits - settles = sum of balances"
+	InvConservation    = "money is conserved: credits - debits - settles - captures + refunds = the users' posted money (balances and open holds), and transfers out = transfers in"
 	InvDoubleEntry     = "double entry sums to zero: each ledger entry's legs, on its user's account and its kind's platform account, and the platform accounts' totals with the users' balances"
 	InvIntruderRefused = "a customer's call on another user's data, or on a route for other roles, is refused (403/404; 400 for another user's order id on create or a forged cursor) and applies nothing"
 )
 
 // flowOf maps a keyed operation to its idempotency operation.
-var flowOf = map[Op]string{OpCredit: "credit", OpDebit: "debit", OpCreateOrder: "create_order", OpCharge: "charge", OpSettle: "settle"}
+var flowOf = map[Op]string{OpCredit: payments.FlowCredit, OpDebit: payments.FlowDebit, OpCreateOrder: payments.FlowCreateOrder,
+	OpCharge: payments.FlowCharge, OpSettle: payments.FlowSettle, OpRefund: payments.FlowRefund, OpCancel: payments.FlowCancel,
+	OpAuthorize: payments.FlowAuthorize, OpCapture: payments.FlowCapture, OpVoid: payments.FlowVoid, OpTransfer: payments.FlowTransfer}
+
+// orderFlows are the flows whose record belongs to the order they name.
+var orderFlows = map[Op]bool{OpCharge: true, OpSettle: true, OpRefund: true, OpCancel: true}
 
 type checker struct {
 	h      *History
@@ -166,6 +184,7 @@ func check(h *History, reads []balanceRead, st *State) ([]Violation, []Violation
 	c.claims(claims)
 	c.intents()
 	c.intruders()
+	c.out = append(c.out, CheckTable(st, true)...)
 	return c.out, c.notes
 }
 
@@ -175,12 +194,17 @@ func (c *checker) reads(reads []balanceRead) {
 			in := c.h.Intents[r.intent]
 			c.fail(InvNegativeRead, fmt.Sprintf("GET %s read balance %d", in.Path, r.balance), in)
 		}
+		if r.available < 0 {
+			in := c.h.Intents[r.intent]
+			c.fail(InvAvailable, fmt.Sprintf("GET %s read available balance %d", in.Path, r.available), in)
+		}
 	}
 	for _, in := range c.h.Intents {
 		if in.Status == http.StatusPaymentRequired {
 			var p struct{ Available *int64 }
 			if json.Unmarshal([]byte(in.RespBody), &p) == nil && p.Available != nil && *p.Available < 0 {
 				c.fail(InvNegativeRead, fmt.Sprintf("402 reported available balance %d", *p.Available), in)
+				c.fail(InvAvailable, fmt.Sprintf("402 reported available balance %d", *p.Available), in)
 			}
 		}
 	}
@@ -189,7 +213,7 @@ func (c *checker) reads(reads []balanceRead) {
 func (c *checker) balances() {
 	sums := map[string]int64{}
 	seen := map[string]int{}
-	var credits, debits, settles, total, posted, platform int64
+	var credits, debits, settles, captures, refunds, out, in, posted, platform int64
 	for _, e := range c.st.Ledger {
 		sums[e.UserID] += e.Signed()
 		platform += c.legs(e)
@@ -201,6 +225,14 @@ func (c *checker) balances() {
 			debits += e.Amount
 		case store.LedgerSettle:
 			settles += e.Amount
+		case store.LedgerCapture:
+			captures += e.Amount
+		case store.LedgerRefund:
+			refunds += e.Amount
+		case store.LedgerTransferOut:
+			out += e.Amount
+		case store.LedgerTransferIn:
+			in += e.Amount
 		}
 		if e.Amount <= 0 {
 			c.fail(InvLedgerSum, fmt.Sprintf("ledger entry %s of user %s has amount %d", e.EntryID, e.UserID, e.Amount), c.byUser[e.UserID]...)
@@ -212,16 +244,16 @@ func (c *checker) balances() {
 		}
 	}
 	for id, u := range c.st.Users {
-		total += u.Balance
-		posted += u.Balance
+		mine := u.Balance // posted money: the balance and the holds taken out of it
 		for _, h := range u.Holds {
-			posted += h.Amount
+			mine += h.Amount
 		}
+		posted += mine
 		if u.Balance < 0 {
 			c.fail(InvNegativeRead, fmt.Sprintf("final balance of user %s is %d", id, u.Balance), c.byUser[id]...)
 		}
-		if u.Balance != sums[id] {
-			c.fail(InvLedgerSum, fmt.Sprintf("user %s: balance %d, ledger sums to %d", id, u.Balance, sums[id]), c.byUser[id]...)
+		if mine != sums[id] {
+			c.fail(InvLedgerSum, fmt.Sprintf("user %s: balance %d and holds %d, ledger sums to %d", id, u.Balance, mine-u.Balance, sums[id]), c.byUser[id]...)
 		}
 	}
 	for id := range sums {
@@ -232,9 +264,9 @@ func (c *checker) balances() {
 	if platform+posted != 0 {
 		c.fail(InvDoubleEntry, fmt.Sprintf("the platform accounts' legs total %d and the users' posted money (balances and open holds) %d: together %d, want 0", platform, posted, platform+posted))
 	}
-	if credits-debits-settles != total {
-		c.fail(InvConservation, fmt.Sprintf("credits %d - debits %d - settles %d = %d, sum of balances %d",
-			credits, debits, settles, credits-debits-settles, total))
+	if net := credits - debits - settles - captures + refunds; net != posted || out != in {
+		c.fail(InvConservation, fmt.Sprintf("credits %d - debits %d - settles %d - captures %d + refunds %d = %d, posted money %d; transfers out %d, in %d",
+			credits, debits, settles, captures, refunds, net, posted, out, in))
 	}
 }
 
@@ -265,9 +297,9 @@ func (c *checker) orders() {
 	for id, o := range c.st.Orders {
 		es := settled[id]
 		switch {
-		case o.Status == store.OrderPaid && len(es) != 1:
-			c.fail(InvPaidOnce, fmt.Sprintf("order %s is paid with %d settle ledger entries", id, len(es)), c.byOrd[id]...)
-		case o.Status != store.OrderPaid && len(es) != 0:
+		case store.WasPaid(o.Status) && len(es) != 1:
+			c.fail(InvPaidOnce, fmt.Sprintf("order %s is %s with %d settle ledger entries", id, o.Status, len(es)), c.byOrd[id]...)
+		case !store.WasPaid(o.Status) && len(es) != 0:
 			c.fail(InvPaidOnce, fmt.Sprintf("order %s is %s but has %d settle ledger entries", id, o.Status, len(es)), c.byOrd[id]...)
 		}
 		for _, e := range es {
@@ -327,8 +359,10 @@ func (c *checker) records() map[claim][]keys.Key {
 			continue
 		}
 		var b struct {
-			EntryID, OrderID, PaymentID, UserID string
-			Amount                              int64
+			EntryID, OrderID, PaymentID, UserID  string
+			HoldID, RefundID, TransferID, Status string
+			FromUserID, ToUserID                 string
+			Amount, Captured                     int64
 		}
 		if err := json.Unmarshal([]byte(r.Body), &b); err != nil {
 			bad("body is not JSON: %v", err)
@@ -359,11 +393,20 @@ func (c *checker) records() map[claim][]keys.Key {
 			}
 			claims["payment:"+b.PaymentID] = append(claims["payment:"+b.PaymentID], k)
 		case "settle":
-			if o, ok := c.st.Orders[b.OrderID]; !ok || o.Status != store.OrderPaid || "ORDER#"+o.OrderID != owner {
+			if o, ok := c.st.Orders[b.OrderID]; !ok || !store.WasPaid(o.Status) || "ORDER#"+o.OrderID != owner {
 				bad("claims to have paid order %q, found %+v", b.OrderID, o)
 				continue
 			}
 			claims["settle:"+b.OrderID] = append(claims["settle:"+b.OrderID], k)
+		case payments.FlowRefund, payments.FlowCancel, payments.FlowAuthorize, payments.FlowCapture, payments.FlowVoid, payments.FlowTransfer:
+			cl, err := c.moneyBackClaim(r.Operation, owner, ledger, moneyBackBody{EntryID: b.EntryID, OrderID: b.OrderID, UserID: b.UserID,
+				HoldID: b.HoldID, RefundID: b.RefundID, TransferID: b.TransferID, Status: b.Status, FromUserID: b.FromUserID,
+				ToUserID: b.ToUserID, Amount: b.Amount, Captured: b.Captured})
+			if err != nil {
+				bad("%v", err)
+				continue
+			}
+			claims[cl] = append(claims[cl], k)
 		default:
 			bad("unknown operation")
 		}
@@ -386,14 +429,36 @@ func (c *checker) claims(claims map[claim][]keys.Key) {
 		c.fail(InvKeyOnce, fmt.Sprintf("effect %s is claimed by %d idempotency records %v", cl, len(ks), ks), related...)
 	}
 	for _, e := range c.st.Ledger {
-		if e.Kind == store.LedgerSettle {
+		switch e.Kind {
+		case store.LedgerSettle:
 			check("settle:"+e.OrderID, e.UserID, e.OrderID)
-		} else {
+		case store.LedgerRefund:
+			check("refund:"+e.RefundID, e.UserID, e.OrderID)
+		case store.LedgerCapture:
+			check("capture:"+e.HoldID, e.UserID, "")
+		case store.LedgerTransferOut, store.LedgerTransferIn:
+			check("transfer:"+e.TransferID, e.UserID, "")
+		default:
 			check("ledger:"+e.EntryID, e.UserID, "")
+		}
+	}
+	for _, r := range c.st.Refunds {
+		check("refund:"+r.RefundID, r.UserID, r.OrderID)
+	}
+	for id, h := range c.st.Holds {
+		check("hold:"+id, h.UserID, "")
+		switch h.Status {
+		case store.HoldCaptured:
+			check("capture:"+id, h.UserID, "")
+		case store.HoldVoided:
+			check("void:"+id, h.UserID, "")
 		}
 	}
 	for id, o := range c.st.Orders {
 		check("order:"+id, o.UserID, id)
+		if o.Status == store.OrderCancelled {
+			check("cancel:"+id, o.UserID, id)
+		}
 	}
 	for _, p := range c.st.Payments {
 		check("payment:"+p.PaymentID, "", p.OrderID)
@@ -412,7 +477,7 @@ func (c *checker) owners() map[keys.Key]string {
 			continue
 		}
 		owners[k] = "USER#" + in.User
-		if in.Op == OpCharge || in.Op == OpSettle {
+		if orderFlows[in.Op] {
 			owners[k] = "ORDER#" + in.Order
 		}
 	}

@@ -14,7 +14,7 @@ var EventInvariants = []string{InvEventDelivered, InvEventCommitted, InvEventRed
 
 // Event invariants, as named in violation reports.
 const (
-	InvEventDelivered = "every committed ledger entry and payment yields exactly one event id, delivered at least once"
+	InvEventDelivered = "every committed ledger entry, payment, refund, hold and change of an order's or a hold's status yields exactly one event id, delivered at least once"
 	InvEventCommitted = "no event appears for anything that was not committed"
 	InvEventRedeliver = "a redelivery carries the same id and the same detail"
 	InvEventOrder     = "per item, events arrive in commit order"
@@ -35,7 +35,7 @@ func expectedEvents(st *State) map[string]expectedEvent {
 	want := map[string]expectedEvent{}
 	for _, e := range st.Ledger {
 		typ := outbox.DebitPosted
-		if e.Kind == store.LedgerCredit {
+		if store.KindSign(e.Kind) > 0 {
 			typ = outbox.CreditPosted
 		}
 		want[string(typ)+":"+e.EntryID] = expectedEvent{user: e.UserID, amount: e.Amount, object: "ledger:" + e.EntryID}
@@ -43,13 +43,31 @@ func expectedEvents(st *State) map[string]expectedEvent {
 	for _, p := range st.Payments {
 		user := st.Orders[p.OrderID].UserID
 		want[string(outbox.PaymentCreated)+":"+p.PaymentID] = expectedEvent{user: user, amount: p.Amount, object: "payment:" + p.PaymentID}
-		if p.Status == store.PaymentProcessed {
+		if p.Status == store.PaymentProcessed || p.ProcessedAt != "" { // processed, then voided by a cancel
 			want[string(outbox.PaymentProcessed)+":"+p.PaymentID] = expectedEvent{user: user, amount: p.Amount, object: "payment-processed:" + p.PaymentID}
 		}
 	}
 	for id, o := range st.Orders {
-		if o.Status == store.OrderPaid {
+		if store.WasPaid(o.Status) {
 			want[string(outbox.OrderPaid)+":"+id] = expectedEvent{user: o.UserID, amount: o.Total, object: "order:" + id}
+		}
+		switch o.Status {
+		case store.OrderRefunded:
+			want[string(outbox.OrderRefunded)+":"+id] = expectedEvent{user: o.UserID, amount: o.Refunded, object: "order-refunded:" + id}
+		case store.OrderCancelled:
+			want[string(outbox.OrderCancelled)+":"+id] = expectedEvent{user: o.UserID, amount: o.Total, object: "order-cancelled:" + id}
+		}
+	}
+	for _, r := range st.Refunds {
+		want[string(outbox.RefundIssued)+":"+r.RefundID] = expectedEvent{user: r.UserID, amount: r.Amount, object: "refund:" + r.RefundID}
+	}
+	for id, h := range st.Holds {
+		want[string(outbox.HoldAuthorized)+":"+id] = expectedEvent{user: h.UserID, amount: h.Amount, object: "hold:" + id}
+		switch h.Status {
+		case store.HoldCaptured:
+			want[string(outbox.HoldCaptured)+":"+id] = expectedEvent{user: h.UserID, amount: h.Captured, object: "hold-captured:" + id}
+		case store.HoldVoided:
+			want[string(outbox.HoldVoided)+":"+id] = expectedEvent{user: h.UserID, amount: h.Amount, object: "hold-voided:" + id}
 		}
 	}
 	return want
@@ -66,6 +84,18 @@ func objectOf(ev outbox.Event) string {
 		return "payment-processed:" + ev.PaymentID
 	case outbox.OrderPaid:
 		return "order:" + ev.OrderID
+	case outbox.OrderRefunded:
+		return "order-refunded:" + ev.OrderID
+	case outbox.OrderCancelled:
+		return "order-cancelled:" + ev.OrderID
+	case outbox.RefundIssued:
+		return "refund:" + ev.RefundID
+	case outbox.HoldAuthorized:
+		return "hold:" + ev.HoldID
+	case outbox.HoldCaptured:
+		return "hold-captured:" + ev.HoldID
+	case outbox.HoldVoided:
+		return "hold-voided:" + ev.HoldID
 	}
 	return "unknown:" + ev.ID
 }
@@ -201,10 +231,12 @@ func detailOf(a Arrival) outbox.Event {
 // paymentId), PaymentProcessed the payment's.
 func itemOf(ev outbox.Event) string {
 	switch ev.Type {
-	case outbox.PaymentCreated:
+	case outbox.PaymentCreated, outbox.OrderRefunded, outbox.OrderCancelled:
 		return "order:" + ev.OrderID
 	case outbox.PaymentProcessed:
 		return "payment:" + ev.PaymentID
+	case outbox.HoldCaptured, outbox.HoldVoided:
+		return "hold:" + ev.HoldID
 	}
 	return objectOf(ev)
 }

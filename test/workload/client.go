@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -29,6 +30,9 @@ type world struct {
 	orders []orderRef
 	acked  []*Intent // acknowledged keyed intents, a bounded ring
 	next   int
+	paid   []orderRef // orders some settle was acknowledged for
+	billed []orderRef // orders some charge was acknowledged for
+	holds  []holdRef  // holds some authorization was acknowledged for
 }
 
 type orderRef struct {
@@ -124,23 +128,41 @@ var weights = []struct {
 	{OpLedger, KindNew, 2},
 	{OpOrders, KindNew, 2},
 	{OpProcess, KindNew, 3},
+	{OpRefund, KindNew, 4},
+	{OpRefund, kindRace, 3},
+	{OpCancel, KindNew, 3},
+	{OpCancel, kindRace, 3},
+	{OpAuthorize, KindNew, 8},
+	{OpCapture, KindNew, 4},
+	{OpCapture, kindRace, 3},
+	{OpVoid, KindNew, 2},
+	{OpTransfer, KindNew, 4},
+	{OpTransfer, kindRace, 3},
 	{"", KindResubmit, 8},
 	{"", KindReuse, 3},
 }
 
-var totalWeight = func() int {
-	n := 0
-	for _, w := range weights {
-		n += w.weight
+// weightOf is an entry's weight in a run's mix (Config.Focus and
+// Config.Without).
+func weightOf(op Op, weight int, cfg Config) int {
+	switch {
+	case slices.Contains(cfg.Without, op):
+		return 0
+	case slices.Contains(cfg.Focus, op):
+		return 10 * weight
 	}
-	return n
-}()
+	return weight
+}
 
 func (c *client) loop(ctx context.Context) {
+	total := 0
+	for _, w := range weights {
+		total += weightOf(w.op, w.weight, c.run.cfg)
+	}
 	for ctx.Err() == nil {
-		n := c.rng.IntN(totalWeight)
+		n := c.rng.IntN(total)
 		for _, w := range weights {
-			if n -= w.weight; n < 0 {
+			if n -= weightOf(w.op, w.weight, c.run.cfg); n < 0 {
 				c.step(ctx, w.op, w.kind)
 				break
 			}
@@ -183,6 +205,10 @@ func (c *client) step(ctx context.Context, op Op, kind string) {
 		c.process(ctx)
 		return
 	}
+	if kind == kindRace {
+		c.race(ctx, op)
+		return
+	}
 	if in, ok := c.request(op); ok {
 		c.send(ctx, in)
 	}
@@ -191,7 +217,13 @@ func (c *client) step(ctx context.Context, op Op, kind string) {
 // intrusions are what a hostile customer tries: another user's money and
 // data (debit, order, charge, settle, balance, ledger) and the back
 // office's routes (credit, orders by status), even for itself.
-var intrusions = []Op{OpDebit, OpCreateOrder, OpCharge, OpSettle, OpBalance, OpLedger, OpCredit, OpOrders}
+var intrusions = []Op{OpDebit, OpCreateOrder, OpCharge, OpSettle, OpBalance, OpLedger, OpCredit, OpOrders,
+	OpRefund, OpCancel, OpAuthorize, OpCapture, OpVoid, OpTransfer}
+
+// merchantOnly are the intrusions a customer is refused even on its own
+// data: the back office's routes, and giving money back or closing a hold,
+// which are the merchant's.
+var merchantOnly = map[Op]bool{OpCredit: true, OpOrders: true, OpRefund: true, OpCapture: true, OpVoid: true}
 
 // intrudeLoop is a hostile customer's life: intrusions until ctx ends.
 func (c *client) intrudeLoop(ctx context.Context) {
@@ -219,8 +251,7 @@ func (c *client) intrude(ctx context.Context) {
 		return
 	}
 	attacker, ok := c.run.world.user(c.rng)
-	backOffice := in.Op == OpCredit || in.Op == OpOrders
-	if !ok || attacker == in.User && !backOffice {
+	if !ok || attacker == in.User && !merchantOnly[in.Op] {
 		return
 	}
 	in.Kind, in.Caller, in.Scopes = KindIntrude, attacker, httpapi.DefaultCustomerScope
@@ -302,6 +333,9 @@ func (c *client) request(op Op) (*Intent, bool) {
 		in.Body = fmt.Sprintf(`{"orderId":%q,"currency":"EUR","items":[%s]}`, in.Order, joinComma(items))
 	case OpCharge, OpSettle:
 		o, ok := w.order(c.rng)
+		if op == OpSettle && c.rng.IntN(2) == 0 {
+			o, ok = w.charged(c.rng) // one settle in two is of an order charged, so that orders get paid and refunded
+		}
 		if !ok {
 			return nil, false
 		}
@@ -325,6 +359,8 @@ func (c *client) request(op Op) (*Intent, bool) {
 		if op == OpLedger {
 			in.Path = "/users/" + u + "/ledger?limit=5"
 		}
+	case OpRefund, OpCancel, OpAuthorize, OpCapture, OpVoid, OpTransfer:
+		return c.moneyBack(in)
 	case OpOrders:
 		in.Method = http.MethodGet
 		in.Path = "/orders?status=created&limit=5"
@@ -352,6 +388,8 @@ func (c *client) otherBody(o *Intent) (string, bool) {
 		return "", true
 	case OpCreateOrder:
 		return fmt.Sprintf(`{"orderId":%q,"currency":"EUR","items":[{"productId":"other","quantity":1,"unitPrice":7}]}`, o.Order), true
+	case OpRefund, OpAuthorize, OpCapture, OpVoid, OpTransfer:
+		return otherMoneyBackBody(o)
 	}
 	return "", false
 }
@@ -402,6 +440,9 @@ func (c *client) send(ctx context.Context, in *Intent) *Intent {
 	if in.Acked() && in.Key != "" && in.Kind == KindNew {
 		r.world.remember(in)
 	}
+	if in.Kind == KindNew {
+		r.world.retire(in)
+	}
 	if in.Kind == KindNew && (in.Acked() || in.Status == http.StatusConflict) {
 		switch in.Op {
 		case OpCreateUser:
@@ -413,6 +454,8 @@ func (c *client) send(ctx context.Context, in *Intent) *Intent {
 					r.world.addOrder(orderRef{id: in.Order, user: in.User, total: o.Total})
 				}
 			}
+		case OpCharge, OpSettle, OpAuthorize:
+			r.world.learn(in)
 		}
 	}
 	return in

@@ -8,7 +8,11 @@
 // transfer and idempotence workloads.
 //
 // Clients create users, credit, place orders, charge, debit, settle and read
-// balances at random. They retry ambiguous outcomes (timeouts, 5xx,
+// balances at random; they refund paid orders (in part, in full, two or
+// three at once on one order), cancel orders (racing a settle), authorize
+// holds, capture them (in part or in full; two at once, or beside a void)
+// or void them, let short holds expire (Config.HoldExpiry jumps the API's
+// clock past them) and transfer between users (both directions at once). They retry ambiguous outcomes (timeouts, 5xx,
 // connection errors, responses they deliberately drop) with the same
 // Idempotency-Key; some resubmit old keys; some reuse a key with a different
 // body. Beside them, Config.Intruders hostile customers (X-Local-Scopes
@@ -16,7 +20,12 @@
 // balances and ledgers and the back office's routes (credit, orders by
 // status), and, on their own routes, create orders under other users' order
 // ids and page their ledgers with cursors signed with the API's secret that
-// point into other users' partitions. Every attempt is recorded in a history. After the run, [Check]
+// point into other users' partitions; they also refund, cancel, hold,
+// capture, void and transfer other users' money. Every attempt is recorded
+// in a history. At the start of each fault window a check point scans the
+// table and checks what holds at any moment ([CheckTable]: refunds within
+// the total, captures within the hold, available balances, each entry's
+// legs). After the run, [Check]
 // compares the history with the final table and reports each violation of
 // these invariants, with the history that led to it:
 //
@@ -32,7 +41,18 @@
 //     ledger entry;
 //   - replayed responses are byte-identical to the first;
 //   - a key reused with a different body never applied anything;
-//   - money is conserved: credits - debits - settles = sum of balances;
+//   - money is conserved: credits - debits - settles - captures + refunds =
+//     the users' posted money (balances and open holds), and transfers out
+//     equal transfers in;
+//   - double entry: every entry's legs sum to zero with a leg on its
+//     kind's platform account, and the platform's legs cancel the users'
+//     posted money;
+//   - an order's refunds sum to at most its total, only on a paid order,
+//     and agree with its refunded amount, status and refund entries;
+//   - a hold is captured at most once, never for more than it held, and
+//     is on its user's profile exactly while it is open;
+//   - the available balance (balance less live holds) is never below
+//     zero, at any read, check point or the end;
 //   - no hostile customer's call succeeds: each is answered 403 or 404 (400
 //     for another user's order id on create or a forged cursor), or not
 //     definitively and retried, and leaves no idempotency record.

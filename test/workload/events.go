@@ -1,12 +1,14 @@
 package workload
 
 import (
+	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -49,6 +51,11 @@ type EventStats struct {
 	// order whose committedAt is in the other order (not promised: the
 	// order is the stream's, not the timestamps').
 	CommittedAtInversions int
+	// Stalled says why the stream could not be drained within a minute
+	// after the run (a record the publisher cannot read blocks its shard,
+	// as it would an event source mapping's), with the publisher's last
+	// error; "" when it drained.
+	Stalled string
 	// Windows are the counts by the fault window they happened in; the
 	// drain after the run counts under the last window.
 	Windows map[FaultKind]*WindowEvents
@@ -92,6 +99,7 @@ type eventPipe struct {
 	crash       *crashingConsumer
 	checkpoints *streampoll.MemoryCheckpoints
 	givenUp     int
+	errs        lockedBuffer // the publisher's error log
 	cancel      context.CancelFunc
 	done        chan struct{}
 }
@@ -109,7 +117,7 @@ func startEvents(ctx context.Context, eng *ddblocal.Engine, db *dynamodb.Client,
 		checkpoints: &streampoll.MemoryCheckpoints{}}
 	p.srv = httptest.NewServer(p.bus)
 	pub := outbox.NewPublisher(eventBridgeClient(p.srv.URL), func(o *outbox.Options) {
-		o.BusName, o.Logger = "oncetable-workload", slog.New(slog.NewTextHandler(io.Discard, nil))
+		o.BusName, o.Logger = "oncetable-workload", slog.New(slog.NewTextHandler(&p.errs, &slog.HandlerOptions{Level: slog.LevelError}))
 		o.Backoff = func(int) time.Duration { return 2 * time.Millisecond }
 	})
 	p.crash = &crashingConsumer{h: pub.Handle, rng: rand.New(rand.NewPCG(cfg.Seed, 8)), window: window,
@@ -174,17 +182,21 @@ func (p *eventPipe) drain(ctx context.Context) (*EventLog, EventStats, error) {
 	defer p.srv.Close()
 	p.cancel()
 	<-p.done
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	dctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	if err := p.consume(ctx, true); err != nil {
+	var stalled string
+	if err := p.consume(dctx, true); err != nil && dctx.Err() == nil {
 		return nil, EventStats{}, fmt.Errorf("workload: drain the stream: %w", err)
+	}
+	if dctx.Err() != nil {
+		stalled = fmt.Sprintf("not drained in a minute; the publisher's last error: %s", p.errs.lastLine())
 	}
 	commit, records, err := commitOrder(ctx, p.eng, p.arn)
 	if err != nil {
 		return nil, EventStats{}, err
 	}
 	arrivals, refused, calls := p.bus.snapshot()
-	s := EventStats{Delivered: len(arrivals), GivenUp: p.givenUp, Records: records}
+	s := EventStats{Delivered: len(arrivals), GivenUp: p.givenUp, Records: records, Stalled: stalled}
 	for k, n := range refused {
 		s.Refused += n
 		s.window(k).Refused = n
@@ -242,4 +254,27 @@ func commitOrder(ctx context.Context, eng *ddblocal.Engine, arn string) (map[str
 			return order, n, nil
 		}
 	}
+}
+
+// lockedBuffer is a log destination safe for concurrent writers.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.buf.Len() > 1<<20 {
+		b.buf.Reset() // only the last lines are read
+	}
+	return b.buf.Write(p)
+}
+
+// lastLine is the last line written.
+func (b *lockedBuffer) lastLine() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(b.buf.String()), "\n")
+	return lines[len(lines)-1]
 }

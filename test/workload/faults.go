@@ -33,16 +33,18 @@ type Window struct {
 	Start, End time.Duration
 }
 
-// schedule cuts [0, d) into windows of length phase, cycling through Cycle.
-// Without faults the whole run is one calm window.
+// schedule cuts [0, d) into windows of length phase, cycling through Cycle,
+// or all calm without faults (each window still has its check point and
+// its jump of the API's clock).
 func schedule(d, phase time.Duration, faults bool) []Window {
-	if !faults {
-		return []Window{{Kind: Calm, Start: 0, End: d}}
-	}
 	var ws []Window
 	for i, at := 0, time.Duration(0); at < d; i, at = i+1, at+phase {
 		end := min(at+phase, d)
-		ws = append(ws, Window{Kind: Cycle[i%len(Cycle)], Start: at, End: end})
+		kind := Calm
+		if faults {
+			kind = Cycle[i%len(Cycle)]
+		}
+		ws = append(ws, Window{Kind: kind, Start: at, End: end})
 	}
 	return ws
 }

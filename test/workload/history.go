@@ -24,6 +24,12 @@ const (
 	OpLedger      Op = "read_ledger"
 	OpOrders      Op = "read_orders_by_status"
 	OpProcess     Op = "process_payment"
+	OpRefund      Op = "refund"
+	OpCancel      Op = "cancel_order"
+	OpAuthorize   Op = "authorize_hold"
+	OpCapture     Op = "capture_hold"
+	OpVoid        Op = "void_hold"
+	OpTransfer    Op = "transfer"
 )
 
 // Intent kinds: a fresh request, an old key sent again with its original

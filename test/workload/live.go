@@ -57,7 +57,7 @@ const cursorSecret = "oncetable workload cursor secret, 32+ bytes"
 // then opts.
 func (r *runner) apiConfig(opts ...func(*httpapi.Config)) httpapi.Config {
 	cfg := httpapi.Config{Table: Table, Log: io.Discard, Metrics: io.Discard,
-		CursorSecret: []byte(cursorSecret), Auth: localrun.OperatorAuth(httpapi.Auth{})}
+		CursorSecret: []byte(cursorSecret), Auth: localrun.OperatorAuth(httpapi.Auth{}), Clock: r.now}
 	for _, f := range r.cfg.API {
 		f(&cfg)
 	}

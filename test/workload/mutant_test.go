@@ -3,6 +3,7 @@ package workload_test
 import (
 	"context"
 	"maps"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -12,10 +13,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
 
+	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/localrun"
 	"github.com/oncetable/oncetable/runtime/outbox"
+	"github.com/oncetable/oncetable/runtime/store"
 	"github.com/oncetable/oncetable/runtime/streampoll"
 	"github.com/oncetable/oncetable/test/workload"
 )
@@ -29,6 +32,7 @@ func TestMutantsAreCaught(t *testing.T) {
 		name   string
 		mutate func(*dynamodb.TransactWriteItemsInput)
 		want   []string
+		focus  []workload.Op
 	}{
 		{"idempotency record dropped from every transaction", func(in *dynamodb.TransactWriteItemsInput) {
 			kept := in.TransactItems[:0]
@@ -41,7 +45,7 @@ func TestMutantsAreCaught(t *testing.T) {
 				kept = append(kept, it)
 			}
 			in.TransactItems = kept
-		}, []string{workload.InvAckedOnce, workload.InvKeyOnce}},
+		}, []string{workload.InvAckedOnce, workload.InvKeyOnce}, nil},
 		{"balance guard removed from debits", func(in *dynamodb.TransactWriteItemsInput) {
 			for _, it := range in.TransactItems {
 				if u := it.Update; u != nil && u.UpdateExpression != nil && u.ConditionExpression != nil && strings.Contains(*u.UpdateExpression, "-") {
@@ -50,10 +54,10 @@ func TestMutantsAreCaught(t *testing.T) {
 					u.ExpressionAttributeNames, u.ExpressionAttributeValues = usedOnly(*u.UpdateExpression, u.ExpressionAttributeNames, u.ExpressionAttributeValues)
 				}
 			}
-		}, []string{workload.InvNegativeRead}},
+		}, []string{workload.InvNegativeRead}, nil},
 		{"platform leg dropped from every ledger entry", func(in *dynamodb.TransactWriteItemsInput) {
 			withLegs(in, func(legs []types.AttributeValue) []types.AttributeValue { return legs[:1] })
-		}, []string{workload.InvDoubleEntry}},
+		}, []string{workload.InvDoubleEntry}, nil},
 		{"platform leg mis-signed on every ledger entry", func(in *dynamodb.TransactWriteItemsInput) {
 			withLegs(in, func(legs []types.AttributeValue) []types.AttributeValue {
 				m := legs[1].(*types.AttributeValueMemberM).Value
@@ -66,7 +70,34 @@ func TestMutantsAreCaught(t *testing.T) {
 				m["amount"] = &types.AttributeValueMemberN{Value: n}
 				return legs
 			})
-		}, []string{workload.InvDoubleEntry}},
+		}, []string{workload.InvDoubleEntry}, nil},
+		{"refund guard removed (refunded + amount <= total)", func(in *dynamodb.TransactWriteItemsInput) {
+			if puts(in, store.TypeRefund) {
+				for _, it := range in.TransactItems {
+					if u := it.Update; u != nil && strings.HasPrefix(u.Key["PK"].(*types.AttributeValueMemberS).Value, "ORDER#") {
+						unguard(u)
+					}
+				}
+			}
+		}, []string{workload.InvRefundsWithinPaid}, []workload.Op{workload.OpCredit, workload.OpCreateOrder, workload.OpCharge, workload.OpSettle, workload.OpRefund}},
+		{"capture guard removed (the hold still open, with its amount)", func(in *dynamodb.TransactWriteItemsInput) {
+			if putsEntry(in, store.LedgerCapture) {
+				for _, it := range in.TransactItems {
+					if it.Update != nil {
+						unguard(it.Update)
+					}
+				}
+			}
+		}, []string{workload.InvCaptureWithinHold}, []workload.Op{workload.OpAuthorize, workload.OpCapture}},
+		{"balance guard removed from hold authorizations", func(in *dynamodb.TransactWriteItemsInput) {
+			if puts(in, store.TypeHold) {
+				for _, it := range in.TransactItems {
+					if u := it.Update; u != nil && u.ConditionExpression != nil {
+						noBalanceFloor(u)
+					}
+				}
+			}
+		}, []string{workload.InvAvailable}, []workload.Op{workload.OpAuthorize}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mutate := func(o *dynamodb.Options) {
@@ -80,14 +111,33 @@ func TestMutantsAreCaught(t *testing.T) {
 						}), middleware.Before)
 				})
 			}
-			res, err := workload.Run(context.Background(), workload.Config{Duration: 3 * time.Second, Clients: 4, Users: 4,
-				Seed: 3, NoFaults: true, ClientOptions: []func(*dynamodb.Options){mutate}})
+			// The reads before a refund's or a capture's write are slowed,
+			// so requests racing on one order or hold both read before
+			// either writes, as they do under production latency.
+			slowReads := func(o *ddblocal.Options) {
+				o.Faults = ddblocal.Faults{Latency: 50 * time.Millisecond, Operations: []string{"BatchGetItem"}}
+			}
+			d := 3 * time.Second
+			if tc.focus != nil {
+				d = 6 * time.Second // the races a guard protects against need paid orders or open holds first
+			}
+			res, err := workload.Run(context.Background(), workload.Config{Duration: d, Clients: 4, Users: 4,
+				Seed: 3, NoFaults: true, Phase: time.Second, Focus: tc.focus, ClientOptions: []func(*dynamodb.Options){mutate},
+				Engine: []func(*ddblocal.Options){slowReads}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := map[string]int{}
+			got, atPoints := map[string]int{}, map[string]int{}
 			for _, v := range res.Violations {
 				got[v.Invariant]++
+				if strings.HasPrefix(v.Detail, "at check point") {
+					atPoints[v.Invariant]++
+				}
+			}
+			t.Logf("violations %v, of them at the %d check points %v; %d requests, %d ledger entries, %d refunds, %d holds",
+				got, res.CheckPoints, atPoints, len(res.History.Intents), len(res.State.Ledger), len(res.State.Refunds), len(res.State.Holds))
+			if res.EventStats.Stalled != "" {
+				t.Logf("the events pipeline stalled: %s", res.EventStats.Stalled)
 			}
 			for _, w := range tc.want {
 				if got[w] == 0 {
@@ -95,6 +145,48 @@ func TestMutantsAreCaught(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// puts reports whether a transaction puts an item of entity type et.
+func puts(in *dynamodb.TransactWriteItemsInput, et string) bool {
+	for _, it := range in.TransactItems {
+		if it.Put != nil {
+			if v, ok := it.Put.Item["EntityType"].(*types.AttributeValueMemberS); ok && v.Value == et {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// putsEntry reports whether a transaction puts a ledger entry of kind.
+func putsEntry(in *dynamodb.TransactWriteItemsInput, kind string) bool {
+	for _, it := range in.TransactItems {
+		if it.Put != nil {
+			if v, ok := it.Put.Item["kind"].(*types.AttributeValueMemberS); ok && v.Value == kind && puts(&dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{it}}, store.TypeLedgerEntry) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unguard removes an update's condition, keeping the placeholders its
+// update expression still uses (DynamoDB refuses unused ones).
+func unguard(u *types.Update) {
+	u.ConditionExpression = nil
+	u.ExpressionAttributeNames, u.ExpressionAttributeValues = usedOnly(*u.UpdateExpression, u.ExpressionAttributeNames, u.ExpressionAttributeValues)
+}
+
+// noBalanceFloor turns an update's "balance >= :v" into a condition every
+// balance meets, leaving the rest of the condition (the hold's room in the
+// profile) as it is.
+func noBalanceFloor(u *types.Update) {
+	for _, m := range regexp.MustCompile(`(#\w+) >= (:\w+)`).FindAllStringSubmatch(*u.ConditionExpression, -1) {
+		if u.ExpressionAttributeNames[m[1]] == "balance" {
+			u.ExpressionAttributeValues[m[2]] = &types.AttributeValueMemberN{Value: "-1000000000000"}
+		}
 	}
 }
 

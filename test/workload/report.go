@@ -134,6 +134,7 @@ func (r *Result) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "| client timeouts | %d |\n| connection errors | %d |\n| responses dropped by the client | %d |\n| 5xx responses | %d |\n",
 		c.Timeouts, c.TransportErrors, c.Dropped, c.ServerErrors)
 	fmt.Fprintf(w, "| refused, then applied by an earlier attempt still in flight (allowed, see below) | %d |\n", len(r.Observations))
+	fmt.Fprintf(w, "| check points (the table's invariants checked during the run) | %d |\n", r.CheckPoints)
 	fmt.Fprintf(w, "| **violations** | **%d** |\n", len(r.Violations))
 
 	fmt.Fprintf(w, "\n| fault window | windows | seconds |\n|---|---:|---:|\n")

@@ -38,8 +38,9 @@ type Config struct {
 	Users int
 	// Seed seeds the clients' choices and the engine's faults. Default: 1.
 	Seed uint64
-	// NoFaults turns fault injection off. Default: false (all faults on,
-	// in windows).
+	// NoFaults turns fault injection off: the engine keeps the faults of
+	// its options (Engine), none by default. Default: false (all faults
+	// on, in windows).
 	NoFaults bool
 	// Phase is the length of one fault window. Default: 10s.
 	Phase time.Duration
@@ -53,6 +54,21 @@ type Config struct {
 	// MaxRetryAfter caps how long a client honours Retry-After.
 	// Default: 100ms.
 	MaxRetryAfter time.Duration
+	// HoldExpiry makes the API's clock jump by HoldClockJump at the start
+	// of each fault window after the first, so that the short holds the
+	// clients authorize expire in the next window, among captures, voids
+	// and the flows that release them. The API's timestamps then run
+	// ahead of the machine's, which a check that compares them with its
+	// own clock (the reconciler's) must not be run beside. Default: false.
+	HoldExpiry bool
+	// Focus multiplies by ten the weights of these operations in the
+	// clients' mix (their races too), so that a short run makes many of
+	// them: a mutant test focuses on the flows its guard protects.
+	// Default: none, the soak's mix.
+	Focus []Op
+	// Without takes these operations out of the clients' mix (their
+	// races too). Default: none.
+	Without []Op
 	// History, if set, receives every attempt as one JSON line.
 	History io.Writer
 	// Progress, if set, receives a line every ten seconds.
@@ -131,6 +147,12 @@ type Result struct {
 	// would notice: a request refused with a business failure while an
 	// earlier attempt of it was still in flight, which then committed.
 	Observations []Violation
+	// CheckPoints counts the check points taken during the run (the
+	// table's invariants checked at each fault window; see CheckTable).
+	CheckPoints int
+	// APIClock is the API's clock when the run ended (it runs ahead of
+	// the machine's by HoldClockJump per fault window).
+	APIClock time.Time
 	// State is the table as the checker read it.
 	State *State
 	// Events are the outbox's deliveries to the fake EventBridge, and
@@ -167,11 +189,25 @@ type runner struct {
 	lat     [][]time.Duration // per second
 	acked   []int
 	reads   []balanceRead
+
+	// skew is how far the API's clock runs ahead of the machine's: it
+	// jumps by HoldClockJump at each fault window with HoldExpiry.
+	skew   atomic.Int64
+	points checkPoints
 }
 
+// HoldClockJump is how far the API's clock jumps at the start of each
+// fault window after the first, with Config.HoldExpiry: past a short
+// hold's expiry, so the holds of one window expire in the next while the
+// clients still capture, void and spend around them.
+const HoldClockJump = HoldExpirySeconds*time.Second + time.Second
+
+// now is the API's clock.
+func (r *runner) now() time.Time { return time.Now().Add(time.Duration(r.skew.Load())) }
+
 type balanceRead struct {
-	intent  int
-	balance int64
+	intent             int
+	balance, available int64
 }
 
 // Run runs the workload and checks its invariants. It returns an error only
@@ -263,6 +299,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(r.start)
+	r.points.wait()
 	eng.ClearFaults("")
 	faults := eng.FaultCounts()
 	if err := r.history.flush(); err != nil {
@@ -283,9 +320,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Config: cfg, Elapsed: elapsed, History: r.history, Windows: trim(r.windows, elapsed), Faults: faults,
-		Seconds: r.seconds(), State: state, Events: evlog, EventStats: evstats, During: during}
+		Seconds: r.seconds(), State: state, Events: evlog, EventStats: evstats, During: during, APIClock: r.now()}
 	res.Violations, res.Observations = check(r.history, r.reads, state)
+	res.CheckPoints, res.Violations = r.points.taken(), append(r.points.violations(), res.Violations...)
 	res.Violations = append(res.Violations, CheckEvents(state, evlog)...)
+	if evstats.Stalled != "" {
+		res.Violations = append(res.Violations, Violation{Invariant: InvEventDelivered, Detail: "the stream did not drain: " + evstats.Stalled})
+	}
 	money, err := checkMoney(context.Background(), db, apiCfg)
 	if err != nil {
 		return nil, err
@@ -334,7 +375,15 @@ func (r *runner) injectFaults(ctx context.Context, eng *ddblocal.Engine) {
 			case <-time.After(d):
 			}
 		}
-		eng.SetFaults("", faultsFor(w.Kind, r.cfg.Seed, i))
+		if i > 0 {
+			if r.cfg.HoldExpiry {
+				r.skew.Add(int64(HoldClockJump))
+			}
+			r.points.take(ctx, eng, i, time.Since(r.start))
+		}
+		if !r.cfg.NoFaults {
+			eng.SetFaults("", faultsFor(w.Kind, r.cfg.Seed, i))
+		}
 		r.window.Store(int32(i))
 		if r.cfg.Progress != nil {
 			fmt.Fprintf(r.cfg.Progress, "%6.1fs window %d: %s (%d attempts so far)\n", time.Since(r.start).Seconds(), i, w.Kind, r.attempts())
@@ -378,9 +427,9 @@ func (r *runner) observe(in *Intent, a *Attempt) {
 		r.acked[sec]++
 	}
 	if in.Op == OpBalance && a.Status == http.StatusOK {
-		var b struct{ Balance int64 }
+		var b struct{ Balance, Available int64 }
 		if err := jsonUnmarshal(a.Body, &b); err == nil {
-			r.reads = append(r.reads, balanceRead{intent: in.ID, balance: b.Balance})
+			r.reads = append(r.reads, balanceRead{intent: in.ID, balance: b.Balance, available: b.Available})
 		}
 	}
 }

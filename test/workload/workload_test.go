@@ -3,6 +3,8 @@ package workload_test
 import (
 	"bytes"
 	"context"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +22,7 @@ func TestShortSoak(t *testing.T) {
 	if testing.Short() {
 		d = 7 * time.Second
 	}
-	res, err := workload.Run(context.Background(), workload.Config{Duration: d, Clients: 8, Users: 12, Seed: 42, Phase: time.Second})
+	res, err := workload.Run(context.Background(), workload.Config{Duration: d, Clients: 8, Users: 12, Seed: 42, Phase: time.Second, HoldExpiry: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,6 +53,14 @@ func TestShortSoak(t *testing.T) {
 		{"refused intruders", int64(c.IntrusionsRefused)},
 		{"ledger entries", int64(len(res.State.Ledger))},
 		{"paid orders", int64(paid(res.State))},
+		{"refunds", int64(len(res.State.Refunds))},
+		{"orders refunded in full", int64(status(res.State, store.OrderRefunded))},
+		{"orders cancelled", int64(status(res.State, store.OrderCancelled))},
+		{"holds captured", int64(holds(res.State, store.HoldCaptured))},
+		{"holds voided", int64(holds(res.State, store.HoldVoided))},
+		{"holds expired", int64(res.HoldsExpired())},
+		{"transfers", int64(entries(res.State, store.LedgerTransferOut))},
+		{"check points", int64(res.CheckPoints)},
 		{"events delivered", int64(res.EventStats.Delivered)},
 		{"events redelivered", int64(res.EventStats.Redeliveries)},
 		{"PutEvents entries refused", int64(res.EventStats.Refused)},
@@ -151,14 +161,31 @@ func TestShortSoak(t *testing.T) {
 	})
 }
 
-func paid(st *workload.State) int {
+// count counts the items that pick chooses.
+func count[T any](items []T, pick func(T) bool) int {
 	n := 0
-	for _, o := range st.Orders {
-		if o.Status == store.OrderPaid {
+	for _, x := range items {
+		if pick(x) {
 			n++
 		}
 	}
 	return n
+}
+
+func paid(st *workload.State) int {
+	return count(slices.Collect(maps.Values(st.Orders)), func(o store.Order) bool { return store.WasPaid(o.Status) })
+}
+
+func status(st *workload.State, s string) int {
+	return count(slices.Collect(maps.Values(st.Orders)), func(o store.Order) bool { return o.Status == s })
+}
+
+func holds(st *workload.State, s string) int {
+	return count(slices.Collect(maps.Values(st.Holds)), func(h store.Hold) bool { return h.Status == s })
+}
+
+func entries(st *workload.State, kind string) int {
+	return count(st.Ledger, func(e store.LedgerEntry) bool { return e.Kind == kind })
 }
 
 func firstEntry(st *workload.State, kind string) store.LedgerEntry {

@@ -29,6 +29,7 @@ func main() {
 	flag.Uint64Var(&cfg.Seed, "seed", 1, "seed of the clients' choices and the engine's faults")
 	flag.DurationVar(&cfg.Phase, "phase", 10*time.Second, "length of one fault window")
 	flag.BoolVar(&cfg.NoFaults, "no-faults", false, "inject no faults")
+	flag.BoolVar(&cfg.HoldExpiry, "hold-expiry", true, "jump the API's clock past the short holds' expiry at each fault window")
 	out := flag.String("out", "", "directory for the report <name>.md and the plot <name>.svg (default: write nothing)")
 	name := flag.String("name", "soak", "base name of the report and plot files")
 	history := flag.String("history", filepath.Join(os.TempDir(), "oncetable-soak-history.jsonl"), "file that receives every attempt as a JSON line")
@@ -91,7 +92,16 @@ request +100 ms; one client attempt in ten gives up after 60 ms), responses lost
 (HTTP 500 or connection reset, alternately), GSI and stream propagation delay (1 s), the events
 consumer's process killed mid-batch (consumer-restart), and all of them at once. Clients retry
 every ambiguous outcome (timeout, 5xx, connection error, a response they drop on purpose) with
-the same Idempotency-Key and body, resubmit old keys, and reuse keys with a different body. The
+the same Idempotency-Key and body, resubmit old keys, and reuse keys with a different body.
+Besides credits, debits, orders, charges and settles, they refund paid orders (in part and in
+full, two or three at once on one order, of which at most one fits), cancel orders (racing a
+settle of the same order), authorize holds and capture them (in part, in full, or for one more
+than held; two captures, or a capture and a void, at once on one hold) or void them, let short
+holds expire (the API's clock jumps past their expiry at each window), and transfer between users
+(two users sending to each other at once). Hostile customers try other users' money on every route,
+the new ones included. At each window's start a check point scans the table and checks what holds
+at any moment (refunds within what was paid, one capture per hold within what it held, available
+balances not below zero, every entry's double entry); the end checks it all again at rest. The
 table's stream feeds the production outbox (runtime/streampoll driving runtime/outbox's
 Publisher, through the real EventBridge SDK client, into a fake EventBridge on loopback). Outside
 calm windows the fake refuses 10 % of entries and 5 % of the consumer's invocations fail after
