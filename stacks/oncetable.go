@@ -44,6 +44,9 @@ type OnceTableStack struct {
 	Totals *totals.Totals
 	// DR is the disaster-recovery stack in backup.dr.region, nil without it.
 	DR *DRStack
+	// Global is the lease store and watch of an environment with replicas
+	// (cdk.json regions), nil without them.
+	Global *Global
 	// Config is the environment the stack was built from.
 	Config envconfig.Config
 }
@@ -90,12 +93,16 @@ func NewOnceTableStack(scope constructs.Construct, id string, props *OnceTableSt
 	}
 	awscdk.Aspects_Of(stack).Add(checks.New(&checks.Props{Production: cfg.Production}), nil)
 
-	s.Table = singletable.NewTable(stack, "Data", tableProps(cfg))
+	keys, keyARNs := replicaKeys(scope, stack, cfg, sp.Env)
+	tp := tableProps(cfg)
+	withReplicas(tp, cfg, keyARNs)
+	s.Table = singletable.NewTable(stack, "Data", tp)
 	s.Operations = alarms.NewOperations(stack, "Operations", operationsProps(cfg))
 	s.Operations.MonitorTable("Table", s.Table.Table, tableAlarmsProps(cfg, s.Table))
 	s.Backup = backup.NewTableBackup(stack, "Backup", s.Table.Table, backupProps(cfg, s.Operations, stack))
 
 	s.Payments = paymentsapi.New(stack, "Payments", paymentsProps(cfg, s))
+	addGlobal(s, keys)
 	s.Events = paymentevents.New(stack, "Events", eventsProps(cfg, s))
 	s.Reconcile = reconciler.New(stack, "Reconcile", reconcileProps(cfg, s))
 	s.SLO = slo.New(stack, "SLO", &slo.Props{AccessLogs: s.Payments.AccessLogs, Monitor: s.Operations})
@@ -278,6 +285,9 @@ func vaultLock(cfg envconfig.Config) *backup.VaultLock {
 	return &lock
 }
 
+// msDuration is ms milliseconds.
+func msDuration(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }
+
 // seconds is *s seconds as a duration; nil stays nil (the default).
 func seconds(s *int) *time.Duration {
 	if s == nil {
@@ -320,6 +330,7 @@ func paymentsProps(cfg envconfig.Config, s *OnceTableStack) *paymentsapi.Props {
 	if cfg.Name == "" {
 		return p
 	}
+	p.Homes = cfg.Homes(cfg.Region, LeaseTableName(cfg.Name))
 	a := cfg.API
 	p.ThrottleRatePerSecond, p.ThrottleBurst = a.ThrottleRatePerSecond, a.ThrottleBurst
 	p.LogRetentionDays = a.LogRetentionDays

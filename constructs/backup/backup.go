@@ -241,20 +241,7 @@ func NewTableBackup(scope constructs.Construct, id string, table awsdynamodb.ITa
 		BackupVault:     b.Vault,
 		BackupPlanRules: &planRules,
 	})
-	b.Selection = b.Plan.AddSelection(jsii.String("Table"), &awsbackup.BackupSelectionOptions{
-		Resources:     &[]awsbackup.BackupResource{awsbackup.BackupResource_FromDynamoDbTable(table)},
-		AllowRestores: jsii.Bool(true),
-	})
-	cdknag.NagSuppressions_AddResourceSuppressions(b.Selection, &[]*cdknag.NagPackSuppression{{
-		Id: jsii.String("AwsSolutions-IAM4"),
-		Reason: jsii.String("Only AWS Backup assumes this selection role. AWSBackupServiceRolePolicyForBackup and " +
-			"...ForRestores are the AWS-maintained policies that follow every permission Backup needs to back up and " +
-			"restore DynamoDB; a hand-written copy would break backups or restores silently when that set changes."),
-		AppliesTo: &[]any{
-			"Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForBackup",
-			"Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForRestores",
-		},
-	}}, jsii.Bool(true))
+	b.Selection = b.Select("Table", table)
 
 	if props.AlarmTopic != nil {
 		b.failedJobs(c, id, props.AlarmTopic)
@@ -277,6 +264,26 @@ func NewTableBackup(scope constructs.Construct, id string, table awsdynamodb.ITa
 
 // watch sends a's transitions to the monitor under kind, or without one
 // to the alarm topic.
+// Select adds table to the plan under id, restores allowed: a second
+// table of the stack (a lease table) is backed up with the first.
+func (b *TableBackup) Select(id string, table awsdynamodb.ITableV2) awsbackup.BackupSelection {
+	sel := b.Plan.AddSelection(jsii.String(id), &awsbackup.BackupSelectionOptions{
+		Resources:     &[]awsbackup.BackupResource{awsbackup.BackupResource_FromDynamoDbTable(table)},
+		AllowRestores: jsii.Bool(true),
+	})
+	cdknag.NagSuppressions_AddResourceSuppressions(sel, &[]*cdknag.NagPackSuppression{{
+		Id: jsii.String("AwsSolutions-IAM4"),
+		Reason: jsii.String("Only AWS Backup assumes this selection role. AWSBackupServiceRolePolicyForBackup and " +
+			"...ForRestores are the AWS-maintained policies that follow every permission Backup needs to back up and " +
+			"restore DynamoDB; a hand-written copy would break backups or restores silently when that set changes."),
+		AppliesTo: &[]any{
+			"Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForBackup",
+			"Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForRestores",
+		},
+	}}, jsii.Bool(true))
+	return sel
+}
+
 func (b *TableBackup) watch(kind oncall.Kind, a awscloudwatch.Alarm) {
 	if b.monitor != nil {
 		b.monitor.AddAlarm(kind, a)

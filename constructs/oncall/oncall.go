@@ -89,6 +89,9 @@ var (
 	TransactionConflicts  = Kind{"transaction-conflicts", Ticket, GroupTable}
 	ReconcileViolations   = Kind{"reconcile-violations", Page, GroupTable}
 	ReconcileStalled      = Kind{"reconcile-stalled", Ticket, GroupTable}
+	OutsideOwnerWrites    = Kind{"outside-owner-writes", Page, GroupTable}
+	LedgerMismatch        = Kind{"ledger-mismatch", Page, GroupTable}
+	ReplicationLatency    = Kind{"replication-latency", Ticket, GroupTable}
 	TableCapacityBudget   = Kind{"table-capacity-budget", Ticket, GroupTable}
 	BackupJobFailed       = Kind{"backup-job-failed", Page, GroupBackup}
 	BackupMissing         = Kind{"backup-missing", Page, GroupBackup}
@@ -107,7 +110,7 @@ func Kinds() []Kind {
 		UnavailableAnswers, UnexpectedErrors, KeyReuseSurge, FenceCancellations, LeaseLost,
 		StreamConsumerLag, StreamConsumerStuck, EventsDeadLetters, TotalsLag, TotalsDeadLetters,
 		TableThrottles, TableHotPartition, TableOnDemandMaximum, TableSystemErrors, TransactionConflicts, TableCapacityBudget,
-		ReconcileViolations, ReconcileStalled,
+		ReconcileViolations, ReconcileStalled, OutsideOwnerWrites, LedgerMismatch, ReplicationLatency,
 		BackupJobFailed, BackupMissing, BackupEventsUndeliver, RestoreValidation, RestoreValidationLost,
 	}
 	sort.Slice(k, func(i, j int) bool { return k[i].Name < k[j].Name })

@@ -68,6 +68,11 @@ type CORS struct {
 type Props struct {
 	// Table is the single table every function reads and writes. Required.
 	Table awsdynamodb.ITableV2
+	// Homes, when enabled, gives cells of users home Regions: every
+	// function reads this Region's homes (config.Homes) and may use the
+	// lease table in Homes.LeaseRegion and fence its transactions.
+	// Default: the zero value, a single-Region table.
+	Homes config.Homes
 	// Orders is the table's order index stage (singletable.Table.Orders):
 	// the functions that read or write orders get it as ORDER_INDEXES and
 	// ORDER_SHARDS, the api function may query the stage's order indexes,
@@ -246,7 +251,7 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
 		}
 		cfg := config.Payments{Table: *p.Table.TableName(), IdempotencyExpiry: p.IdempotencyExpiry, Orders: p.Orders.Config(),
 			Auth: config.Auth{CustomerScope: auth.CustomerScope, OperatorScope: auth.OperatorScope, ServiceScope: auth.ServiceScope,
-				UserClaim: auth.UserClaim, IAMOperators: auth.IAMOperators}}
+				UserClaim: auth.UserClaim, IAMOperators: auth.IAMOperators}, Homes: p.Homes}
 		if name == httpapi.FunctionAPI {
 			// The ARN, never the value: the function reads the value at run time.
 			cfg.CursorSecretARN = *a.CursorSecret.SecretArn()
@@ -266,6 +271,7 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
 		})
 		grant(fn.Role, p.Table, p.TableKey, access[name])
 		grantFence(fn, p.Table, access[name])
+		grantHomes(fn.Role, p.Table, p.Homes)
 		if name == httpapi.FunctionAPI {
 			fn.Role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 				Sid:       jsii.String("ReadCursorSecret"),
@@ -467,6 +473,32 @@ func grantFence(fn *gofunction.Function, table awsdynamodb.ITableV2, acc Access)
 		})},
 	})
 	fn.Function.Node().AddDependency(policy)
+}
+
+// HomeLeaseActions are what a function with homes calls on the lease
+// table (runtime/home.Leases: read, create, renew), and HomeFenceActions
+// what it adds to the money table: the fence's ConditionCheck, the trail's
+// Put and a first home's ownership item.
+var (
+	HomeLeaseActions = []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}
+	HomeFenceActions = []string{"dynamodb:ConditionCheckItem", "dynamodb:GetItem", "dynamodb:PutItem"}
+)
+
+// grantHomes gives a function of a table with homes its lease table and
+// fence.
+func grantHomes(role awsiam.Role, table awsdynamodb.ITableV2, h config.Homes) {
+	if !h.Enabled() {
+		return
+	}
+	h = h.WithDefaults()
+	leases := awscdk.Stack_Of(role).FormatArn(&awscdk.ArnComponents{Service: jsii.String("dynamodb"), Region: jsii.String(h.LeaseRegion),
+		Resource: jsii.String("table"), ResourceName: jsii.String(h.LeaseTable)})
+	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid: jsii.String("HomeLeases"), Actions: jsii.Strings(sorted(HomeLeaseActions)...), Resources: &[]*string{leases},
+	}))
+	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid: jsii.String("HomeFence"), Actions: jsii.Strings(sorted(HomeFenceActions)...), Resources: &[]*string{table.TableArn()},
+	}))
 }
 
 func sorted(in []string) []string {

@@ -58,6 +58,19 @@ type TableProps struct {
 	// false.
 	Stream bool
 
+	// Replicas are the table's other Regions: a global table with
+	// multi-Region eventual consistency, each replica with the table's
+	// point-in-time recovery, deletion protection and Contributor
+	// Insights, and the stream on (NEW_AND_OLD_IMAGES) whatever Stream
+	// says. Default: none, one Region.
+	Replicas []string
+
+	// ReplicaKeyARNs gives each replica's Region its customer-managed key
+	// (a key or alias ARN in that Region) when the table has one
+	// (EncryptionKey or CustomerManagedKey); every replica needs one.
+	// Default: none.
+	ReplicaKeyARNs map[string]string
+
 	// Orders is the stage of the orders-by-status migration: which of GSI1
 	// and OrdersByStatus the table has. Default: the zero value, v1 (GSI1
 	// only, 4 shards). Move one stage per deploy: v1 -> both -> v2.
@@ -121,12 +134,38 @@ func NewTable(scope constructs.Construct, id string, props *TableProps) *Table {
 		})
 	}
 	if t.Key != nil {
-		encryption = awsdynamodb.TableEncryptionV2_CustomerManagedKey(t.Key, nil)
+		var replicaKeys *map[string]*string
+		if len(props.Replicas) > 0 {
+			m := map[string]*string{}
+			for _, r := range props.Replicas {
+				arn, ok := props.ReplicaKeyARNs[r]
+				if !ok {
+					panic("singletable: replica " + r + " needs a key in ReplicaKeyARNs: the table has a customer-managed key")
+				}
+				m[r] = jsii.String(arn)
+			}
+			replicaKeys = &m
+		}
+		encryption = awsdynamodb.TableEncryptionV2_CustomerManagedKey(t.Key, replicaKeys)
 	}
 
 	var stream awsdynamodb.StreamViewType
-	if props.Stream {
+	if props.Stream || len(props.Replicas) > 0 {
 		stream = awsdynamodb.StreamViewType_NEW_AND_OLD_IMAGES
+	}
+	pitr := &awsdynamodb.PointInTimeRecoverySpecification{
+		PointInTimeRecoveryEnabled: jsii.Bool(true),
+		RecoveryPeriodInDays:       jsii.Number(days),
+	}
+	insights := &awsdynamodb.ContributorInsightsSpecification{Enabled: jsii.Bool(props.ContributorInsights)}
+	var replicas *[]*awsdynamodb.ReplicaTableProps
+	if len(props.Replicas) > 0 {
+		rs := make([]*awsdynamodb.ReplicaTableProps, 0, len(props.Replicas))
+		for _, r := range props.Replicas {
+			rs = append(rs, &awsdynamodb.ReplicaTableProps{Region: jsii.String(r), DeletionProtection: jsii.Bool(protect),
+				PointInTimeRecoverySpecification: pitr, ContributorInsightsSpecification: insights})
+		}
+		replicas = &rs
 	}
 
 	var tableName *string
@@ -144,14 +183,10 @@ func NewTable(scope constructs.Construct, id string, props *TableProps) *Table {
 		Encryption:             encryption,
 		DeletionProtection:     jsii.Bool(protect),
 		RemovalPolicy:          removal,
-		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
-			PointInTimeRecoveryEnabled: jsii.Bool(true),
-			RecoveryPeriodInDays:       jsii.Number(days),
-		},
-		ContributorInsightsSpecification: &awsdynamodb.ContributorInsightsSpecification{
-			Enabled: jsii.Bool(props.ContributorInsights),
-		},
-		DynamoStream: stream,
+		PointInTimeRecoverySpecification: pitr,
+		ContributorInsightsSpecification: insights,
+		DynamoStream:                     stream,
+		Replicas:                         replicas,
 	})
 	return t
 }

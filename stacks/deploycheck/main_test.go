@@ -27,8 +27,8 @@ func TestRun(t *testing.T) {
 		{"prod without a pager", []string{"-env", "prod", "-account", "111122223333"}, nil, "", `environment "prod": slack: production would page nobody`},
 		{"prod with a placeholder", append([]string{"-env", "prod", "-account", "111122223333", "-slackWorkspaceId", "T0000000000"}, slack[2:]...), nil, "",
 			`environment "prod": slack.workspaceId: "T0000000000" is a placeholder`},
-		{"prod bootstrap targets include the DR region", append([]string{"-env", "prod", "-targets"}, slack...),
-			map[string]string{"ONCETABLE_PROD_ACCOUNT": "111122223333"}, "aws://111122223333/eu-west-1\naws://111122223333/eu-central-1\n", ""},
+		{"prod bootstrap targets include the replica's and the DR region", append([]string{"-env", "prod", "-targets"}, slack...),
+			map[string]string{"ONCETABLE_PROD_ACCOUNT": "111122223333"}, "aws://111122223333/eu-west-1\naws://111122223333/eu-west-2\naws://111122223333/eu-central-1\n", ""},
 		{"staging bootstrap targets", []string{"-env", "staging", "-targets", "-account", "555566667777"}, nil, "aws://555566667777/eu-west-1\n", ""},
 	}
 	for _, tt := range tests {

@@ -180,10 +180,16 @@ func (c Config) ReadyToDeploy() error {
 }
 
 // BootstrapTargets are the CDK environments (aws://ACCOUNT/REGION) that the
-// environment's stacks deploy into: its region and, with a DR copy, the DR
-// region. It needs the account (ReadyToDeploy).
+// environment's stacks deploy into: its region, with replicas and a
+// customer-managed key each replica's Region (its key stack), and, with a
+// DR copy, the DR region. It needs the account (ReadyToDeploy).
 func (c Config) BootstrapTargets() []string {
 	out := []string{"aws://" + c.Account + "/" + c.Region}
+	if r := c.Regions; r != nil && c.CustomerManagedKey {
+		for _, reg := range r.Replicas {
+			out = append(out, "aws://"+c.Account+"/"+reg)
+		}
+	}
 	if dr := c.Backup.DR; dr != nil {
 		out = append(out, "aws://"+c.Account+"/"+dr.Region)
 	}

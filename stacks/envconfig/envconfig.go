@@ -128,6 +128,9 @@ type Config struct {
 	Notifications Notifications `json:"notifications"`
 	API           API           `json:"api"`
 	Events        Events        `json:"events"`
+	// Regions, when set, replicates the table into other Regions with
+	// homes (docs/multi-region.md). Default: one Region.
+	Regions *Regions `json:"regions"`
 }
 
 // Events configures the outbox: the table's stream mapping to the events
@@ -474,6 +477,17 @@ func parseOne(name string, body json.RawMessage) (Config, error) {
 	if _, ok := present["orderShards"]; !ok {
 		c.OrderShards = DefaultOrderShards
 	}
+	if r := c.Regions; r != nil {
+		if r.Cells == 0 {
+			r.Cells = config.DefaultHomeCells
+		}
+		if r.Unplanned == "" {
+			r.Unplanned = Freeze
+		}
+		if r.ReplicationLatencyAlarmMs == 0 {
+			r.ReplicationLatencyAlarmMs = DefaultReplicationLatencyAlarmMs
+		}
+	}
 	if err := c.validate(); err != nil {
 		return Config{}, err
 	}
@@ -550,6 +564,9 @@ func (c Config) validate() error {
 		return err
 	}
 	if err := c.validateOrders(bad); err != nil {
+		return err
+	}
+	if err := c.validateRegions(bad); err != nil {
 		return err
 	}
 	return c.validateAPI(bad)

@@ -24,6 +24,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/schema"
+	"github.com/oncetable/oncetable/stacks"
 )
 
 // computeCase is what each environment's compute must look like.
@@ -101,6 +102,11 @@ func TestComputeFunctions(t *testing.T) {
 			}
 			if s.totals != nil {
 				others[logicalID(s, s.totals.Function.Function)] = true // TestTotals
+			}
+			for id := range fns {
+				if strings.HasPrefix(id, "RegionWatch") {
+					others[id] = true // TestReplicatedTable
+				}
 			}
 			if len(fns) != len(paymentsapi.Functions())+len(others) {
 				t.Fatalf("got %d functions, want %d: the payments API's %d and the cursor secret's rotation, events, reconcile and totals functions", len(fns), len(paymentsapi.Functions())+len(others), len(paymentsapi.Functions()))
@@ -274,6 +280,13 @@ func TestComputeLeastPrivilege(t *testing.T) {
 						"Action":    []any{"kms:Decrypt", "kms:DescribeKey", "kms:Encrypt", "kms:GenerateDataKey"},
 						"Resource":  getAtt(logicalID(s, s.table.Key)),
 						"Condition": map[string]any{"StringEquals": map[string]any{"kms:ViaService": "dynamodb.eu-west-1.amazonaws.com"}}})
+				}
+				if tc.env == "prod" {
+					// prod has regions: every function uses the lease table and the fence.
+					want = append(want,
+						map[string]any{"Sid": "HomeLeases", "Effect": "Allow", "Action": actionList(paymentsapi.HomeLeaseActions),
+							"Resource": map[string]any{"Fn::Join": []any{"", []any{"arn:aws:dynamodb:eu-west-1:", map[string]any{"Ref": "AWS::AccountId"}, ":table/" + stacks.LeaseTableName("prod")}}}},
+						map[string]any{"Sid": "HomeFence", "Effect": "Allow", "Action": actionList(paymentsapi.HomeFenceActions), "Resource": getAtt(tableID)})
 				}
 				if !reflect.DeepEqual(canonical(stmts), canonical(want)) {
 					got, _ := json.MarshalIndent(stmts, "", "  ")
@@ -604,6 +617,10 @@ func TestFunctionEnvironmentRoundTrip(t *testing.T) {
 			case env[config.PlatformShardsEnv] != "":
 				var c config.Totals
 				c, err = config.LoadTotals(get)
+				back = c.Environment()
+			case env[config.TableNameEnv] != "" && strings.HasPrefix(id, "RegionWatch"):
+				var c config.RegionWatch
+				c, err = config.LoadRegionWatch(get)
 				back = c.Environment()
 			case env[config.TableNameEnv] != "":
 				var c config.Payments

@@ -27,7 +27,7 @@ func TestPaymentEvents(t *testing.T) {
 		t.Run(tt.env, func(t *testing.T) {
 			s := byEnv[tt.env]
 			tableID := logicalID(s, s.table.Table)
-			_, table := only(t, s, "AWS::DynamoDB::GlobalTable")
+			_, table := dataTable(t, s)
 			if got := props(table)["StreamSpecification"]; !reflect.DeepEqual(got, map[string]any{"StreamViewType": "NEW_AND_OLD_IMAGES"}) {
 				t.Errorf("StreamSpecification %v, want NEW_AND_OLD_IMAGES", got)
 			}

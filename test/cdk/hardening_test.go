@@ -318,7 +318,7 @@ func TestOnDemandMaximumThroughput(t *testing.T) {
 	}{{"dev", 200, 100}, {"staging", 0, 0}, {"prod", 4000, 4000}}
 	for _, tt := range tests {
 		t.Run(tt.env, func(t *testing.T) {
-			_, table := only(t, byEnv[tt.env], "AWS::DynamoDB::GlobalTable")
+			_, table := dataTable(t, byEnv[tt.env])
 			p := props(table)
 			replica := p["Replicas"].([]any)[0].(map[string]any)
 			wantWrite, wantRead := any(nil), any(nil)

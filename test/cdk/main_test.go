@@ -52,6 +52,8 @@ var (
 	defaults *synthesized // a stack of every construct with nil props
 	// drStacks are the disaster-recovery stacks, by environment.
 	drStacks = map[string]*synthesized{}
+	// keyStacks are the replica Regions' key stacks, by stack name.
+	keyStacks = map[string]*synthesized{}
 	// byStage is dev at each order index stage: "v1" is byEnv["dev"] (as
 	// cdk.json has it), "both" and "v2" are dev with cdk.json's
 	// orderIndexes changed, each in an app of its own.
@@ -148,6 +150,13 @@ func synthAll() error {
 			d := &synthesized{stack: s.DR.Stack}
 			drStacks[s.Config.Name] = d
 			dr = append(dr, d)
+		}
+		if s.Global != nil {
+			for region, k := range s.Global.Keys {
+				d := &synthesized{stack: k.Stack}
+				keyStacks[stacks.KeyStackName(s.Config.Name, region)] = d
+				dr = append(dr, d)
+			}
 		}
 	}
 	defaults = newDefaultsStack(app)

@@ -211,12 +211,15 @@ func contains(list []string, s string) bool {
 // TestPagesAreRatesOrLastingConditions: a paging alarm is a guarded rate,
 // or needs 2 breaching periods or more, or is one of the kinds whose single
 // event is the incident (a failed job, validation or delivery, dead
-// letters, the heartbeat, a confirmed reconciliation violation), each
+// letters, the heartbeat, a confirmed reconciliation violation, a
+// quarantined late write or a confirmed ledger mismatch), each
 // argued in its runbook section. Missing data
 // breaches only where silence is the condition.
 func TestPagesAreRatesOrLastingConditions(t *testing.T) {
 	singleEvent := map[string]bool{oncall.BackupJobFailed.Name: true, oncall.RestoreValidation.Name: true, oncall.AlarmDeliveryFailed.Name: true,
-		oncall.EventsDeadLetters.Name: true, oncall.NoSettledPayment.Name: true, oncall.ReconcileViolations.Name: true}
+		oncall.EventsDeadLetters.Name: true, oncall.NoSettledPayment.Name: true, oncall.ReconcileViolations.Name: true,
+		// A quarantined late write and a mismatch the strongly consistent re-read found are each the incident.
+		oncall.OutsideOwnerWrites.Name: true, oncall.LedgerMismatch.Name: true}
 	breaching := map[string]bool{oncall.BackupMissing.Name: true, oncall.NoSettledPayment.Name: true, oncall.ReconcileStalled.Name: true}
 	for stack, s := range oncallStacks() {
 		env := envOf(stack)
@@ -290,8 +293,8 @@ func TestDashboardShowsEveryGroup(t *testing.T) {
 			// THEN every metric the functions emit is graphed, across
 			// flows and by flow.
 			for _, m := range obs.Catalogue() {
-				// The Region watch's metrics are graphed by the Region's
-				// stack of a replicated table (TestReplicatedTable).
+				// The Region watch's metrics are per table, graphed by its
+				// own row (constructs/regions) where the table has replicas.
 				if m.Namespace == obs.RegionsNamespace {
 					continue
 				}

@@ -35,7 +35,7 @@ func TestOptionalFeatures(t *testing.T) {
 	s := &synthesized{json: template}
 
 	// THEN the table streams new and old images and has contributor insights
-	_, tbl := only(t, s, "AWS::DynamoDB::GlobalTable")
+	_, tbl := dataTable(t, s)
 	p := props(tbl)
 	if got := p["StreamSpecification"]; !reflect.DeepEqual(got, map[string]any{"StreamViewType": "NEW_AND_OLD_IMAGES"}) {
 		t.Errorf("StreamSpecification: got %v", got)

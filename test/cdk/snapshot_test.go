@@ -56,6 +56,9 @@ func TestSnapshots(t *testing.T) {
 	for env, s := range drStacks {
 		golden[env+"-dr"] = s
 	}
+	for name, s := range keyStacks {
+		golden[strings.TrimPrefix(name, "OnceTable-")] = s
+	}
 	for env, s := range golden {
 		t.Run(env, func(t *testing.T) {
 			got := normalize(s.json)

@@ -20,7 +20,7 @@ var stages = []schema.OrderIndexes{schema.OrdersV1, schema.OrdersBoth, schema.Or
 // names in template order.
 func gsis(t *testing.T, s *synthesized) (map[string]map[string]any, []string) {
 	t.Helper()
-	_, table := only(t, s, "AWS::DynamoDB::GlobalTable")
+	_, table := dataTable(t, s)
 	byName := map[string]map[string]any{}
 	var names []string
 	for _, g := range props(table)["GlobalSecondaryIndexes"].([]any) {
@@ -35,7 +35,7 @@ func gsis(t *testing.T, s *synthesized) (map[string]map[string]any, []string) {
 // attributeDefinitions maps each attribute the table defines to its type.
 func attributeDefinitions(t *testing.T, s *synthesized) map[string]string {
 	t.Helper()
-	_, table := only(t, s, "AWS::DynamoDB::GlobalTable")
+	_, table := dataTable(t, s)
 	out := map[string]string{}
 	for _, d := range props(table)["AttributeDefinitions"].([]any) {
 		def := d.(map[string]any)
