@@ -156,16 +156,13 @@ func (w *Watch) grant(p WatchProps) {
 
 func (w *Watch) suppress(noKey bool) {
 	s := []*cdknag.NagPackSuppression{
-		{Id: jsii.String("Serverless-LambdaDLQ"), Reason: jsii.String("Invoked only by its DynamoDB stream mapping, which has " +
-			"its own on-failure destination (FailureQueue); a function dead-letter queue applies to asynchronous invocations only.")},
+		gofunction.StreamMappingDLQ(),
 		{Id: jsii.String("PCI.DSS.321-LambdaInsideVPC"), Reason: jsii.String("The function calls only IAM-authenticated AWS " +
 			"endpoints (DynamoDB, CloudWatch Logs, X-Ray) over TLS and no private resource; a VPC would add NAT or endpoint " +
 			"costs without narrowing what the role may reach.")},
 		{Id: jsii.String("PCI.DSS.321-IAMNoInlinePolicy"), Reason: jsii.String("The policy is the function's own role policy, " +
 			"attached to that one role and created and deleted with it.")},
-		{Id: jsii.String("AwsSolutions-IAM5"), Reason: jsii.String("dynamodb:ListStreams supports no resource-level permission: " +
-			"Lambda's DynamoDB Streams event source documentation and AWSLambdaDynamoDBExecutionRole grant it on *. It lists " +
-			"stream ARNs only; reading records stays limited to this replica's stream."), AppliesTo: &[]any{"Resource::*"}},
+		gofunction.ListStreamsOnAnyResource(),
 	}
 	if noKey {
 		s = append(s, &cdknag.NagPackSuppression{Id: jsii.String("PCI.DSS.321-CloudWatchLogGroupEncrypted"), Reason: jsii.String(
