@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -34,29 +33,28 @@ func TestReconcileCatchesACorruptBalanceInTheSoak(t *testing.T) {
 			var corruptedAt atomic.Int64 // Unix ns of the dropped entry's transaction
 			var opts []func(*dynamodb.Options)
 			if tc.mutant {
-				var once sync.Once
 				start := time.Now()
-				opts = append(opts, transactMutant(func(in *dynamodb.TransactWriteItemsInput) {
-					if time.Since(start) < time.Second {
-						return
+				opts = append(opts, transactMutant(func(in *dynamodb.TransactWriteItemsInput) bool {
+					if time.Since(start) < time.Second || corruptedAt.Load() != 0 {
+						return false
 					}
 					for i, it := range in.TransactItems {
 						if it.Put == nil {
 							continue
 						}
-						// A credit's: no condition of a credit fails in the soak, so
-						// the dropped entry's transaction commits.
+						// A credit's ledger entry. The credit's transaction can still be
+						// cancelled (a conflict with another client's transaction on the
+						// same balance), and its retry then carries the entry again: the
+						// mutant drops entries until a transaction without one commits.
 						et, ok := it.Put.Item["EntityType"].(*types.AttributeValueMemberS)
 						kind, _ := it.Put.Item["kind"].(*types.AttributeValueMemberS)
 						if ok && et.Value == store.TypeLedgerEntry && kind != nil && kind.Value == store.LedgerCredit && hasUpdate(in) {
-							once.Do(func() {
-								in.TransactItems = append(in.TransactItems[:i:i], in.TransactItems[i+1:]...)
-								corruptedAt.Store(time.Now().UnixNano())
-							})
-							return
+							in.TransactItems = append(in.TransactItems[:i:i], in.TransactItems[i+1:]...)
+							return true
 						}
 					}
-				}))
+					return false
+				}, func(sentAt time.Time) { corruptedAt.CompareAndSwap(0, sentAt.UnixNano()) }))
 			}
 			var verdicts []reconcile.Verdict
 			var caughtAt time.Time
@@ -154,16 +152,24 @@ func hasUpdate(in *dynamodb.TransactWriteItemsInput) bool {
 	return false
 }
 
-// transactMutant changes every TransactWriteItems before it is sent.
-func transactMutant(mutate func(*dynamodb.TransactWriteItemsInput)) func(*dynamodb.Options) {
+// transactMutant lets mutate change every TransactWriteItems before it is
+// sent; when mutate says it changed one and DynamoDB accepted it, committed
+// gets the time it was sent.
+func transactMutant(mutate func(*dynamodb.TransactWriteItemsInput) bool, committed func(sentAt time.Time)) func(*dynamodb.Options) {
 	return func(o *dynamodb.Options) {
 		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
 			return st.Initialize.Add(middleware.InitializeMiddlewareFunc("reconcile-mutant",
 				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-					if p, ok := in.Parameters.(*dynamodb.TransactWriteItemsInput); ok {
-						mutate(p)
+					p, ok := in.Parameters.(*dynamodb.TransactWriteItemsInput)
+					if !ok || !mutate(p) {
+						return next.HandleInitialize(ctx, in)
 					}
-					return next.HandleInitialize(ctx, in)
+					sentAt := time.Now()
+					out, md, err := next.HandleInitialize(ctx, in)
+					if err == nil {
+						committed(sentAt)
+					}
+					return out, md, err
 				}), middleware.Before)
 		})
 	}
