@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -27,7 +28,8 @@ import (
 type runner struct {
 	*localrun.Server
 	t *testing.T
-	// mid splits the flows: only alice's first credit was committed before it.
+	// mid splits the flows: only alice's first credit was committed before
+	// it. It comes from what the table stored, not from the test's clock.
 	mid time.Time
 }
 
@@ -41,10 +43,7 @@ func startRunner(t *testing.T) *runner {
 	r := &runner{Server: s, t: t}
 	r.post("/v1/users", `{"userId":"alice","name":"Alice","email":"alice@example.com"}`, "")
 	r.post("/v1/users", `{"userId":"bob","name":"Bob","email":"bob@example.com"}`, "")
-	r.post("/v1/users/alice/credits", `{"amount":10000,"currency":"EUR"}`, "c1")
-	time.Sleep(5 * time.Millisecond)
-	r.mid = time.Now()
-	time.Sleep(5 * time.Millisecond)
+	r.mid = r.justAfter(r.post("/v1/users/alice/credits", `{"amount":10000,"currency":"EUR"}`, "c1"))
 	r.post("/v1/users/alice/orders", `{"orderId":"o1","currency":"EUR","items":[{"productId":"mug","quantity":2,"unitPrice":1250}]}`, "o1")
 	r.post("/v1/orders/o1/payments", `{"amount":2500,"currency":"EUR"}`, "ch1")
 	r.post("/v1/orders/o1/settle", ``, "st1")
@@ -96,6 +95,25 @@ func (r *runner) call(method, path, body, key string) string {
 }
 
 func (r *runner) post(path, body, key string) string { return r.call("POST", path, body, key) }
+
+// justAfter is a nanosecond after the commit time stored with alice's
+// credit (credit is its answer). The flows stamp nanoseconds, so every
+// later flow commits at or after it and the credit before it.
+func (r *runner) justAfter(credit string) time.Time {
+	r.t.Helper()
+	var c struct{ EntryID string }
+	var e struct{ CreatedAt string }
+	if err := json.Unmarshal([]byte(credit), &c); err != nil || c.EntryID == "" {
+		r.t.Fatalf("credit answered %s (%v), want an entryId", credit, err)
+	}
+	entry := r.call("GET", "/v1/users/alice/ledger/"+c.EntryID, "", "")
+	err := json.Unmarshal([]byte(entry), &e)
+	at, perr := time.Parse(time.RFC3339Nano, e.CreatedAt)
+	if err = errors.Join(err, perr); err != nil {
+		r.t.Fatalf("ledger entry %s: %s (%v), want its createdAt", c.EntryID, entry, err)
+	}
+	return at.Add(time.Nanosecond)
+}
 
 // delivered is every event the runner's bus received, oldest first.
 func (r *runner) delivered() []outbox.Event {
