@@ -95,6 +95,11 @@ type Options struct {
 	// RecordExpiry is IDEMPOTENCY_EXPIRY (verify.Options.RecordExpiry).
 	// Default: the verifier's 24h.
 	RecordExpiry time.Duration
+	// InFlight is how long a flow's transaction may commit after the time
+	// it stamps on its items (verify.Options.InFlight): an effect younger
+	// than that at a pass's start is checked for its idempotency record by
+	// the next pass. Default: verify.DefaultInFlight.
+	InFlight time.Duration
 	// Owner names this invocation in the lease. Default: random.
 	Owner string
 	// Metrics receives the EMF lines. Default: none.
@@ -257,6 +262,7 @@ func (r *Reconciler) Run(ctx context.Context) (*Outcome, error) {
 func (r *Reconciler) verifyOptions() func(*verify.Options) {
 	return func(v *verify.Options) {
 		v.Table, v.Schema, v.MaxRCU, v.PageSize, v.RecordExpiry, v.Clock = r.o.Table, r.o.Schema, r.o.MaxRCU, r.o.PageSize, r.o.RecordExpiry, r.o.Clock
+		v.InFlight = r.o.InFlight
 	}
 }
 

@@ -3,8 +3,14 @@ package verify_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/idempotency"
@@ -133,6 +139,115 @@ func TestConfirmReadsBothLegsOfATransfer(t *testing.T) {
 			}
 			if !got.OK {
 				t.Errorf("Confirm of a transfer whose legs are both there: got %+v, want none", got.Violations)
+			}
+		})
+	}
+}
+
+// TestALivePassChecksRecordsOfSettledEffectsOnly: a flow stamps its items
+// at the time it builds its transaction, which commits a little later. A
+// pass that starts in between can read the record's partition before the
+// commit and the ledger entry's after it: the entry without its record.
+// Confirm re-reads the entry's partition, but the entry does not name its
+// record's, so without a margin the false effect-without-record is
+// confirmed. With Options.InFlight the young entry is left to the next
+// pass, and an entry older than the margin whose record is really gone is
+// still found and confirmed.
+func TestALivePassChecksRecordsOfSettledEffectsOnly(t *testing.T) {
+	ctx := context.Background()
+	eng := ddblocal.New()
+	defer eng.Close()
+	db := eng.Client()
+	const table = "confirm-inflight"
+	if err := provision.EnsureTable(ctx, db, table); err != nil {
+		t.Fatal(err)
+	}
+	stamp := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
+	st := store.New(db, func(o *store.Options) { o.Table = table; o.Clock = func() time.Time { return stamp } })
+	svc := payments.New(st)
+	for _, u := range []string{"alice", "bob"} {
+		if _, err := st.CreateUser(ctx, store.NewUser{UserID: u, Name: u, Email: u + "@example.com"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	credit := func(user, key string, at time.Time) (entryID string, record map[string]types.AttributeValue) {
+		t.Helper()
+		stamp = at
+		fp, _ := idempotency.Fingerprint("POST", "/credit/"+key, nil)
+		idem := payments.Idem{Scope: idempotency.Scope{Caller: "iam:fixture", Operation: payments.FlowCredit}, Key: key, Fingerprint: fp}
+		r, err := svc.Credit(ctx, idem, user, money.Amount{Minor: 100, Currency: "EUR"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res payments.CreditResult
+		if err := json.Unmarshal(r.Body, &res); err != nil {
+			t.Fatal(err)
+		}
+		k := idempotency.DefaultKeyPrefix + idem.Scope.Hash(key)
+		return res.EntryID, map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: k}, "SK": &types.AttributeValueMemberS{Value: k}}
+	}
+	started := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
+	gone, goneRecord := credit("alice", "gone", started.Add(-5*time.Minute)) // its record is lost: a real violation
+	credit("bob", "kept", started.Add(-time.Minute))
+	young, youngRecord := credit("alice", "young", started.Add(-time.Second)) // stamped before the pass, committed after its start
+	if _, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: goneRecord}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: youngRecord, ConsistentRead: aws.Bool(true)})
+	if err != nil || out.Item == nil {
+		t.Fatalf("the young credit's record: %v, %v", out, err)
+	}
+	// The scan passes the record's partition before the young credit's
+	// transaction commits, and its user's partition after.
+	if _, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: youngRecord}); err != nil {
+		t.Fatal(err)
+	}
+	c := verify.NewCursor(2, started)
+	var chunks []verify.Chunk
+	for !c.Done() {
+		chunk, next, err := verify.Step(ctx, db, c, time.Now().Add(time.Minute), func(o *verify.Options) { o.Table, o.MaxRCU = table, -1 })
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks, c = append(chunks, chunk), next
+	}
+	if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: out.Item}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		inFlight time.Duration
+		want     []string // the entries confirmed without their record
+	}{
+		{"no margin: the young entry is a false page", -1, []string{gone, young}},
+		{"the default margin", 0, []string{gone}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := func(o *verify.Options) { o.Table, o.InFlight = table, tc.inFlight }
+			rep, err := verify.Check(c, chunks, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			confirmed, err := verify.Confirm(ctx, db, rep, c, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, v := range confirmed.Violations {
+				if v.Kind != verify.EffectWithoutRecord {
+					t.Errorf("confirmed %s: %s, want effect-without-record only", v.Kind, v.Detail)
+					continue
+				}
+				for _, e := range []string{gone, young} {
+					if strings.Contains(v.Transaction, e) {
+						got = append(got, e)
+					}
+				}
+			}
+			slices.Sort(got)
+			slices.Sort(tc.want)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("confirmed effects without record %v, want %v (gone %s, young %s); report %+v", got, tc.want, gone, young, confirmed.Violations)
 			}
 		})
 	}

@@ -31,9 +31,11 @@ import (
 // A live table changes under a scan that takes minutes, so a pass can see
 // one item of a transaction and not the other. [Confirm] re-reads the
 // partitions of each violation, strongly consistent, and keeps those that
-// are still there; effects created after the pass started are never
-// checked for their idempotency record, whose partition the scan may have
-// passed before they committed.
+// are still there. An effect created less than Options.InFlight before
+// the pass started is not checked for its idempotency record: the scan
+// may have passed the record's partition before the effect's transaction
+// committed, and no re-read can find a record the effect does not name.
+// The next pass checks it.
 
 // Cursor is how far a pass has come, and what it has counted so far.
 type Cursor struct {
@@ -249,8 +251,8 @@ func decodeFacts(c Chunk) ([]fact, error) {
 }
 
 // Check joins the chunks of a finished pass and checks them, as [Table]
-// does at the end of its scan. Effects created at or after c.Started are
-// not checked for their record (see [Confirm]).
+// does at the end of its scan. Effects created after c.Started less
+// Options.InFlight are not checked for their record (see [Confirm]).
 func Check(c Cursor, chunks []Chunk, opts ...func(*Options)) (*Report, error) {
 	o := options(opts)
 	if o.Table == "" {
@@ -277,7 +279,7 @@ func Check(c Cursor, chunks []Chunk, opts ...func(*Options)) (*Report, error) {
 	rep := &Report{Table: o.Table, Counts: map[Kind]int{}, Segments: len(c.Segments), Buckets: o.Buckets, ConsistentRead: o.ConsistentRead,
 		Users: t.Users, LedgerEntries: t.LedgerEntries, Orders: t.Orders, Summaries: t.Summaries, Payments: t.Payments,
 		Records: t.Records, OtherItems: t.Other, Items: t.Items, Pages: t.Pages, ConsumedRCU: t.ConsumedRCU, Untotalled: t.Untotalled}
-	recent := recentBetween(t.Newest, o.RecordExpiry, c.Started)
+	recent := recentBetween(t.Newest, o.RecordExpiry, c.settled(o))
 	err = sp.each(func(kind byte, g *group) {
 		checkGroup(kind, youngClaimsOut(g, c.Started), recent, o.RecordExpiry, rep.add(o.MaxViolations))
 	})
@@ -308,6 +310,15 @@ func youngClaimsOut(g *group, started time.Time) *group {
 		kept = append(kept, f)
 	}
 	return &group{id: g.id, facts: kept}
+}
+
+// settled is the time before which every effect a live pass c checks
+// for its record had committed (the zero time when c is no live pass).
+func (c Cursor) settled(o Options) time.Time {
+	if c.Started.IsZero() || o.InFlight < 0 {
+		return c.Started
+	}
+	return c.Started.Add(-o.InFlight)
 }
 
 // recentBetween is recentSince, cut at before: a live pass does not check
@@ -446,7 +457,7 @@ func checkPartitions(ctx context.Context, db QueryDB, o Options, parts map[strin
 	if cnt.Newest.After(newest) {
 		newest = cnt.Newest
 	}
-	recent := recentBetween(newest, o.RecordExpiry, c.Started)
+	recent := recentBetween(newest, o.RecordExpiry, c.settled(o))
 	gk := make([]string, 0, len(groups))
 	for k := range groups {
 		gk = append(gk, k)

@@ -62,6 +62,14 @@ type Options struct {
 	// from the newest record in the table, must have its record.
 	// Default: 24h. Negative: effects are not checked for records.
 	RecordExpiry time.Duration
+	// InFlight bounds how long after the time a flow stamps on its items
+	// its transaction may still commit. A live pass ([Check], [Confirm])
+	// checks an effect for its idempotency record only when the effect is
+	// older than the pass's start by this much: the scan may have read the
+	// record's partition before a younger one's transaction committed, and
+	// the effect does not name its record's partition, so no re-read can
+	// find it. Default: DefaultInFlight. Negative: no margin.
+	InFlight time.Duration
 	// Progress, if set, is called every ProgressEvery during the scan and
 	// once at its end.
 	Progress func(Progress)
@@ -70,6 +78,11 @@ type Options struct {
 	// Clock returns the current time. Default: time.Now.
 	Clock func() time.Time
 }
+
+// DefaultInFlight is Options.InFlight's default: three times the money
+// functions' timeout (constructs/gofunction, 10s), so that a transaction
+// stamped in an invocation was sent, and committed or refused, before.
+const DefaultInFlight = 30 * time.Second
 
 // ErrNoTable is returned when Options.Table is empty.
 var ErrNoTable = errors.New("verify: no table name")
@@ -88,6 +101,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.RecordExpiry == 0 {
 		o.RecordExpiry = 24 * time.Hour
+	}
+	if o.InFlight == 0 {
+		o.InFlight = DefaultInFlight
 	}
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = 5 * time.Second
