@@ -97,16 +97,14 @@ func itemName(base string, i int, cell string) string {
 // used, and with the lease store's error otherwise.
 func (f *Fencer) Fence(ctx context.Context, items *txn.Items, record string, users ...string) error {
 	cells := f.cellsOf(users)
-	leases := make([]Lease, len(cells))
+	leases, err := f.leasesOf(ctx, cells)
+	if err != nil {
+		return err
+	}
 	for i, cell := range cells {
-		l, err := f.Lease(ctx, cell)
-		if err != nil {
+		if err := fenceAs(items, fenceName(i, cell), f.table, leases[i]); err != nil {
 			return err
 		}
-		if err := fenceAs(items, fenceName(i, cell), f.table, l); err != nil {
-			return err
-		}
-		leases[i] = l
 	}
 	now := f.clock()
 	for i, cell := range cells {
@@ -115,6 +113,36 @@ func (f *Fencer) Fence(ctx context.Context, items *txn.Items, record string, use
 		}
 	}
 	return nil
+}
+
+// leasesOf is this Region's lease of each of cells. When the cells are
+// homed in two Regions (a transfer between users of two cells), no
+// Region can fence them all and forwarding would only move the request
+// between the homes: it fails with *SplitHomesError. When they are all
+// homed in one other Region, it fails with that Region's *NotOwnerError.
+func (f *Fencer) leasesOf(ctx context.Context, cells []string) ([]Lease, error) {
+	leases := make([]Lease, len(cells))
+	homes := map[string]string{}
+	var elsewhere error
+	for i, cell := range cells {
+		l, err := f.Lease(ctx, cell)
+		var no *NotOwnerError
+		switch {
+		case err == nil:
+			leases[i], homes[cell] = l, f.region
+		case errors.As(err, &no) && no.Owner.Region != "" && no.Owner.Region != noRegion:
+			homes[cell] = no.Owner.Region
+			if elsewhere == nil {
+				elsewhere = err
+			}
+		default:
+			return nil, err
+		}
+	}
+	if split := splitHomes(homes); split != nil {
+		return nil, split
+	}
+	return leases, elsewhere
 }
 
 // Refused reads a cancelled transaction that holds Fence's checks for

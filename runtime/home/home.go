@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -106,6 +109,44 @@ func (e *NotOwnerError) Error() string {
 
 // Is makes errors.Is(err, ErrNotOwner) true.
 func (e *NotOwnerError) Is(target error) bool { return target == ErrNotOwner }
+
+// ErrSplitHomes is the sentinel of *SplitHomesError.
+var ErrSplitHomes = errors.New("home: the users' cells are homed in different Regions")
+
+// SplitHomesError is a money transaction between users whose cells are
+// homed in different Regions. A transaction commits in one Region only,
+// and a fenced one only where every cell it writes is homed, so it is
+// refused before anything is written, in every Region, until an operator
+// homes both cells in one Region (Failover.Planned).
+type SplitHomesError struct {
+	// Homes maps each cell of the transaction to its home Region.
+	Homes map[string]string
+}
+
+func (e *SplitHomesError) Error() string {
+	cells := slices.Sorted(maps.Keys(e.Homes))
+	parts := make([]string, len(cells))
+	for i, c := range cells {
+		parts[i] = fmt.Sprintf("cell %s in %s", c, e.Homes[c])
+	}
+	return fmt.Sprintf("%s (%s): one transaction cannot write in two Regions", ErrSplitHomes, strings.Join(parts, ", "))
+}
+
+// Is makes errors.Is(err, ErrSplitHomes) true.
+func (e *SplitHomesError) Is(target error) bool { return target == ErrSplitHomes }
+
+// splitHomes is the *SplitHomesError of homes (cell to home Region) when
+// they name more than one Region, nil otherwise.
+func splitHomes(homes map[string]string) error {
+	regions := map[string]bool{}
+	for _, r := range homes {
+		regions[r] = true
+	}
+	if len(regions) < 2 {
+		return nil
+	}
+	return &SplitHomesError{Homes: homes}
+}
 
 // ErrLeaseExpired is returned by Lease.Check when the lease is within its
 // skew margin of its end: the writer must renew before it writes.

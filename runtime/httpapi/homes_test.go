@@ -280,3 +280,61 @@ func TestHomesCountLeaseLost(t *testing.T) {
 		t.Errorf("balance after the refused debit: got %v, want 1000", got)
 	}
 }
+
+// TestHomesRefuseATransferBetweenTwoHomes: a transfer between users whose
+// cells are homed in two Regions is 409 cross-region-transfer in either
+// Region, forwarded or not, and writes nothing; once both cells share a
+// home, the same key transfers.
+func TestHomesRefuseATransferBetweenTwoHomes(t *testing.T) {
+	w := newRegionAPIs(t)
+	ctx := context.Background()
+	to := ""
+	for _, u := range []string{"bob", "carol", "dave", "erin", "frank", "grace"} {
+		if w.fence[east].Cell(u) != w.fence[east].Cell("alice") {
+			to = u
+			break
+		}
+	}
+	if to == "" {
+		t.Fatal("no user in another cell than alice's")
+	}
+	for user, r := range map[string]string{"alice": east, to: west} {
+		if _, err := home.Assign(ctx, w.leases, w.db[r], "money", w.fence[r].Cell(user), r); err != nil {
+			t.Fatal(err)
+		}
+		w.want(t, r, "POST", "/v1/users", `{"userId":"`+user+`","name":"U","email":"u@example.com"}`, "", 201)
+	}
+	w.want(t, east, "POST", "/v1/users/alice/credits", `{"amount":1000,"currency":"EUR"}`, "cr-1", 201)
+	w.replicate()
+
+	transfer := `{"toUserId":"` + to + `","amount":300,"currency":"EUR"}`
+	for _, r := range []string{east, west} {
+		resp, m := w.do(t, r, "POST", "/v1/users/alice/transfers", transfer, "tr-1")
+		if resp.StatusCode != http.StatusConflict || m["type"] != httpapi.ProblemTypeBase+"cross-region-transfer" || m["code"] != "cross_region_transfer" {
+			t.Fatalf("transfer sent to %s: got %d %v, want 409 cross_region_transfer", r, resp.StatusCode, m)
+		}
+		if !strings.Contains(m["detail"].(string), east) || !strings.Contains(m["detail"].(string), west) {
+			t.Errorf("detail %q names not both homes", m["detail"])
+		}
+	}
+	w.replicate()
+	for user, want := range map[string]float64{"alice": 1000, to: 0} {
+		if got := w.want(t, east, "GET", "/v1/users/"+user+"/balance", "", "", 200)["balance"]; got != want && !(want == 0 && got == nil) {
+			t.Fatalf("%s's balance after the refused transfers: got %v, want %v", user, got, want)
+		}
+	}
+
+	// The recipient's cell moves to east: the same key now transfers, as
+	// the refusals stored nothing.
+	cell := w.fence[west].Cell(to)
+	fo := &home.Failover{Table: "money", Leases: w.leases, Regions: map[string]home.DB{east: w.db[east], west: w.db[west]},
+		Wait: func(context.Context) error { w.replicate(); return nil }, Attempts: 3}
+	if _, err := fo.Planned(ctx, cell, east); err != nil {
+		t.Fatal(err)
+	}
+	w.want(t, west, "POST", "/v1/users/alice/transfers", transfer, "tr-1", 201)
+	w.replicate()
+	if got := w.want(t, west, "GET", "/v1/users/"+to+"/balance", "", "", 200)["balance"]; got != 300.0 {
+		t.Fatalf("%s's balance after the transfer: got %v, want 300", to, got)
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/cursor"
 	"github.com/oncetable/oncetable/runtime/freeze"
+	"github.com/oncetable/oncetable/runtime/home"
 	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/idempotency/idemhttp"
 	"github.com/oncetable/oncetable/runtime/keys"
@@ -117,7 +118,7 @@ var operations = map[string]Operation{
 		Errors: []error{keys.ErrInvalidID, store.ErrNotFound}},
 	RouteTransfer: {Summary: "Transfer money to another user", Body: TransferRequest{}, Status: http.StatusCreated, Response: payments.TransferResult{}, Key: KeyRequired,
 		Errors: join(bodyErrors, keyErrors, amountErrors, []error{keys.ErrInvalidID, payments.ErrSameAccount, store.ErrNotFound, payments.ErrCurrencyMismatch,
-			payments.ErrInsufficientFunds, payments.ErrBalanceLimit})},
+			payments.ErrInsufficientFunds, payments.ErrBalanceLimit, home.ErrSplitHomes})},
 	RouteAuthorizeHold: {Summary: "Hold part of a user's balance until it is captured, voided or expires", Body: HoldRequest{}, Status: http.StatusCreated, Response: store.Hold{}, Key: KeyRequired,
 		Errors: join(bodyErrors, keyErrors, amountErrors, []error{keys.ErrInvalidID, payments.ErrInvalidHold, store.ErrNotFound, payments.ErrCurrencyMismatch,
 			payments.ErrInsufficientFunds, payments.ErrTooManyHolds})},
@@ -165,8 +166,9 @@ func Operations() []Operation {
 		op := operations[r.Name]
 		op.RouteSpec = r
 		if r.Flow != "" {
-			// Every money flow is behind the kill switch.
-			op.Errors = append(append([]error(nil), op.Errors...), freeze.ErrFrozen)
+			// Every money flow is behind the kill switch and, with homes,
+			// served by its users' home Region.
+			op.Errors = append(append([]error(nil), op.Errors...), freeze.ErrFrozen, ErrWrongRegion, home.ErrFrozen)
 		}
 		if l, ok := op.Body.(Limited); ok && l.Limits()["metadata"].Metadata {
 			op.Errors = append(append([]error(nil), op.Errors...), metadata.ErrInvalid)

@@ -113,6 +113,7 @@ var problems = []mapping{
 	{freeze.ErrFrozen, http.StatusServiceUnavailable, "frozen", "Money movement paused by the operators", "frozen"},
 	{ErrWrongRegion, http.StatusMisdirectedRequest, "wrong-region", "The user's money is homed in another Region", "wrong_region"},
 	{home.ErrFrozen, http.StatusServiceUnavailable, "home-unavailable", "The user's home Region is unavailable", "unavailable"},
+	{home.ErrSplitHomes, http.StatusConflict, "cross-region-transfer", "The two users' money is homed in different Regions", "cross_region_transfer"},
 }
 
 // ParamError is an error caused by one request member, named by Param as

@@ -290,8 +290,8 @@ func TestFenceOfATransferBetweenTwoCells(t *testing.T) {
 	w.replicate()
 	tr := idem(payments.FlowTransfer, "t1", "/transfers", 200)
 	for _, r := range []string{east, west} {
-		if _, err := w.svc[r].Transfer(ctx, tr, from, to, eur(200)); !errors.Is(err, home.ErrNotOwner) {
-			t.Fatalf("transfer in %s between cells homed in two Regions: got %v, want ErrNotOwner", r, err)
+		if _, err := w.svc[r].Transfer(ctx, tr, from, to, eur(200)); !errors.Is(err, home.ErrSplitHomes) {
+			t.Fatalf("transfer in %s between cells homed in two Regions: got %v, want ErrSplitHomes", r, err)
 		}
 	}
 	// Both cells in west: the transfer commits there, with two fences.
