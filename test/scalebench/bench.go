@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/ddblocal"
 	"github.com/oncetable/oncetable/runtime/payments"
+	"github.com/oncetable/oncetable/runtime/platform"
 	"github.com/oncetable/oncetable/runtime/retry"
 	"github.com/oncetable/oncetable/runtime/schema"
 	"github.com/oncetable/oncetable/runtime/schema/provision"
@@ -121,6 +123,9 @@ type Variant struct {
 	// queue.
 	Stage       schema.OrderIndexes
 	QueueShards int
+	// PlatformShards is the shard count of the platform accounts' totals
+	// (PlatformTotals). Default: platform.DefaultShards.
+	PlatformShards int `json:",omitempty"`
 }
 
 // bench is one variant's engine, table, store, flows and population.
@@ -136,6 +141,10 @@ type bench struct {
 	clock   *skewClock
 	seq     atomic.Int64
 	loaded  time.Duration
+	// totaller totals the platform legs (PlatformTotals); conflicts counts
+	// the transaction conflicts it retried.
+	totaller  *platform.Totaller
+	conflicts atomic.Int64
 }
 
 // QueueShardAttr is the number attribute of a payment that the sharded
@@ -196,6 +205,10 @@ func open(ctx context.Context, cfg Config, v Variant) (*bench, error) {
 		return nil, fmt.Errorf("load %s was throttled (%v): the clock did not move enough", v.Name, n)
 	}
 	b.pools = newPools(b.pop)
+	b.totaller = platform.New(m, func(o *platform.Options) {
+		o.Table, o.Schema, o.Shards = table, sch, v.platformShards()
+		o.Logger = slog.New(slog.NewTextHandler(cfg.Log, nil))
+	})
 	return b, nil
 }
 

@@ -30,10 +30,12 @@
 // because every worker was busy, or the dispatcher falling behind its
 // schedule.
 //
-// Three tables are measured: v1 (today's layout: orders by status on
-// GSI1), v2 (OrdersByStatus over Config.OrderShards shards) and v2 with the
+// Four tables are measured: v1 (today's layout: orders by status on
+// GSI1), v2 (OrdersByStatus over Config.OrderShards shards), v2 with the
 // unprocessed queue sharded as docs/migrations.md sketches it (the
 // Unprocessed index keyed by UnprocessedPK and a number queueShard that
 // a wrapper adds to each new payment: what a charge writing the shard
-// would send).
+// would send), and platform-1, v1 with the platform accounts' totals on
+// one item each: its PlatformTotals (the totaller's writes,
+// runtime/platform) is compared with v1's, on the default shards.
 package scalebench

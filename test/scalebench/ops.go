@@ -16,6 +16,7 @@ import (
 	"github.com/oncetable/oncetable/runtime/keys"
 	"github.com/oncetable/oncetable/runtime/money"
 	"github.com/oncetable/oncetable/runtime/payments"
+	"github.com/oncetable/oncetable/runtime/platform"
 	"github.com/oncetable/oncetable/runtime/store"
 	"github.com/oncetable/oncetable/test/population"
 )
@@ -33,6 +34,8 @@ type pools struct {
 	mu                  sync.Mutex
 	open                []population.Order
 	charged, processing []payment
+	// entries are ledger entries not totalled yet (PlatformTotals).
+	entries []platform.Entry
 }
 
 func newPools(p *population.Population) *pools {
@@ -79,8 +82,9 @@ type pattern struct {
 	draw func(r *rand.Rand) call
 	// pool, if set, is the pool the calls consume: it is topped up before
 	// each step (see bench.refill).
-	pool *[]payment
-	open bool // the calls consume pools.open
+	pool    *[]payment
+	open    bool // the calls consume pools.open
+	entries bool // the calls consume pools.entries
 }
 
 func (b *bench) user(r *rand.Rand) string { return b.pop.Users[b.pop.UserActivity.Draw(r)] }
@@ -137,7 +141,7 @@ func (b *bench) readHot(p store.Pattern) string {
 
 // FlowNames are the flows the bench ramps besides the read patterns, in
 // order.
-var FlowNames = []string{"Credit", "Debit", "CreateOrder", "Charge", "Settle", "ProcessPayment", "OrderLifecycle"}
+var FlowNames = []string{"Credit", "Debit", "CreateOrder", "Charge", "Settle", "ProcessPayment", "OrderLifecycle", PlatformTotals}
 
 // flows are the money flows and the writes around them (FlowNames).
 func (b *bench) flows() []pattern {
@@ -207,6 +211,7 @@ func (b *bench) flows() []pattern {
 			u, o := b.user(r), b.newOrder(r)
 			return func(ctx context.Context) error { return b.lifecycle(ctx, u, o) }
 		}},
+		b.totalsPattern(),
 	}
 }
 
@@ -224,6 +229,9 @@ func (b *bench) refill(ctx context.Context, p pattern, n int, r *rand.Rand) erro
 			return len(pl.open)
 		}
 		return len(*p.pool)
+	}
+	if p.entries {
+		return b.refillEntries(ctx, n, r)
 	}
 	if !p.open && p.pool == nil {
 		return nil

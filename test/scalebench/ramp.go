@@ -36,6 +36,9 @@ type Step struct {
 	// capacity they consumed.
 	Requests int64
 	Units    float64
+	// Conflicts are the transaction conflicts the calls met and retried
+	// (the totaller's on its totals items, PlatformTotals).
+	Conflicts int64 `json:",omitempty"`
 	// Reasons counts the ThrottlingReasons (reason@resource kind) and
 	// transaction cancellation codes the throttled calls got.
 	Reasons map[string]int
@@ -135,6 +138,7 @@ func (b *bench) step(ctx context.Context, p pattern, rate float64, r *rand.Rand)
 	var units0 float64
 	var keys0 map[string]int64
 	var cpu0 time.Duration
+	var conflicts0 int64
 	measuring := false
 	var late time.Duration
 	for i := 0; ; i++ {
@@ -145,6 +149,7 @@ func (b *bench) step(ctx context.Context, p pattern, rate float64, r *rand.Rand)
 		if !measuring && !at.Before(measureAt) {
 			measuring = true
 			req0, units0 = b.meter.snapshot()
+			conflicts0 = b.conflicts.Load()
 			keys0 = keyCounts(b.eng.ThrottledKeys())
 			cpu0 = cpuTime()
 		}
@@ -205,6 +210,7 @@ func (b *bench) step(ctx context.Context, p pattern, rate float64, r *rand.Rand)
 	wall := time.Since(measureAt)
 	req1, units1 := b.meter.snapshot()
 	s.Requests, s.Units = req1-req0, units1-units0
+	s.Conflicts = b.conflicts.Load() - conflicts0
 	s.CPU = float64(cpuTime()-cpu0) / float64(wall)
 	s.Load = machine.Load()
 	s.Keys = keyDelta(keys0, b.eng.ThrottledKeys())

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/oncetable/oncetable/runtime/platform"
 	"github.com/oncetable/oncetable/test/machine"
 )
 
@@ -241,7 +242,7 @@ func (r *Report) WriteMarkdown(w io.Writer, svg string) {
 	p("")
 	p("## Every pattern")
 	p("")
-	p("Variants: `v1` is today's layout (orders by status on GSI1); `v2` after the migration orders-by-status-v2 (OrdersByStatus over %d shards); `v2+queue` is v2 with the unprocessed queue sharded over %d index partitions.", c.OrderShards, c.QueueShards)
+	p("Variants: `v1` is today's layout (orders by status on GSI1); `v2` after the migration orders-by-status-v2 (OrdersByStatus over %d shards); `v2+queue` is v2 with the unprocessed queue sharded over %d index partitions; `platform-1` is v1 with the platform accounts' totals on one item each instead of %d shards.", c.OrderShards, c.QueueShards, platform.DefaultShards)
 	p("*Onset* is the lowest offered rate with ≥ 1%% of calls (and ≥ 3) throttled; *implied* is where the hottest partition reaches its limit from its share of the calls and the capacity per call (reads only); requests and capacity per call are measured on the clean steps.")
 	p("")
 	p("| Variant | Pattern | Onset of throttling | Partition key that throttles | ThrottlingReasons and cancellation codes seen | Achieved at 2× onset | Implied | Requests/call | Capacity/call |")
@@ -252,6 +253,8 @@ func (r *Report) WriteMarkdown(w io.Writer, svg string) {
 	}
 	p("")
 	r.writeQueue(w)
+	p("")
+	r.writePlatform(w)
 	p("")
 	r.writeSteps(w)
 }
@@ -498,4 +501,64 @@ func (r *Report) WriteSVG(w io.Writer) error {
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writePlatform compares the platform accounts' totals sharded (v1, the
+// default shards) and on one item (platform-1).
+func (r *Report) writePlatform(w io.Writer) {
+	sharded, okS := r.Find("v1", PlatformTotals)
+	single, okO := r.Find("platform-1", PlatformTotals)
+	if !okS && !okO {
+		return
+	}
+	p := func(format string, a ...any) { fmt.Fprintf(w, format+"\n", a...) }
+	p("## The platform accounts' totals")
+	p("")
+	p("The totaller (runtime/platform) adds each ledger entry's platform legs to its account's total in one TransactWriteItems: the entry marked `totalled`, `ADD` on `PLATFORM#<account>#<shard>`. Here each call totals one credit of a user drawn by activity (its `platform:funding` leg), alone, as a stream record delivered alone is totalled: the worst case for the totals items, since a fuller batch writes each total once for up to %d entries. The entries are made before each step, so only the totaller's writes are measured. `v1` keeps the totals on %d shards (the default); `platform-1` on the single item the shards replace. Conflicts are the transactions the totaller found conflicting with another on a totals item and sent again on the next shard; the latency is the totaller's per record, conflicts retried included (its lag beyond the mapping's batching window).", platform.MaxEntriesPerTransaction, platform.DefaultShards)
+	p("")
+	p("| Totals | Onset of throttling | Partition key that throttles | ThrottlingReasons and cancellation codes seen | Achieved at 2× onset | Capacity/call | Conflicts/call | p99 at the highest clean step |")
+	p("|---|---|---|---|---|---|---|---|")
+	row := func(label string, res Result) {
+		var calls, conflicts int64
+		var clean *Step
+		for i, s := range res.Steps {
+			if !s.throttled() && !s.ClientBound() {
+				calls += int64(s.OK + s.Failed)
+				conflicts += s.Conflicts
+				if clean == nil || s.Rate > clean.Rate {
+					clean = &res.Steps[i]
+				}
+			}
+		}
+		perCall, p99 := "—", "—"
+		if calls > 0 {
+			perCall = fmt.Sprintf("%.2f", float64(conflicts)/float64(calls))
+		}
+		if clean != nil {
+			p99 = fmt.Sprintf("%s (at %.0f/s)", clean.P99.Round(10*time.Microsecond), r.dynamo(clean.Rate))
+		}
+		p("| %s | %s | %s | %s | %s | %.2f | %s | %s |", label, r.onsetCell(res), res.TopKey(), res.Reasons(), r.twiceCell(res), res.UnitsPerCall, perCall, p99)
+	}
+	if okO {
+		row("one item (`platform-1`)", single)
+	}
+	if okS {
+		row(fmt.Sprintf("%d shards (`v1`)", platform.DefaultShards), sharded)
+	}
+	p("")
+	p("Every money movement in the table writes an entry whose legs some platform account's total takes, so one item per account caps the whole table's movements, not one user's. Calls are not retried here; the totaller's stream mapping retries a throttled batch (up to its retry attempts), so in production throttling shows as the totals' lag growing (the mapping's iterator age, ticket at 15 minutes) until the offered rate falls below what the items take.")
+	p("")
+	if !okS || !okO {
+		return
+	}
+	switch {
+	case single.Onset > 0 && sharded.Onset == 0:
+		p("One platform item throttles from %.0f entries/s; the %d shards did not throttle up to %.0f entries/s%s: sharding moves the totals' ceiling by a factor of at least **%.1f**.",
+			r.dynamo(single.Onset), platform.DefaultShards, r.dynamo(sharded.Clean), map[bool]string{true: " (there the client, not the partitions, was the bound)", false: ""}[sharded.ClientBound], sharded.Clean/single.Onset)
+	case single.Onset > 0 && sharded.Onset > 0:
+		p("One platform item throttles from %.0f entries/s, the %d shards from %.0f (by %s): a factor of **%.1f**.",
+			r.dynamo(single.Onset), platform.DefaultShards, r.dynamo(sharded.Onset), keyName(sharded.TopKey()), sharded.Onset/single.Onset)
+	default:
+		p("Neither throttled up to the rates offered (one item clean at %.0f entries/s, the shards at %.0f).", r.dynamo(single.Clean), r.dynamo(sharded.Clean))
+	}
 }

@@ -40,6 +40,9 @@ var Variants = []struct {
 	{Variant{Name: "v1", Stage: schema.OrdersV1}, nil},
 	{Variant{Name: "v2", Stage: schema.OrdersV2}, []string{"OrdersByStatus", "CreateOrder", "Charge", "Settle", "OrderLifecycle"}},
 	{Variant{Name: "v2+queue", Stage: schema.OrdersV2}, []string{"UnprocessedPayments", "Charge", "ProcessPayment", "OrderLifecycle"}},
+	// v1's PlatformTotals runs on the default shards; this one on the
+	// single platform item they replace.
+	{Variant{Name: "platform-1", Stage: schema.OrdersV1, PlatformShards: 1}, []string{PlatformTotals}},
 }
 
 // Run measures every variant.
