@@ -476,6 +476,9 @@ func (e *Engine) scan(_ context.Context, in *scanInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if keep != nil && start != nil && !keep(in.ExclusiveStartKey) {
+		return nil, validationf("The provided Exclusive start key does not map to the provided Segment and TotalSegments values.")
+	}
 	p, err := e.read(r, func() (*page, error) { return r.visit(nil, nil, start, true, keep) })
 	if err != nil {
 		return nil, err

@@ -344,6 +344,33 @@ func TestScanSegments(t *testing.T) {
 	})
 }
 
+func TestScanSegmentStartKey(t *testing.T) {
+	doc(t, pageScan, `Parallel scan: "In a parallel scan, a Scan request that includes ExclusiveStartKey must specify the same segment whose previous Scan returned the corresponding value of LastEvaluatedKey."`)
+	each(t, func(t *testing.T, tg *target) {
+		table := compositeTable(t, tg, types.ScalarAttributeTypeS)
+		for i := range 40 {
+			put(t, tg, table, item{"pk": s(fmt.Sprintf("p%02d", i%20)), "sk": s(fmt.Sprint(i))})
+		}
+		const total = 4
+		for seg := range int32(total) {
+			out, err := tg.client.Scan(ctx(t), &dynamodb.ScanInput{TableName: aws.String(table), Segment: aws.Int32(seg), TotalSegments: aws.Int32(total), Limit: aws.Int32(1)})
+			noErr(t, err, "Scan segment")
+			if out.LastEvaluatedKey == nil {
+				continue
+			}
+			t.Run(fmt.Sprintf("segment %d", seg), func(t *testing.T) {
+				_, err := tg.client.Scan(ctx(t), &dynamodb.ScanInput{TableName: aws.String(table), Segment: aws.Int32(seg), TotalSegments: aws.Int32(total), ExclusiveStartKey: out.LastEvaluatedKey})
+				noErr(t, err, "Scan from its own segment's key")
+				other := (seg + 1) % total
+				_, err = tg.client.Scan(ctx(t), &dynamodb.ScanInput{TableName: aws.String(table), Segment: aws.Int32(other), TotalSegments: aws.Int32(total), ExclusiveStartKey: out.LastEvaluatedKey})
+				wantValidation(t, err, "The provided Exclusive start key does not map to the provided Segment and TotalSegments values.")
+			})
+			return
+		}
+		t.Fatalf("no segment of %d returned a LastEvaluatedKey with Limit 1 over 40 items", total)
+	})
+}
+
 // gsiTable has pk/sk, a GSI "byG" on gk/gs (ALL) and one "byH" on hk only
 // (KEYS_ONLY).
 func gsiTable(t *testing.T, tg *target) string {
