@@ -394,7 +394,7 @@ model: $(GO_STAMP)
 ##              the engine's partition limits on (DynamoDB's divided by 10), in layouts v1, v2 and v2 with the
 ##              unprocessed queue sharded, and the platform totals' writes on one item against their shards: where
 ##              throttling starts, the partition key that throttles and the ThrottlingReasons, throughput at twice
-##              that, the API's ceiling; about 8 minutes at load 25 plus about 1 for the platform totals (longer:
+##              that, the API's ceiling; about 8 minutes at load 25 plus 1 to 2 for the platform totals (longer:
 ##              BENCH_SCALE_FLAGS="-users 5000 -window 3s"); [report] docs/reports/scale.md, scale.svg
 BENCH_SCALE_FLAGS ?=
 .PHONY: bench-scale

@@ -21,8 +21,10 @@
 //     facts and checks them (verify.Check), re-reads each violation's
 //     partitions strongly consistent (verify.Confirm), twice,
 //     ConfirmDelay apart, so that a transaction the scan saw half of, or a
-//     flow in progress, does not page, starts the next pass
-//     and publishes the verdict: EMF metrics in obs.ReconcileNamespace
+//     flow in progress, does not page (an effect younger than InFlight
+//     at the pass's start is checked for its idempotency record by the
+//     next pass: no re-read can name its record's partition), starts the
+//     next pass and publishes the verdict: EMF metrics in obs.ReconcileNamespace
 //     (Violations pages, see docs/runbook.md#reconcile-violations) and one
 //     log line per confirmed violation with its keys.
 //
