@@ -17,7 +17,9 @@ import (
 
 	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/ddbtest"
+	"github.com/oncetable/oncetable/runtime/idempotency"
 	"github.com/oncetable/oncetable/runtime/obs"
+	"github.com/oncetable/oncetable/runtime/payments"
 	"github.com/oncetable/oncetable/runtime/reconcile"
 	"github.com/oncetable/oncetable/runtime/schema/provision"
 	"github.com/oncetable/oncetable/runtime/store"
@@ -275,5 +277,42 @@ func TestHandlerFinishesAPassThroughTheRetryingClient(t *testing.T) {
 	}
 	if got := metrics.values(obs.ReconcilePassCompleted); len(got) != 1 {
 		t.Errorf("PassCompleted = %v, want one", got)
+	}
+}
+
+// TestALostRecordPagesOncePassesStartInFlightAfterItsEffect: a credit's
+// idempotency record is lost. Passes that start less than InFlight after
+// the credit was stamped leave it alone (its transaction might still have
+// been committing while the scan passed the record's partition); the first
+// pass that starts later confirms effect-without-record.
+func TestALostRecordPagesOncePassesStartInFlightAfterItsEffect(t *testing.T) {
+	db, table := populated(t, "reconcile-inflight")
+	ctx := context.Background()
+	out, err := db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(table), FilterExpression: aws.String("EntityType = :t AND #op = :op"),
+		ExpressionAttributeNames: map[string]string{"#op": "operation"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":t": &types.AttributeValueMemberS{Value: idempotency.EntityType},
+			":op": &types.AttributeValueMemberS{Value: payments.FlowCredit}}})
+	if err != nil || len(out.Items) == 0 {
+		t.Fatalf("no credit record in the population: %v", err)
+	}
+	if _, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table),
+		Key: map[string]types.AttributeValue{"PK": out.Items[0]["PK"], "SK": out.Items[0]["SK"]}}); err != nil {
+		t.Fatal(err)
+	}
+	c := newClock(time.Millisecond)
+	r := newReconciler(t, db, table, "a", c, io.Discard)
+	for pass, tc := range []struct {
+		jump time.Duration // before the pass's first invocation
+		want int           // confirmed effects without record
+	}{
+		{0, 0},
+		{verify.DefaultInFlight + time.Second, 0}, // started when the first ended
+		{0, 1},
+	} {
+		c.jump(tc.jump)
+		got, _ := untilVerdict(t, r)
+		if n := got.Verdict.Kinds[string(verify.EffectWithoutRecord)]; n != tc.want || got.Verdict.Confirmed != tc.want {
+			t.Errorf("pass %d: %+v, want %d confirmed effect-without-record and nothing else", pass+1, *got.Verdict, tc.want)
+		}
 	}
 }
