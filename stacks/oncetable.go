@@ -10,6 +10,7 @@ import (
 
 	"github.com/oncetable/oncetable/constructs/alarms"
 	"github.com/oncetable/oncetable/constructs/backup"
+	"github.com/oncetable/oncetable/constructs/canary"
 	"github.com/oncetable/oncetable/constructs/checks"
 	"github.com/oncetable/oncetable/constructs/paymentevents"
 	"github.com/oncetable/oncetable/constructs/paymentsapi"
@@ -17,6 +18,7 @@ import (
 	"github.com/oncetable/oncetable/constructs/singletable"
 	"github.com/oncetable/oncetable/constructs/slo"
 	"github.com/oncetable/oncetable/constructs/totals"
+	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/stacks/envconfig"
 )
 
@@ -42,6 +44,8 @@ type OnceTableStack struct {
 	SLO *slo.SLO
 	// Totals keeps the platform accounts' stored totals from the stream.
 	Totals *totals.Totals
+	// Canary probes the money routes every few minutes; nil under JWT.
+	Canary *canary.Canary
 	// DR is the disaster-recovery stack in backup.dr.region, nil without it.
 	DR *DRStack
 	// Global is the lease store and watch of an environment with replicas
@@ -107,6 +111,13 @@ func NewOnceTableStack(scope constructs.Construct, id string, props *OnceTableSt
 	s.Reconcile = reconciler.New(stack, "Reconcile", reconcileProps(cfg, s))
 	s.SLO = slo.New(stack, "SLO", &slo.Props{AccessLogs: s.Payments.AccessLogs, Monitor: s.Operations})
 	s.Totals = totals.New(stack, "Totals", totalsProps(cfg, s))
+	// The canary calls the API with IAM as an operator (it credits); a
+	// JWT-only API has no invoke policy for it.
+	if invoke, ok := s.Payments.InvokePolicies[httpapi.RoleOperator]; ok {
+		s.Canary = canary.New(stack, "Canary", &canary.Props{URL: s.Payments.URL, InvokePolicy: invoke, Monitor: s.Operations,
+			LogKey: s.Table.Key, LogRetentionDays: cfg.API.LogRetentionDays, DestroyLogs: cfg.RemovalPolicy == envconfig.Destroy})
+		s.Payments.AddIAMOperator(s.Canary.Function.Role.RoleArn())
+	}
 	awscdk.NewCfnOutput(stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{
 		Description: jsii.String("Invoke URL of the payments HTTP API"),
 		Value:       s.Payments.URL,

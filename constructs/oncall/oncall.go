@@ -64,17 +64,20 @@ var (
 	SLOAvailabilitySlowBurn = Kind{"slo-availability-slow-burn", Ticket, GroupAPI}
 	SLOLatencyFastBurn      = Kind{"slo-latency-fast-burn", Page, GroupAPI}
 	SLOLatencySlowBurn      = Kind{"slo-latency-slow-burn", Ticket, GroupAPI}
-	MoneyFunctionErrors     = Kind{"money-function-errors", Page, GroupFunctions}
-	FunctionErrors          = Kind{"function-errors", Ticket, GroupFunctions}
-	FunctionThrottles       = Kind{"function-throttles", Ticket, GroupFunctions}
-	FunctionDuration        = Kind{"function-duration", Ticket, GroupFunctions}
-	FunctionConcurrency     = Kind{"function-concurrency", Ticket, GroupFunctions}
-	SecretRotationFailed    = Kind{"secret-rotation-failed", Ticket, GroupFunctions}
-	UnavailableAnswers      = Kind{"unavailable-answers", Page, GroupFunctions}
-	UnexpectedErrors        = Kind{"unexpected-errors", Ticket, GroupFunctions}
-	KeyReuseSurge           = Kind{"key-reuse-surge", Ticket, GroupAPI}
-	FenceCancellations      = Kind{"fence-cancellations", Ticket, GroupFunctions}
-	LeaseLost               = Kind{"lease-lost", Page, GroupFunctions}
+	// CanaryFailed: the synthetic probe (constructs/canary) failed or
+	// stopped reporting.
+	CanaryFailed         = Kind{"canary-failed", Page, GroupAPI}
+	MoneyFunctionErrors  = Kind{"money-function-errors", Page, GroupFunctions}
+	FunctionErrors       = Kind{"function-errors", Ticket, GroupFunctions}
+	FunctionThrottles    = Kind{"function-throttles", Ticket, GroupFunctions}
+	FunctionDuration     = Kind{"function-duration", Ticket, GroupFunctions}
+	FunctionConcurrency  = Kind{"function-concurrency", Ticket, GroupFunctions}
+	SecretRotationFailed = Kind{"secret-rotation-failed", Ticket, GroupFunctions}
+	UnavailableAnswers   = Kind{"unavailable-answers", Page, GroupFunctions}
+	UnexpectedErrors     = Kind{"unexpected-errors", Ticket, GroupFunctions}
+	KeyReuseSurge        = Kind{"key-reuse-surge", Ticket, GroupAPI}
+	FenceCancellations   = Kind{"fence-cancellations", Ticket, GroupFunctions}
+	LeaseLost            = Kind{"lease-lost", Page, GroupFunctions}
 
 	StreamConsumerLag   = Kind{"stream-consumer-lag", Page, GroupEvents}
 	StreamConsumerStuck = Kind{"stream-consumer-stuck", Page, GroupEvents}
@@ -105,7 +108,7 @@ func Kinds() []Kind {
 	k := []Kind{
 		AlarmDeliveryFailed, MoneyFrozen,
 		APIServerErrorRate, MoneyRouteErrorRate, APIClientErrorSurge, APIThrottledRate, APILatency, NoSettledPayment,
-		SLOAvailabilityFastBurn, SLOAvailabilitySlowBurn, SLOLatencyFastBurn, SLOLatencySlowBurn,
+		SLOAvailabilityFastBurn, SLOAvailabilitySlowBurn, SLOLatencyFastBurn, SLOLatencySlowBurn, CanaryFailed,
 		MoneyFunctionErrors, FunctionErrors, FunctionThrottles, FunctionDuration, FunctionConcurrency, SecretRotationFailed,
 		UnavailableAnswers, UnexpectedErrors, KeyReuseSurge, FenceCancellations, LeaseLost,
 		StreamConsumerLag, StreamConsumerStuck, EventsDeadLetters, TotalsLag, TotalsDeadLetters,

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -166,6 +167,8 @@ type PaymentsAPI struct {
 	// Construct is the scope of every resource below (a field: jsii rejects
 	// a Go struct that embeds a construct as a scope).
 	Construct constructs.Construct
+	// iamOperators are Props.IAMOperators and those AddIAMOperator added.
+	iamOperators []string
 	// API is the HTTP API; Stage its $default stage with throttling and
 	// access logs.
 	API   awsapigatewayv2.HttpApi
@@ -236,7 +239,7 @@ func New(scope constructs.Construct, id string, props *Props) *PaymentsAPI {
 	}
 
 	c := constructs.NewConstruct(scope, jsii.String(id))
-	a := &PaymentsAPI{Construct: c, Functions: map[string]*gofunction.Function{}}
+	a := &PaymentsAPI{Construct: c, Functions: map[string]*gofunction.Function{}, iamOperators: append([]string(nil), auth.IAMOperators...)}
 
 	a.cursorSecret(c, p)
 	if p.TableKey != nil {
@@ -398,6 +401,17 @@ func (a *PaymentsAPI) throttleMoneyRoutes(p Props) {
 	// The route keys must exist before the stage refers to them.
 	for _, r := range a.Routes {
 		stage.Node().AddDependency(r)
+	}
+}
+
+// AddIAMOperator makes the IAM principal arn (a role ARN covers its
+// sessions) an operator of every function, beside Props.IAMOperators: a
+// backend the stack deploys itself, such as the canary (constructs/canary),
+// whose role exists only once the API does.
+func (a *PaymentsAPI) AddIAMOperator(arn *string) {
+	a.iamOperators = append(a.iamOperators, *arn)
+	for _, name := range Functions() {
+		a.Functions[name].Function.AddEnvironment(jsii.String(config.AuthIAMOperatorsEnv), jsii.String(strings.Join(a.iamOperators, ",")), nil)
 	}
 }
 

@@ -35,6 +35,7 @@ func Catalogue() []Metric {
 		{ReconcileNamespace, ReconcileItems, "items one reconciliation step scanned"},
 		{ReconcileNamespace, ReconcileConsumedRCU, "read capacity one reconciliation step consumed"},
 		{ReconcileNamespace, ReconcileSkipped, "an invocation that found the checkpoint's lease held by another"},
+		{CanaryNamespace, CanarySuccess, "a canary run: 1 when it moved money through the API and got it back, 0 when a step failed (runtime/canary)"},
 		{TotalsNamespace, TotalsEntries, "ledger entries whose platform legs a batch added to the platform totals (runtime/platform)"},
 		{TotalsNamespace, TotalsRedelivered, "entries of a batch already totalled, left out: a redelivered stream record"},
 		{TotalsNamespace, TotalsConflicts, "totals transactions cancelled by a conflict on a shard and sent again on the next shard"},

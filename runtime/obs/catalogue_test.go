@@ -46,7 +46,7 @@ type emitted struct {
 }
 
 // emittedMetrics scans the Go files under roots for calls of Business,
-// Fault, Reconcile and Totals (the emitters of *obs.Metrics) and resolves their metric argument,
+// Fault, Reconcile, Totals and Canary (the emitters of *obs.Metrics) and resolves their metric argument,
 // which must be a constant of package obs. EMF written by hand anywhere
 // but the allowed files is reported as a name of its own.
 func emittedMetrics(t *testing.T, consts map[string]string, allowEMF map[string]bool, roots ...string) (found []emitted, bad []string) {
@@ -86,9 +86,11 @@ func emittedMetrics(t *testing.T, consts map[string]string, allowEMF map[string]
 					return true
 				}
 				// The emitters: Business(flow, name), Fault(flow, name),
-				// Reconcile(table, name, value) and Totals(table, name, value).
+				// Reconcile, Totals and Regions (table, name, value) and
+				// Canary(user, name, value).
 				namespace, args := map[string]string{"Business": obs.BusinessNamespace, "Fault": obs.FaultNamespace,
-					"Reconcile": obs.ReconcileNamespace, "Totals": obs.TotalsNamespace, "Regions": obs.RegionsNamespace}[sel.Sel.Name], map[string]int{"Business": 2, "Fault": 2, "Reconcile": 3, "Totals": 3, "Regions": 3}[sel.Sel.Name]
+					"Reconcile": obs.ReconcileNamespace, "Totals": obs.TotalsNamespace, "Regions": obs.RegionsNamespace, "Canary": obs.CanaryNamespace}[sel.Sel.Name],
+					map[string]int{"Business": 2, "Fault": 2, "Reconcile": 3, "Totals": 3, "Regions": 3, "Canary": 3}[sel.Sel.Name]
 				if namespace == "" || len(call.Args) != args {
 					return true
 				}

@@ -25,6 +25,9 @@ const (
 	// (runtime/regionwatch), by table (dimension Table), in the Region
 	// that raised them.
 	RegionsNamespace = "oncetable/regions"
+	// CanaryNamespace holds the canary's metric (runtime/canary), by
+	// canary user (dimension Canary).
+	CanaryNamespace = "oncetable/canary"
 )
 
 // Region watch metric names: each is one value per batch that found some.
@@ -40,6 +43,10 @@ const (
 	// sum to their balance, or whose balance is negative, after a change.
 	LedgerMismatches = "LedgerMismatches"
 )
+
+// CanarySuccess is 1 per canary run that moved money and got it back as
+// expected, 0 per run that did not.
+const CanarySuccess = "Success"
 
 // Business outcome metric names.
 const (
@@ -150,21 +157,26 @@ func (m *Metrics) Reconcile(table, name string, value float64) {
 	if name == ReconcilePassSeconds {
 		unit = "Seconds"
 	}
-	m.value(ReconcileNamespace, table, name, unit, value)
+	m.value(ReconcileNamespace, "Table", table, name, unit, value)
 }
 
 // Totals records value of the totaller's metric name for table.
 func (m *Metrics) Totals(table, name string, value float64) {
-	m.value(TotalsNamespace, table, name, "Count", value)
+	m.value(TotalsNamespace, "Table", table, name, "Count", value)
 }
 
 // Regions records value of the region watch's metric name for table.
 func (m *Metrics) Regions(table, name string, value float64) {
-	m.value(RegionsNamespace, table, name, "Count", value)
+	m.value(RegionsNamespace, "Table", table, name, "Count", value)
 }
 
-// value writes one value of a metric with the dimension Table.
-func (m *Metrics) value(namespace, table, name, unit string, value float64) {
+// Canary records value of the canary's metric name for the canary user.
+func (m *Metrics) Canary(user, name string, value float64) {
+	m.value(CanaryNamespace, "Canary", user, name, "Count", value)
+}
+
+// value writes one value of a metric with one dimension.
+func (m *Metrics) value(namespace, dimension, dimValue, name, unit string, value float64) {
 	if m == nil || m.w == nil {
 		return
 	}
@@ -173,12 +185,12 @@ func (m *Metrics) value(namespace, table, name, unit string, value float64) {
 			"Timestamp": m.now().UnixMilli(),
 			"CloudWatchMetrics": []any{map[string]any{
 				"Namespace":  namespace,
-				"Dimensions": [][]string{{"Table"}},
+				"Dimensions": [][]string{{dimension}},
 				"Metrics":    []any{map[string]string{"Name": name, "Unit": unit}},
 			}},
 		},
-		"Table": table,
-		name:    value,
+		dimension: dimValue,
+		name:      value,
 	})
 }
 

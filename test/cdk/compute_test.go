@@ -21,6 +21,7 @@ import (
 	"github.com/oncetable/oncetable/constructs/gofunction"
 	"github.com/oncetable/oncetable/constructs/paymentsapi"
 	"github.com/oncetable/oncetable/constructs/singletable"
+	probe "github.com/oncetable/oncetable/runtime/canary"
 	"github.com/oncetable/oncetable/runtime/config"
 	"github.com/oncetable/oncetable/runtime/httpapi"
 	"github.com/oncetable/oncetable/runtime/schema"
@@ -108,8 +109,11 @@ func TestComputeFunctions(t *testing.T) {
 					others[id] = true // TestReplicatedTable
 				}
 			}
+			if s.canary != nil {
+				others[logicalID(s, s.canary.Function.Function)] = true // TestCanary
+			}
 			if len(fns) != len(paymentsapi.Functions())+len(others) {
-				t.Fatalf("got %d functions, want %d: the payments API's %d and the cursor secret's rotation, events, reconcile and totals functions", len(fns), len(paymentsapi.Functions())+len(others), len(paymentsapi.Functions()))
+				t.Fatalf("got %d functions, want %d: the payments API's %d and the cursor secret's rotation, events, reconcile, totals, region watch and canary functions", len(fns), len(paymentsapi.Functions())+len(others), len(paymentsapi.Functions()))
 			}
 			for id, r := range fns {
 				f, name := props(r), names[id]
@@ -629,6 +633,10 @@ func TestFunctionEnvironmentRoundTrip(t *testing.T) {
 			case env[config.EventBusNameEnv] != "":
 				var c config.Events
 				c, err = config.LoadEvents(get)
+				back = c.Environment()
+			case env[probe.URLEnv] != "":
+				var c probe.Config
+				c, err = probe.LoadConfig(get)
 				back = c.Environment()
 			case env[config.VerifySegmentsEnv] != "":
 				var c config.RestoreValidation

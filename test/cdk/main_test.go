@@ -18,6 +18,7 @@ import (
 
 	"github.com/oncetable/oncetable/constructs/alarms"
 	"github.com/oncetable/oncetable/constructs/backup"
+	"github.com/oncetable/oncetable/constructs/canary"
 	"github.com/oncetable/oncetable/constructs/checks"
 	"github.com/oncetable/oncetable/constructs/paymentevents"
 	"github.com/oncetable/oncetable/constructs/paymentsapi"
@@ -45,6 +46,7 @@ type synthesized struct {
 	events   *paymentevents.PaymentEvents // nil in the defaults stack
 	slo      *slo.SLO                     // nil in the defaults stack
 	totals   *totals.Totals               // nil in the defaults stack
+	canary   *canary.Canary               // nil in the defaults stack
 }
 
 var (
@@ -145,7 +147,7 @@ func synthAll() error {
 	}
 	var dr []*synthesized
 	for _, s := range built {
-		byEnv[*s.Stack.StackName()] = &synthesized{stack: s.Stack, table: s.Table, ops: s.Operations, payments: s.Payments, events: s.Events, slo: s.SLO, totals: s.Totals}
+		byEnv[*s.Stack.StackName()] = &synthesized{stack: s.Stack, table: s.Table, ops: s.Operations, payments: s.Payments, events: s.Events, slo: s.SLO, totals: s.Totals, canary: s.Canary}
 		if s.DR != nil {
 			d := &synthesized{stack: s.DR.Stack}
 			drStacks[s.Config.Name] = d
@@ -246,7 +248,7 @@ func newStageStack(stage schema.OrderIndexes) (*synthesized, error) {
 		return nil, fmt.Errorf("stage %s: got %d stacks, want %s alone", stage, len(built), stageEnv)
 	}
 	b := built[0]
-	s := &synthesized{stack: b.Stack, table: b.Table, ops: b.Operations, payments: b.Payments, events: b.Events, slo: b.SLO, totals: b.Totals}
+	s := &synthesized{stack: b.Stack, table: b.Table, ops: b.Operations, payments: b.Payments, events: b.Events, slo: b.SLO, totals: b.Totals, canary: b.Canary}
 	addNagPacks(s)
 	return s, nil
 }
@@ -271,7 +273,7 @@ func newDeployedStacks() (*synthesized, *synthesized, error) {
 		return nil, nil, fmt.Errorf("deployed prod: got %d stacks, want prod with its DR stack", len(built))
 	}
 	b := built[0]
-	s := &synthesized{stack: b.Stack, table: b.Table, ops: b.Operations, payments: b.Payments, events: b.Events, slo: b.SLO, totals: b.Totals}
+	s := &synthesized{stack: b.Stack, table: b.Table, ops: b.Operations, payments: b.Payments, events: b.Events, slo: b.SLO, totals: b.Totals, canary: b.Canary}
 	dr := &synthesized{stack: b.DR.Stack}
 	addNagPacks(s)
 	addNagPacks(dr)

@@ -220,7 +220,8 @@ func TestPagesAreRatesOrLastingConditions(t *testing.T) {
 		oncall.EventsDeadLetters.Name: true, oncall.NoSettledPayment.Name: true, oncall.ReconcileViolations.Name: true,
 		// A quarantined late write and a mismatch the strongly consistent re-read found are each the incident.
 		oncall.OutsideOwnerWrites.Name: true, oncall.LedgerMismatch.Name: true}
-	breaching := map[string]bool{oncall.BackupMissing.Name: true, oncall.NoSettledPayment.Name: true, oncall.ReconcileStalled.Name: true}
+	breaching := map[string]bool{oncall.BackupMissing.Name: true, oncall.NoSettledPayment.Name: true, oncall.ReconcileStalled.Name: true,
+		oncall.CanaryFailed.Name: true}
 	for stack, s := range oncallStacks() {
 		env := envOf(stack)
 		t.Run(stack, func(t *testing.T) {
@@ -301,9 +302,10 @@ func TestDashboardShowsEveryGroup(t *testing.T) {
 				if !strings.Contains(body, `[\"`+m.Namespace+`\",\"`+m.Name+`\"`) {
 					t.Errorf("dashboard does not graph %s %s (obs.Catalogue)", m.Namespace, m.Name)
 				}
-				// The reconciliation's and the totaller's metrics are per
-				// table, not per flow.
-				if m.Namespace != obs.ReconcileNamespace && m.Namespace != obs.TotalsNamespace && !strings.Contains(body, `SEARCH('{`+m.Namespace+`,Flow}'`) {
+				// The reconciliation's and the totaller's metrics are per table and
+				// the canary's per canary user, not per flow.
+				if m.Namespace != obs.ReconcileNamespace && m.Namespace != obs.TotalsNamespace && m.Namespace != obs.CanaryNamespace &&
+					!strings.Contains(body, `SEARCH('{`+m.Namespace+`,Flow}'`) {
 					t.Errorf("dashboard does not graph %s by flow", m.Namespace)
 				}
 			}

@@ -57,7 +57,7 @@ func TestReconcile(t *testing.T) {
 
 func checkReconcileSchedule(t *testing.T, s *synthesized, fnID string) {
 	t.Helper()
-	_, sched := only(t, s, "AWS::Scheduler::Schedule")
+	_, sched := onlyNamed(t, s, "AWS::Scheduler::Schedule", "Reconcile")
 	p := props(sched)
 	target := p["Target"].(map[string]any)
 	if p["ScheduleExpression"] != "rate(15 minutes)" || p["State"] != "ENABLED" || !reflect.DeepEqual(target["Arn"], getAtt(fnID)) {
